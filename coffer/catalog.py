@@ -1,0 +1,241 @@
+"""A rebuildable SQLite cache of one tier's entries, with FTS5 (BM25) search.
+
+The markdown files are the truth; this cache only saves re-parsing unchanged files
+(keyed by inode, size and mtime) and gives ranked search over 10,000 entries in
+milliseconds. It lives beside the tier directory, never inside it, and a damaged cache
+is deleted and rebuilt (docs/adr/0005-search-cache.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sqlite3
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coffer import fsutil
+from coffer.entry import Entry, EntryParseError, parse
+from coffer.index import INDEX_NAME
+
+_SCHEMA_VERSION = 2
+_SCHEMA = """
+CREATE TABLE files (
+  id INTEGER PRIMARY KEY,
+  filename TEXT UNIQUE NOT NULL,
+  ino INTEGER, size INTEGER, mtime_ns INTEGER,
+  error TEXT,
+  name TEXT, description TEXT, metadata TEXT, body TEXT
+);
+CREATE VIRTUAL TABLE fts USING fts5(
+  name, description, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+# Column weights for bm25(): a hit in the name or description says more than one in the body.
+_WEIGHTS = "8.0, 3.0, 1.0"
+_TOKEN_RE = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file in the tier directory that is not a usable entry."""
+
+    filename: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Scan:
+    entries: tuple[Entry, ...]
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class Hit:
+    score: float
+    entry: Entry
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version != _SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("DROP TABLE IF EXISTS files")
+        conn.execute("DROP TABLE IF EXISTS fts")
+        for stmt in _SCHEMA.strip().split(";\n"):
+            if stmt.strip():
+                conn.execute(stmt)
+        conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    return conn
+
+
+def open_cache(path: Path) -> sqlite3.Connection:
+    """Open (creating or rebuilding) the cache; a corrupt file is discarded."""
+    try:
+        return _connect(path)
+    except sqlite3.DatabaseError:
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{path}{suffix}")
+        return _connect(path)
+
+
+def _listing(tier_dir: Path) -> dict[str, os.stat_result]:
+    out: dict[str, os.stat_result] = {}
+    try:
+        it = os.scandir(tier_dir)
+    except FileNotFoundError:
+        return out
+    with it:
+        for de in it:
+            name = de.name
+            if name == INDEX_NAME or fsutil.is_tmp_name(name) or name.startswith("."):
+                continue
+            out[name] = de.stat(follow_symlinks=False)
+    return out
+
+
+def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None, str | None]:
+    if stat.S_ISLNK(st.st_mode):
+        return None, "is a symlink; coffer does not follow links out of the store"
+    if not stat.S_ISREG(st.st_mode):
+        return None, "is not a regular file"
+    if not name.endswith(".md"):
+        return None, "is not a .md file; the memory directory should hold only entries"
+    try:
+        data = fsutil.read_bytes_or_none(path)
+    except OSError as exc:
+        return None, f"cannot be read: {exc}"
+    if data is None:
+        return None, "vanished while being read"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "is not valid UTF-8"
+    try:
+        return parse(text, name), None
+    except EntryParseError as exc:
+        return None, str(exc)
+
+
+def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
+    """Bring the cache in line with the directory; return whether anything changed."""
+    listing = _listing(tier_dir)
+    known = {
+        row[0]: (row[1], row[2], row[3])
+        for row in conn.execute("SELECT filename, ino, size, mtime_ns FROM files")
+    }
+    stale = [n for n in known if n not in listing]
+    fresh = [
+        n
+        for n, st in listing.items()
+        if known.get(n) != (st.st_ino, st.st_size, st.st_mtime_ns)
+    ]
+    if not stale and not fresh:
+        return False
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for name in stale:
+            _delete(conn, name)
+        for name in fresh:
+            st = listing[name]
+            entry, error = _read_entry(tier_dir / name, name, st)
+            _delete(conn, name)
+            cur = conn.execute(
+                "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
+                " metadata, body) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    name,
+                    st.st_ino,
+                    st.st_size,
+                    st.st_mtime_ns,
+                    error,
+                    entry.name if entry else None,
+                    entry.description if entry else None,
+                    json.dumps(dict(entry.metadata), default=str) if entry else None,
+                    entry.body if entry else None,
+                ),
+            )
+            if entry is not None:
+                conn.execute(
+                    "INSERT INTO fts (rowid, name, description, body) VALUES (?,?,?,?)",
+                    (cur.lastrowid, entry.name.replace("-", " "), entry.description, entry.body),
+                )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return True
+
+
+def _delete(conn: sqlite3.Connection, name: str) -> None:
+    row = conn.execute("SELECT id FROM files WHERE filename = ?", (name,)).fetchone()
+    if row is not None:
+        conn.execute("DELETE FROM fts WHERE rowid = ?", (row[0],))
+        conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
+
+
+def _entry(row: Any) -> Entry:
+    filename, name, description, metadata, body = row
+    return Entry(
+        name=name,
+        description=description,
+        body=body,
+        metadata=json.loads(metadata),
+        filename=filename,
+    )
+
+
+def scan(conn: sqlite3.Connection, tier_dir: Path) -> Scan:
+    """Every entry and every problem file in the tier, after syncing the cache."""
+    sync(conn, tier_dir)
+    entries = tuple(
+        _entry(row)
+        for row in conn.execute(
+            "SELECT filename, name, description, metadata, body FROM files"
+            " WHERE error IS NULL ORDER BY filename"
+        )
+    )
+    problems = tuple(
+        Problem(row[0], row[1])
+        for row in conn.execute(
+            "SELECT filename, error FROM files WHERE error IS NOT NULL ORDER BY filename"
+        )
+    )
+    return Scan(entries, problems)
+
+
+def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
+    """BM25-ranked entries matching any word of ``query``; substring match as a fallback
+    for scripts FTS5 does not split into words (CJK)."""
+    sync(conn, tier_dir)
+    tokens = [t for t in _TOKEN_RE.findall(query.lower()) if t]
+    hits: list[Hit] = []
+    if tokens:
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(tokens))
+        rows = conn.execute(
+            "SELECT f.filename, f.name, f.description, f.metadata, f.body,"
+            f" bm25(fts, {_WEIGHTS}) AS rank FROM fts JOIN files f ON f.id = fts.rowid"
+            " WHERE fts MATCH ? ORDER BY rank, f.name LIMIT ?",
+            (match, limit),
+        ).fetchall()
+        hits = [Hit(round(-row[5], 4), _entry(row[:5])) for row in rows]
+    if not hits and query.strip():
+        pattern = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace(
+            "_", "\\_"
+        ) + "%"
+        rows = conn.execute(
+            "SELECT filename, name, description, metadata, body FROM files"
+            " WHERE error IS NULL AND (name LIKE ?1 ESCAPE '\\' OR description LIKE ?1"
+            " ESCAPE '\\' OR body LIKE ?1 ESCAPE '\\') ORDER BY name LIMIT ?2",
+            (pattern, limit),
+        ).fetchall()
+        hits = [Hit(0.0, _entry(row)) for row in rows]
+    return hits

@@ -1,0 +1,54 @@
+"""The typer front end: parses options, calls the core, prints. No logic lives here."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from coffer.errors import CofferError
+
+app = typer.Typer(
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    help="Keep one memory store; project it into every coding agent.",
+)
+
+
+@app.callback()
+def _root() -> None:
+    """Keep one memory store; project it into every coding agent."""
+
+
+def _register() -> None:
+    # Command modules register themselves on import; kept in one place so the order of
+    # `coffer --help` is deliberate.
+    from coffer.cli import memory as _memory  # noqa: F401
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run the CLI and map errors to exit codes: CofferError 1, Ctrl-C 130."""
+    _register()
+    try:
+        rv = app(args=list(argv), prog_name="coffer", standalone_mode=False)
+    except CofferError as exc:
+        print(f"coffer: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("coffer: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except typer.Abort:
+        print("coffer: aborted", file=sys.stderr)
+        return 1
+    except Exception as exc:  # click usage errors arrive here with standalone_mode=False
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show(file=sys.stderr)
+            return exc.exit_code
+        raise
+    return rv if isinstance(rv, int) else 0

@@ -1,0 +1,232 @@
+"""Store commands: remember, recall, list, show, forget, where, reindex, doctor."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from coffer import doctor as doctor_mod
+from coffer.cli import app
+from coffer.cli._common import (
+    JsonOpt,
+    ProjectOpt,
+    ScopeOpt,
+    echo,
+    emit_json,
+    project_path,
+    scope,
+    store,
+)
+from coffer.entry import serialize
+from coffer.errors import InvalidInputError
+from coffer.store import Found, Saved, Tier, types_help
+
+
+def _tier_json(tier: Tier) -> dict[str, Any]:
+    return {
+        "scope": tier.scope,
+        "project": tier.info.name if tier.scope == "project" else None,
+        "root": tier.info.root or None,
+        "id": tier.info.id,
+        "dir": str(tier.dir),
+    }
+
+
+def _found_json(found: Found, *, body: bool) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": found.entry.name,
+        "description": found.entry.description,
+        "type": found.entry.type,
+        "file": str(found.path),
+        "tier": _tier_json(found.tier),
+    }
+    if found.score:
+        data["score"] = found.score
+    if body:
+        data["metadata"] = dict(found.entry.metadata)
+        data["body"] = found.entry.body
+    return data
+
+
+def _write_tier(project: ProjectOpt, scope_value: str | None) -> Tier:
+    s = store()
+    if scope(scope_value) == "global":
+        return s.global_tier(create=True)
+    tier = s.project_tier(project_path(project), create=True)
+    assert tier is not None
+    return tier
+
+
+@app.command()
+def remember(
+    text: Annotated[str, typer.Argument(help="What to remember; '-' reads it from stdin.")],
+    name: Annotated[str | None, typer.Option(help="Entry name (kebab-case).")] = None,
+    description: Annotated[str | None, typer.Option(help="One-line description.")] = None,
+    type_: Annotated[
+        str | None, typer.Option("--type", help=f"Entry type: {types_help()}.")
+    ] = None,
+    scope_value: Annotated[
+        str, typer.Option("--scope", help="project (default) or global.")
+    ] = "project",
+    replace: Annotated[
+        bool, typer.Option(help="Overwrite an existing entry with the same --name.")
+    ] = False,
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Store a memory entry in the project's tier (or the global one)."""
+    if text == "-":
+        text = sys.stdin.read()
+    tier = _write_tier(project, scope_value)
+    saved: Saved = store().remember(
+        tier, text, name=name, description=description, type=type_, replace_existing=replace
+    )
+    path = saved.tier.dir / saved.entry.filename
+    if as_json:
+        emit_json({"action": saved.action, "name": saved.entry.name, "file": str(path),
+                   "tier": _tier_json(saved.tier)})
+    else:
+        echo(f"{saved.action} {saved.entry.name} in {saved.tier.label}: {path}")
+
+
+@app.command()
+def recall(
+    query: Annotated[str, typer.Argument(help="Words to search for.")],
+    scope_value: ScopeOpt = None,
+    limit: Annotated[int, typer.Option(help="At most this many results.")] = 10,
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search both tiers (BM25 ranking); each hit shows its tier and file."""
+    s = store()
+    hits = s.recall(s.tiers(project_path(project), scope(scope_value)), query, limit)
+    if as_json:
+        emit_json({"query": query, "results": [_found_json(h, body=True) for h in hits]})
+        return
+    if not hits:
+        echo(f"no entries match {query!r}")
+        raise typer.Exit(0)
+    for n, hit in enumerate(hits, 1):
+        echo(f"{n}. {hit.entry.name}  [{hit.tier.label}]  score {hit.score:.3g}")
+        if hit.entry.description:
+            echo(f"   {hit.entry.description}")
+        echo(f"   {hit.path}")
+
+
+@app.command("list")
+def list_(
+    scope_value: ScopeOpt = None,
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List entries of the project and global tiers."""
+    s = store()
+    tiers = s.tiers(project_path(project), scope(scope_value))
+    rows = [(t, s.entries(t)) for t in tiers]
+    if as_json:
+        emit_json({"tiers": [
+            {**_tier_json(t), "entries": [_found_json(Found(t, e), body=False) for e in es]}
+            for t, es in rows
+        ]})
+        return
+    for tier, entries in rows:
+        echo(f"{tier.label}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+        for e in entries:
+            echo(f"  {e.name:<32} {e.type or '-':<9} {e.description}")
+
+
+@app.command()
+def show(
+    name: Annotated[str, typer.Argument(help="Entry name.")],
+    scope_value: ScopeOpt = None,
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print one entry."""
+    s = store()
+    found = s.find(s.tiers(project_path(project), scope(scope_value)), name)
+    if as_json:
+        emit_json(_found_json(found, body=True))
+        return
+    echo(f"# {found.path}  [{found.tier.label}]")
+    sys.stdout.write(serialize(found.entry))
+
+
+@app.command()
+def forget(
+    name: Annotated[str, typer.Argument(help="Entry name.")],
+    scope_value: Annotated[
+        str, typer.Option("--scope", help="project (default) or global.")
+    ] = "project",
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remove an entry (moved to the store's trash, not destroyed)."""
+    s = store()
+    chosen = scope(scope_value)
+    tiers = s.tiers(project_path(project), chosen)
+    if not tiers:
+        raise InvalidInputError("this project has no memory yet")
+    found = s.forget(tiers[0], name)
+    if as_json:
+        emit_json({"action": "forgotten", **_found_json(found, body=False)})
+    else:
+        echo(f"forgot {found.entry.name} from {found.tier.label} (kept in {found.tier.base}/trash)")
+
+
+@app.command()
+def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
+    """Show the store location and the project the current directory resolves to."""
+    s = store()
+    path = project_path(project)
+    root = s.resolve_root(path)
+    tier = s.project_tier(path)
+    global_tier = s.global_tier()
+    data = {
+        "store": str(s.root),
+        "project": {"root": str(root), "name": root.name,
+                    "id": tier.info.id if tier else None,
+                    "dir": str(tier.dir) if tier else None},
+        "global": {"id": global_tier.info.id, "dir": str(global_tier.dir)},
+    }
+    if as_json:
+        emit_json(data)
+        return
+    echo(f"store:   {s.root}")
+    echo(f"project: {root.name} ({root})")
+    echo(f"         {tier.dir if tier else '(no memory yet: created on first remember)'}")
+    echo(f"global:  {global_tier.dir}")
+
+
+@app.command()
+def reindex(scope_value: ScopeOpt = None, project: ProjectOpt = None) -> None:
+    """Regenerate MEMORY.md from the entries (hand-written lines are kept)."""
+    s = store()
+    for tier in s.tiers(project_path(project), scope(scope_value)):
+        changed = s.regenerate_index(tier)
+        echo(f"{'rewrote' if changed else 'unchanged'} {tier.dir / 'MEMORY.md'}")
+
+
+@app.command()
+def doctor(
+    all_projects: Annotated[bool, typer.Option("--all", help="Check every project.")] = False,
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check store health (unparsable files, duplicates, broken links, stale index).
+
+    Reports only; exits 1 when anything needs attention.
+    """
+    s = store()
+    tiers = s.all_tiers() if all_projects else s.tiers(project_path(project), None)
+    findings = doctor_mod.run(s, tiers)
+    bad = any(f.level != "info" for f in findings)
+    if as_json:
+        emit_json({"ok": not bad, "findings": [f.as_dict() for f in findings]})
+    else:
+        for f in findings:
+            echo(f"{f.level}: {f.tier}: {f.path}: {f.message}")
+        echo("ok" if not bad else f"{sum(f.level != 'info' for f in findings)} problem(s)")
+    raise typer.Exit(1 if bad else 0)

@@ -1,0 +1,167 @@
+"""One memory entry: Claude Code's topic-file format (YAML frontmatter, markdown body).
+
+``name``, ``description`` and ``metadata.type`` are Claude's; coffer's own fields
+(``id``, ``created_at``, ``updated_at``, ``origin_session_id``) live under ``metadata`` too,
+where Claude itself stamps ``originSessionId``. Parsing is as lenient as Claude's: top-level
+keys other than name/description/metadata are folded into metadata (metadata wins), a missing
+name falls back to the file stem and a missing description to the first body line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from coffer.errors import InvalidInputError
+
+TYPES = ("user", "feedback", "project", "reference")
+COFFER_KEYS = ("id", "created_at", "updated_at", "origin_session_id")
+MAX_NAME = 64
+MAX_DESCRIPTION = 200
+_NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
+
+
+class EntryParseError(ValueError):
+    """The file cannot be read as an entry; it is reported and left untouched."""
+
+
+class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+    """Safe loader that keeps timestamps as the strings they were written as."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [r for r in resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A parsed entry. ``metadata`` holds every key Claude would see under ``metadata``."""
+
+    name: str
+    description: str
+    body: str
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    filename: str = ""
+
+    @property
+    def type(self) -> str | None:
+        value = self.metadata.get("type")
+        return value if isinstance(value, str) else None
+
+    @property
+    def id(self) -> str | None:
+        value = self.metadata.get("id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def updated_at(self) -> str:
+        value = self.metadata.get("updated_at") or self.metadata.get("modified") or ""
+        return str(value)
+
+
+def slugify(text: str, limit: int = MAX_NAME) -> str:
+    """Kebab-case ``text``: lowercase ASCII letters and digits joined by single dashes."""
+    out = re.sub(r"[^a-z0-9]+", "-", text.lower(), flags=re.ASCII).strip("-")
+    if len(out) > limit:
+        out = out[:limit].rstrip("-")
+    return out
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` if it is a valid entry name, else raise a clear error."""
+    if not name or len(name) > MAX_NAME or not _NAME_RE.fullmatch(name):
+        raise InvalidInputError(
+            f"invalid entry name {name!r}: use lowercase letters, digits and single dashes "
+            f"(at most {MAX_NAME} characters), e.g. {slugify(name) or 'release-process'!r}"
+        )
+    return name
+
+
+def check_type(value: str | None) -> str | None:
+    if value is not None and value not in TYPES:
+        raise InvalidInputError(f"invalid type {value!r}: choose one of {', '.join(TYPES)}")
+    return value
+
+
+def one_line(text: str, limit: int = MAX_DESCRIPTION) -> str:
+    """Collapse whitespace to single spaces and cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def first_line(body: str) -> str:
+    for line in body.splitlines():
+        stripped = line.strip().lstrip("#").strip()
+        if stripped:
+            return one_line(stripped)
+    return ""
+
+
+def _split(text: str) -> tuple[str | None, str]:
+    """(frontmatter text or None, body)."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return None, text
+    lines = text.splitlines(keepends=True)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n") == "---":
+            return "".join(lines[1:i]), "".join(lines[i + 1 :])
+    raise EntryParseError("frontmatter starts with '---' but has no closing '---' line")
+
+
+def parse(text: str, filename: str) -> Entry:
+    """Parse an entry file's text. Raises EntryParseError for files that cannot be entries."""
+    stem = filename[:-3] if filename.endswith(".md") else filename
+    front, body = _split(text)
+    data: dict[str, Any] = {}
+    if front is not None and front.strip():
+        try:
+            loaded = yaml.load(front, Loader=_Loader)  # noqa: S506 - a safe loader subclass
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
+            raise EntryParseError(f"frontmatter is not valid YAML{where}") from None
+        if loaded is not None and not isinstance(loaded, dict):
+            raise EntryParseError("frontmatter is not a mapping of keys to values")
+        data = {str(k): v for k, v in (loaded or {}).items()}
+    body = body.lstrip("\r\n")
+    meta_raw = data.get("metadata")
+    if meta_raw is not None and not isinstance(meta_raw, dict):
+        raise EntryParseError("'metadata' is not a mapping")
+    metadata: dict[str, Any] = {
+        k: v for k, v in data.items() if k not in {"name", "description", "metadata"}
+    }
+    metadata.update({str(k): v for k, v in (meta_raw or {}).items()})
+    name = data.get("name")
+    name = str(name).strip() if name not in (None, "") else stem
+    description = data.get("description")
+    description = (
+        one_line(str(description)) if description not in (None, "") else first_line(body)
+    )
+    return Entry(name=name, description=description, body=body, metadata=metadata,
+                 filename=filename)
+
+
+def serialize(entry: Entry) -> str:
+    """The file text for ``entry``: name, description, metadata (known keys first), body."""
+    meta = dict(entry.metadata)
+    ordered: dict[str, Any] = {}
+    for key in ("type", *COFFER_KEYS):
+        if meta.get(key) not in (None, ""):
+            ordered[key] = meta.pop(key)
+    ordered.update(meta)
+    front: dict[str, Any] = {"name": entry.name, "description": entry.description}
+    if ordered:
+        front["metadata"] = ordered
+    dumped = yaml.safe_dump(
+        front, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+    )
+    body = entry.body.strip("\n")
+    return f"---\n{dumped}---\n\n{body}\n" if body else f"---\n{dumped}---\n"

@@ -1,0 +1,51 @@
+"""The one root for every error a user is meant to read (mapped to exit 1 by the CLI)."""
+
+from __future__ import annotations
+
+
+class CofferError(Exception):
+    """Something coffer cannot do as asked; the message is shown to the user as is."""
+
+
+class StoreError(CofferError):
+    """The canonical store cannot be read or written as asked."""
+
+
+class EntryNotFoundError(StoreError):
+    """No entry with that name in the tiers searched."""
+
+
+class EntryExistsError(StoreError):
+    """An entry with that name already exists and replacing it was not asked for."""
+
+
+class InvalidInputError(CofferError):
+    """User input (a name, a type, a scope, text) is not acceptable."""
+
+
+class SecretRefusedError(InvalidInputError):
+    """Text looks like it carries a credential; it is refused, never stored."""
+
+
+class ProjectError(CofferError):
+    """The project cannot be resolved (not a directory, the home directory, ...)."""
+
+
+class LockTimeoutError(StoreError):
+    """Another coffer process held the store lock for too long."""
+
+
+class AdapterError(CofferError):
+    """An adapter cannot establish, check or undo its projection."""
+
+
+class ForeignFileError(AdapterError):
+    """A target path holds something coffer does not own; it is left alone."""
+
+
+class BlockError(AdapterError):
+    """A file's managed-block markers are malformed; the file is left untouched."""
+
+
+class JournalError(CofferError):
+    """An undo cannot be carried out exactly; its journal record is kept."""

@@ -1,0 +1,146 @@
+"""``MEMORY.md``: the index Claude Code loads at session start, regenerated from the entries.
+
+Claude loads only the first 200 lines and 25,000 UTF-16 code units of it (agents.md), so
+entries are ordered most useful first (feedback, user, project, reference; newest first
+within a type) and whatever does not fit is counted in a final line that says how to
+recall it. Lines an agent or a person wrote by hand that no entry explains are kept,
+verbatim, right under the title: regeneration never drops them (docs/adr/0002).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from coffer import fsutil
+from coffer.entry import Entry, one_line
+
+INDEX_NAME = "MEMORY.md"
+TITLE = "# Memory"
+MAX_LINES = 200
+MAX_UNITS = 25_000
+MAX_LINE_CHARS = 200
+_TYPE_RANK = {"feedback": 0, "user": 1, "project": 2, "reference": 3}
+_LINK_RE = re.compile(r"\]\(<?([^()<>]+?\.md)>?\)")
+_FOOTER_PREFIX = "- …and "
+
+
+def utf16_units(text: str) -> int:
+    """Length as JavaScript counts it (what Claude's cap measures)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def priority(entry: Entry) -> tuple[int, str, str]:
+    """Sort key: most useful first. Newest first within a type; name breaks ties."""
+    updated = entry.updated_at
+    # Invert the ISO timestamp so a plain ascending sort puts the newest first.
+    inverted = "".join(chr(0x10FFFF - ord(c)) for c in updated) if updated else "\U0010ffff"
+    return (_TYPE_RANK.get(entry.type or "", 4), inverted, entry.name)
+
+
+def _link_target(filename: str) -> str:
+    return f"<{filename}>" if any(c in filename for c in " ()<>") else filename
+
+
+def entry_line(entry: Entry) -> str:
+    head = f"- [{entry.name}]({_link_target(entry.filename)})"
+    if not entry.description:
+        return head
+    room = MAX_LINE_CHARS - len(head) - 3
+    return f"{head} — {one_line(entry.description, max(room, 20))}"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """The index text and what it left out."""
+
+    text: str
+    generated: tuple[str, ...]
+    omitted: int
+
+
+def preserved_lines(
+    current: str, entry_files: Iterable[str], previously_generated: Iterable[str]
+) -> list[str]:
+    """Lines of the current ``MEMORY.md`` that no entry explains: kept verbatim."""
+    files = set(entry_files)
+    generated = set(previously_generated)
+    kept: list[str] = []
+    for i, line in enumerate(current.splitlines()):
+        stripped = line.strip()
+        if i == 0 and stripped.startswith("# "):
+            continue  # the title: always regenerated
+        if stripped.startswith(_FOOTER_PREFIX) and "more entr" in stripped:
+            continue
+        if line in generated:
+            continue
+        match = _LINK_RE.search(line)
+        if match and match.group(1).strip() in files:
+            continue  # an index line for an existing entry: derivable
+        if not stripped and (not kept or not kept[-1].strip()):
+            continue  # collapse blank runs
+        kept.append(line)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return kept
+
+
+def render(entries: Sequence[Entry], kept: Sequence[str]) -> Rendered:
+    """Build the index within Claude's line and size caps."""
+    head = [TITLE, ""]
+    if kept:
+        head += [*kept, ""]
+    ordered = sorted(entries, key=priority)
+    lines = list(head)
+    units = sum(utf16_units(x) + 1 for x in lines)
+    generated: list[str] = []
+    # Reserve room for the footer so it always fits.
+    footer_units = 160
+    for n, entry in enumerate(ordered):
+        line = entry_line(entry)
+        cost = utf16_units(line) + 1
+        remaining = len(ordered) - n - 1
+        need_footer = remaining > 0
+        if (
+            len(lines) + 1 + (1 if need_footer else 0) > MAX_LINES
+            or units + cost + (footer_units if need_footer else 0) > MAX_UNITS
+        ):
+            break
+        lines.append(line)
+        generated.append(line)
+        units += cost
+    omitted = len(ordered) - len(generated)
+    if omitted:
+        noun = "entry" if omitted == 1 else "entries"
+        footer = (
+            f"{_FOOTER_PREFIX}{omitted} more {noun} not listed here: run "
+            "`coffer recall <words>` or read the files in this directory."
+        )
+        lines.append(footer)
+        generated.append(footer)
+    if lines[-1] == "":
+        lines.pop()
+    return Rendered("\n".join(lines) + "\n", tuple(generated), omitted)
+
+
+def _state_path(base: Path) -> Path:
+    return base / "index-state.json"
+
+
+def load_generated(base: Path) -> list[str]:
+    data = fsutil.read_bytes_or_none(_state_path(base))
+    if not data:
+        return []
+    try:
+        lines = json.loads(data).get("generated", [])
+    except (ValueError, AttributeError):
+        return []
+    return [str(x) for x in lines] if isinstance(lines, list) else []
+
+
+def save_generated(base: Path, generated: Sequence[str]) -> None:
+    text = json.dumps({"generated": list(generated)}, ensure_ascii=False, indent=1) + "\n"
+    fsutil.write_if_changed(_state_path(base), text.encode("utf-8"))

@@ -1,0 +1,137 @@
+"""The project registry: which canonical root path owns which store id.
+
+``<root>/projects.json`` maps project root paths to ids (one small read on every
+``coffer project``); ``projects/<id>/project.json`` describes each project so the store is
+legible when browsed by hand. Users see the root path and folder name, never only the id.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from coffer import fsutil
+from coffer.errors import ProjectError, StoreError
+from coffer.identity import git_remote
+from coffer.ids import GLOBAL_ID, new_id
+
+REGISTRY = "projects.json"
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    """A project known to the store."""
+
+    id: str
+    root: str
+    name: str
+    remote: str | None
+    created_at: str
+
+    @property
+    def label(self) -> str:
+        """How a project is shown to people: folder name and full path."""
+        return f"{self.name} ({self.root})"
+
+
+GLOBAL = ProjectInfo(GLOBAL_ID, "", "global", None, "")
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
+
+
+def read_registry(store_root: Path) -> dict[str, str]:
+    """``{root path: id}``; an absent registry is empty, a corrupt one is an error."""
+    data = fsutil.read_bytes_or_none(store_root / REGISTRY)
+    if data is None:
+        return {}
+    try:
+        parsed = json.loads(data)
+        projects = parsed["projects"]
+        if not isinstance(projects, dict):
+            raise TypeError
+        return {str(k): str(v) for k, v in projects.items()}
+    except (ValueError, KeyError, TypeError) as exc:
+        raise StoreError(
+            f"{store_root / REGISTRY} is corrupt; run `coffer doctor` (it can be rebuilt "
+            "from projects/*/project.json)"
+        ) from exc
+
+
+def _write_registry(store_root: Path, mapping: dict[str, str]) -> None:
+    payload = {"version": 1, "projects": dict(sorted(mapping.items()))}
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    fsutil.write_if_changed(store_root / REGISTRY, text.encode("utf-8"))
+
+
+def load_info(store_root: Path, project_id: str) -> ProjectInfo | None:
+    if project_id == GLOBAL_ID:
+        return GLOBAL
+    data = fsutil.read_bytes_or_none(store_root / "projects" / project_id / "project.json")
+    if data is None:
+        return None
+    try:
+        raw: dict[str, Any] = json.loads(data)
+        return ProjectInfo(
+            id=project_id,
+            root=str(raw["root"]),
+            name=str(raw.get("name") or Path(raw["root"]).name),
+            remote=raw.get("remote"),
+            created_at=str(raw.get("created_at", "")),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def check_project_root(root: Path, home: Path) -> None:
+    """Refuse roots that are not projects: the filesystem root and the home directory."""
+    if root.parent == root:
+        raise ProjectError(
+            f"{root} is the filesystem root, not a project; cd into a project "
+            "(or use --scope global)"
+        )
+    if os.path.realpath(home) == str(root):
+        raise ProjectError(
+            f"{root} is your home directory, not a project; cd into a project "
+            "(or use --scope global)"
+        )
+    if not root.is_dir():
+        raise ProjectError(f"{root} is not a directory")
+
+
+def register(store_root: Path, root: Path) -> ProjectInfo:
+    """Return the project for ``root``, creating its id and directories on first use.
+
+    The caller holds the store-wide lock.
+    """
+    registry = read_registry(store_root)
+    key = str(root)
+    existing = registry.get(key)
+    if existing:
+        info = load_info(store_root, existing)
+        if info is not None:
+            return info
+    project_id = existing or new_id()
+    info = ProjectInfo(project_id, key, root.name, git_remote(root), now_iso())
+    base = store_root / "projects" / project_id
+    fsutil.ensure_dir(base / "memory")
+    meta = {k: v for k, v in asdict(info).items() if k != "id"}
+    fsutil.atomic_write_text(base / "project.json", json.dumps(meta, indent=2) + "\n")
+    registry[key] = project_id
+    _write_registry(store_root, registry)
+    return info
+
+
+def all_projects(store_root: Path) -> list[ProjectInfo]:
+    """Every registered project (not the global tier), sorted by root path."""
+    out = []
+    for _root, project_id in sorted(read_registry(store_root).items()):
+        info = load_info(store_root, project_id)
+        if info is not None:
+            out.append(info)
+    return out

@@ -1,0 +1,398 @@
+"""The canonical store: two tiers of entry files plus their ``MEMORY.md`` indexes.
+
+Every front end (CLI, watcher, MCP server) goes through this module, so every write takes
+the same per-tier lock, passes the same secret gate and regenerates the same index.
+Layout (docs/adr/0002-store-layout-and-identity.md)::
+
+    <root>/projects.json                   root path -> project id
+    <root>/projects/<id>/memory/           entries + MEMORY.md, nothing else
+    <root>/projects/<id>/project.json      root, name, remote, created_at
+    <root>/projects/<id>/{.lock,cache.sqlite,index-state.json,trash/}
+    <root>/projects/00000000000000000000000000/   the global tier, same shape
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from coffer import catalog, fsutil, index, projects
+from coffer.entry import (
+    TYPES,
+    Entry,
+    check_type,
+    first_line,
+    one_line,
+    serialize,
+    slugify,
+)
+from coffer.errors import (
+    EntryExistsError,
+    EntryNotFoundError,
+    InvalidInputError,
+    LockTimeoutError,
+    SecretRefusedError,
+    StoreError,
+)
+from coffer.identity import project_root
+from coffer.ids import GLOBAL_ID, new_id
+from coffer.paths import home_dir, store_root
+from coffer.projects import ProjectInfo
+from coffer.secrets import find_secrets
+
+Scope = Literal["project", "global"]
+SCOPES: tuple[Scope, ...] = ("project", "global")
+MAX_BODY_BYTES = 32 * 1024
+LOCK_TIMEOUT = 15.0
+_README = """\
+This directory is maintained by coffer (one memory store for every coding agent).
+
+projects/<id>/memory/ holds one markdown file per memory entry plus a generated MEMORY.md.
+projects/<id>/project.json says which project directory an id belongs to;
+00000000000000000000000000 is the global tier. `coffer where` and `coffer adapter list`
+show the same thing. Edit entries freely; coffer regenerates MEMORY.md from them.
+"""
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of the store: the global one or a project's."""
+
+    scope: Scope
+    info: ProjectInfo
+    base: Path
+
+    @property
+    def dir(self) -> Path:
+        """The directory holding the entries and MEMORY.md, and nothing else."""
+        return self.base / "memory"
+
+    @property
+    def label(self) -> str:
+        return "global" if self.scope == "global" else self.info.label
+
+
+@dataclass(frozen=True)
+class Saved:
+    tier: Tier
+    entry: Entry
+    action: Literal["created", "updated", "unchanged"]
+
+
+@dataclass(frozen=True)
+class Found:
+    tier: Tier
+    entry: Entry
+    score: float = 0.0
+
+    @property
+    def path(self) -> Path:
+        return self.tier.dir / self.entry.filename
+
+
+def _check_secrets(*texts: str) -> None:
+    labels = find_secrets("\n".join(texts))
+    if labels:
+        raise SecretRefusedError(
+            f"refusing to store text that looks like a secret ({', '.join(labels)}); "
+            "remove the credential and try again"
+        )
+
+
+def _derived_name(text: str) -> str:
+    # Short names make readable file names and index lines: the first six words at most.
+    words = slugify(text, limit=200).split("-")
+    return slugify("-".join(words[:6]), limit=48)
+
+
+class Store:
+    """The canonical store rooted at ``root``."""
+
+    def __init__(self, root: Path, home: Path | None = None) -> None:
+        self.root = root
+        self.home = home if home is not None else Path.home()
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Store:
+        return cls(store_root(environ), home_dir(environ))
+
+    # ---- tiers -------------------------------------------------------------------------
+
+    def _ensure_root(self) -> None:
+        fsutil.ensure_dir(self.root)
+        readme = self.root / "README.md"
+        if not readme.exists():
+            fsutil.write_if_changed(readme, _README.encode())
+
+    def global_tier(self, *, create: bool = False) -> Tier:
+        base = self.root / "projects" / GLOBAL_ID
+        if create:
+            self._ensure_root()
+            fsutil.ensure_dir(base / "memory")
+        return Tier("global", projects.GLOBAL, base)
+
+    def resolve_root(self, path: Path) -> Path:
+        """The canonical project root for ``path``; refuses ``/`` and the home directory."""
+        if not path.exists():
+            raise InvalidInputError(f"{path} does not exist")
+        root = project_root(path)
+        projects.check_project_root(root, self.home)
+        return root
+
+    def project_tier(self, path: Path, *, create: bool = False) -> Tier | None:
+        """The project tier for the project containing ``path`` (None if never used)."""
+        root = self.resolve_root(path)
+        project_id = projects.read_registry(self.root).get(str(root))
+        info = projects.load_info(self.root, project_id) if project_id else None
+        if info is None:
+            if not create:
+                return None
+            self._ensure_root()
+            with self._lock(self.root / ".lock"):
+                info = projects.register(self.root, root)
+        return Tier("project", info, self.root / "projects" / info.id)
+
+    def tiers(self, path: Path | None, scope: Scope | None) -> list[Tier]:
+        """Tiers to read: one scope, or project then global when ``scope`` is None."""
+        out: list[Tier] = []
+        if scope in (None, "project"):
+            if path is None:
+                raise InvalidInputError("no project given")
+            tier = self.project_tier(path)
+            if tier is not None:
+                out.append(tier)
+        if scope in (None, "global"):
+            out.append(self.global_tier())
+        return out
+
+    def all_tiers(self) -> list[Tier]:
+        tiers = [self.global_tier()]
+        for info in projects.all_projects(self.root):
+            tiers.append(Tier("project", info, self.root / "projects" / info.id))
+        return tiers
+
+    # ---- locking and cache -------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _lock(self, path: Path) -> Iterator[None]:
+        # filelock costs ~10 ms to import; only writers pay for it.
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(path), timeout=LOCK_TIMEOUT)
+        try:
+            with lock:
+                yield
+        except Timeout as exc:
+            raise LockTimeoutError(
+                f"another coffer process has held {path} for {LOCK_TIMEOUT:.0f}s; try again"
+            ) from exc
+
+    def lock(self, tier: Tier) -> contextlib.AbstractContextManager[None]:
+        """The per-tier write lock shared by every coffer process."""
+        fsutil.ensure_dir(tier.base)
+        return self._lock(tier.base / ".lock")
+
+    @contextlib.contextmanager
+    def _cache(self, tier: Tier) -> Iterator[sqlite3.Connection]:
+        fsutil.ensure_dir(tier.base)
+        conn = catalog.open_cache(tier.base / "cache.sqlite")
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    # ---- reading -----------------------------------------------------------------------
+
+    def scan(self, tier: Tier) -> catalog.Scan:
+        """Entries and problem files of ``tier`` (empty for a tier never written)."""
+        if not tier.dir.is_dir():
+            return catalog.Scan((), ())
+        with self._cache(tier) as conn:
+            return catalog.scan(conn, tier.dir)
+
+    def entries(self, tier: Tier) -> list[Entry]:
+        return sorted(self.scan(tier).entries, key=index.priority)
+
+    def find(self, tiers: Sequence[Tier], name: str) -> Found:
+        """The entry named ``name`` (or stored in ``<name>.md``) in the first tier having it."""
+        for tier in tiers:
+            for entry in self.scan(tier).entries:
+                if name in (entry.name, entry.filename, entry.filename.removesuffix(".md")):
+                    return Found(tier, entry)
+        where = " or ".join(t.label for t in tiers) or "no tier"
+        raise EntryNotFoundError(f"no entry named {name!r} in {where}")
+
+    def recall(self, tiers: Sequence[Tier], query: str, limit: int = 10) -> list[Found]:
+        """BM25-ranked entries across ``tiers``, best first."""
+        if not query.strip():
+            raise InvalidInputError("the query is empty")
+        if limit < 1:
+            raise InvalidInputError("--limit must be at least 1")
+        found: list[Found] = []
+        for tier in tiers:
+            if not tier.dir.is_dir():
+                continue
+            with self._cache(tier) as conn:
+                hits = catalog.search(conn, tier.dir, query, limit)
+            found += [Found(tier, h.entry, h.score) for h in hits]
+        found.sort(key=lambda f: (-f.score, f.tier.scope != "project", f.entry.name))
+        return found[:limit]
+
+    # ---- writing -----------------------------------------------------------------------
+
+    def remember(
+        self,
+        tier: Tier,
+        text: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        type: str | None = None,  # noqa: A002 - the field is called type in the format
+        origin_session_id: str | None = None,
+        replace_existing: bool = False,
+    ) -> Saved:
+        """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
+        body = text.strip()
+        if not body:
+            raise InvalidInputError("nothing to remember: the text is empty")
+        if len(body.encode("utf-8")) > MAX_BODY_BYTES:
+            raise InvalidInputError(
+                f"the text is {len(body.encode())} bytes; entries hold at most "
+                f"{MAX_BODY_BYTES} (split it, or keep the detail in the repository)"
+            )
+        check_type(type)
+        desc = one_line(description) if description else first_line(body)
+        _check_secrets(body, desc, name or "")
+        explicit = name is not None
+        base_name = slugify(name) if name is not None else _derived_name(desc or body)
+        if not base_name:
+            raise InvalidInputError(
+                f"cannot make an entry name from {name!r}: use letters or digits"
+                if explicit
+                else "cannot derive a name from the text; pass --name"
+            )
+        kind = type or ("project" if tier.scope == "project" else "user")
+        self._ensure_root()
+        fsutil.ensure_dir(tier.dir)
+        with self.lock(tier):
+            current = self.scan(tier).entries
+            by_name = {e.name: e for e in current}
+            files = {e.filename for e in current} | set(os.listdir(tier.dir))
+            now = projects.now_iso()
+            existing = by_name.get(base_name) if explicit else None
+            if existing is not None:
+                if existing.body.strip() == body and existing.description == desc:
+                    return Saved(tier, existing, "unchanged")
+                if not replace_existing:
+                    raise EntryExistsError(
+                        f"an entry named {base_name!r} already exists in {tier.label}; "
+                        "pass --replace to overwrite it, or choose another --name"
+                    )
+                meta = dict(existing.metadata)
+                meta.update({"type": type or meta.get("type") or kind, "updated_at": now})
+                entry = replace(existing, description=desc, body=body, metadata=meta)
+                action: Literal["created", "updated"] = "updated"
+            else:
+                final = base_name
+                n = 2
+                while final in by_name or f"{final}.md" in files:
+                    final = f"{base_name[: 60]}-{n}"
+                    n += 1
+                meta = {"type": kind, "id": new_id(), "created_at": now, "updated_at": now}
+                if origin_session_id:
+                    meta["origin_session_id"] = origin_session_id
+                entry = Entry(final, desc, body, meta, f"{final}.md")
+                action = "created"
+            path = fsutil.safe_child(tier.dir, entry.filename)
+            fsutil.atomic_write_text(path, serialize(entry))
+            self._regenerate(tier)
+        return Saved(tier, entry, action)
+
+    def update(
+        self,
+        tier: Tier,
+        name: str,
+        *,
+        text: str | None = None,
+        description: str | None = None,
+        type: str | None = None,  # noqa: A002
+    ) -> Saved:
+        """Change an existing entry's body, description or type; keeps every other key."""
+        check_type(type)
+        found = self.find([tier], name)
+        body = text.strip() if text is not None else found.entry.body.strip()
+        if not body:
+            raise InvalidInputError("the new text is empty; use forget to delete an entry")
+        desc = one_line(description) if description else found.entry.description
+        _check_secrets(body, desc)
+        with self.lock(tier):
+            meta = dict(found.entry.metadata)
+            if type:
+                meta["type"] = type
+            meta["updated_at"] = projects.now_iso()
+            entry = replace(found.entry, body=body, description=desc, metadata=meta)
+            fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), serialize(entry))
+            self._regenerate(tier)
+        return Saved(tier, entry, "updated")
+
+    def forget(self, tier: Tier, name: str) -> Found:
+        """Remove an entry; the file is moved to the tier's trash, not destroyed."""
+        found = self.find([tier], name)
+        with self.lock(tier):
+            trash = tier.base / "trash"
+            fsutil.ensure_dir(trash)
+            stamp = time.strftime("%Y%m%dT%H%M%S")
+            target = trash / f"{stamp}-{found.entry.filename}"
+            n = 1
+            while target.exists():
+                target = trash / f"{stamp}-{n}-{found.entry.filename}"
+                n += 1
+            os.replace(fsutil.safe_child(tier.dir, found.entry.filename), target)
+            self._regenerate(tier)
+        return found
+
+    # ---- the index ---------------------------------------------------------------------
+
+    def render_index(self, tier: Tier) -> tuple[index.Rendered, bytes | None]:
+        """What MEMORY.md should hold now, and what it holds."""
+        scan = self.scan(tier)
+        path = tier.dir / index.INDEX_NAME
+        current = fsutil.read_bytes_or_none(path)
+        text = current.decode("utf-8", errors="surrogateescape") if current else ""
+        # Unparsable files still appear in the index: hiding them would hide memory.
+        listed = list(scan.entries) + [
+            Entry(p.filename.removesuffix(".md"), "(unreadable entry: see `coffer doctor`)", "",
+                  {}, p.filename)
+            for p in scan.problems
+            if p.filename.endswith(".md")
+        ]
+        kept = index.preserved_lines(
+            text, (e.filename for e in listed), index.load_generated(tier.base)
+        )
+        return index.render(listed, kept), current
+
+    def _regenerate(self, tier: Tier) -> bool:
+        rendered, current = self.render_index(tier)
+        data = rendered.text.encode("utf-8", errors="surrogateescape")
+        changed = current != data
+        if changed:
+            fsutil.atomic_write_bytes(tier.dir / index.INDEX_NAME, data)
+        index.save_generated(tier.base, rendered.generated)
+        return changed
+
+    def regenerate_index(self, tier: Tier) -> bool:
+        """Rewrite MEMORY.md if it differs from what the entries give; return whether it did."""
+        if not tier.dir.is_dir():
+            return False
+        with self.lock(tier):
+            return self._regenerate(tier)
+
+
+def types_help() -> str:
+    return " | ".join(TYPES)

@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+_ISOLATED = (
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+)
+_CLEARED = (
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+    "CLAUDE_CODE_PROJECT_DIR_NAME",
+    "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+    "ECC_MEMORY_PROJECT_ROOT",
+    "ECC_MEMORY_USER_ROOT",
+    "ECC_MEMORY_HARNESS",
+    "ECC_DRY_RUN",
+    "ECC_MEMORY_ALLOW_USER_SCOPE",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+)
+
+
+@pytest.fixture(autouse=True)
+def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs against a fake home: no test can read or write the real one."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("COFFER_HOME", str(tmp_path / "coffer-home"))
+    for var in _ISOLATED:
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    for var in _CLEARED:
+        monkeypatch.delenv(var, raising=False)
+    # Point the agents' config roots at the fake home too, explicitly, so a test that
+    # forgets about them still cannot reach ~/.claude or ~/.codex.
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    return home
