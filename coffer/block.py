@@ -1,5 +1,3 @@
-from __future__ import annotations
-
 """The managed block coffer keeps inside an agent's instruction file (pure: bytes in, bytes out).
 
 A block, as written (``NL`` is the file's line break, see below)::
@@ -28,6 +26,8 @@ case the block itself gets no final line break, so the file still ends without o
 :func:`remove` can tell ``"x"`` from ``"x\\n"`` (both end in ``"x\\n\\n"`` before the block).
 Replacing keeps the old block's final line break, or its absence.
 """
+
+from __future__ import annotations
 
 import hashlib
 import re
@@ -77,8 +77,10 @@ def _lines(data: bytes) -> Iterator[tuple[int, int, int, bytes]]:
     while pos < len(data):
         brk = data.find(_LF, pos)
         stop = len(data) if brk < 0 else brk + 1
-        content = data[pos:stop].rstrip(_LF)
-        yield number, pos, stop, content[:-1] if content.endswith(b"\r") and brk >= 0 else content
+        content = data[pos : len(data) if brk < 0 else brk]
+        if brk >= 0 and content.endswith(b"\r"):
+            content = content[:-1]
+        yield number, pos, stop, content
         pos, number = stop, number + 1
 
 
@@ -111,7 +113,9 @@ def find(data: bytes) -> BlockSpan | None:
             later = next((m[1] for m in markers[index + 1 :] if m[0]), None)
             if later is None:
                 raise BlockError(f"end marker on line {number} has no start marker")
-            raise BlockError(f"end marker on line {number} comes before the start marker on line {later}")
+            raise BlockError(
+                f"end marker on line {number} comes before the start marker on line {later}"
+            )
         else:
             blocks.append((opened, marker))
             opened = None
@@ -243,7 +247,7 @@ def render_fragment(text: str) -> str:
             else:
                 line = _HTML_OPENER_RE.sub(r"\1&lt;", line)
         elif match and match[1][0] == fence[0] and len(match[1]) >= len(fence):
-            fence = None if not match[2].strip(" \t") else fence
+            fence = fence if match[2].strip(" \t") else None  # a closing fence has no info
         out.append(line)
     result = "\n".join(out)
     if fence is not None:

@@ -38,6 +38,12 @@ CREATE VIRTUAL TABLE fts USING fts5(
 # Column weights for bm25(): a hit in the name or description says more than one in the body.
 _WEIGHTS = "8.0, 3.0, 1.0"
 _TOKEN_RE = re.compile(r"\w+")
+# The only interpolation is the constant weights.
+_SEARCH_SQL = (
+    "SELECT f.filename, f.name, f.description, f.metadata, f.body,"  # noqa: S608
+    f" bm25(fts, {_WEIGHTS}) AS rank FROM fts JOIN files f ON f.id = fts.rowid"
+    " WHERE fts MATCH ? ORDER BY rank, f.name LIMIT ?"
+)
 
 
 @dataclass(frozen=True)
@@ -134,9 +140,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     }
     stale = [n for n in known if n not in listing]
     fresh = [
-        n
-        for n, st in listing.items()
-        if known.get(n) != (st.st_ino, st.st_size, st.st_mtime_ns)
+        n for n, st in listing.items() if known.get(n) != (st.st_ino, st.st_size, st.st_mtime_ns)
     ]
     if not stale and not fresh:
         return False
@@ -221,16 +225,14 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
     if tokens:
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(tokens))
         rows = conn.execute(
-            "SELECT f.filename, f.name, f.description, f.metadata, f.body,"
-            f" bm25(fts, {_WEIGHTS}) AS rank FROM fts JOIN files f ON f.id = fts.rowid"
-            " WHERE fts MATCH ? ORDER BY rank, f.name LIMIT ?",
+            _SEARCH_SQL,
             (match, limit),
         ).fetchall()
         hits = [Hit(round(-row[5], 4), _entry(row[:5])) for row in rows]
     if not hits and query.strip():
-        pattern = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace(
-            "_", "\\_"
-        ) + "%"
+        pattern = (
+            "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        )
         rows = conn.execute(
             "SELECT filename, name, description, metadata, body FROM files"
             " WHERE error IS NULL AND (name LIKE ?1 ESCAPE '\\' OR description LIKE ?1"

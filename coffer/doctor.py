@@ -46,8 +46,12 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
             add("warning", path, f"duplicate name {entry.name!r} (also in another file)")
         labels = find_secrets("\n".join((entry.name, entry.description, entry.body)))
         if labels:
-            add("error", path, f"looks like it holds a secret ({', '.join(labels)}); "
-                "remove it: agents read this file")
+            add(
+                "error",
+                path,
+                f"looks like it holds a secret ({', '.join(labels)}); "
+                "remove it: agents read this file",
+            )
         known = set(names) | global_names
         for target in _LINK_RE.findall(entry.body):
             if target.strip() not in known:
@@ -57,8 +61,12 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
     if current != rendered.text.encode("utf-8", errors="surrogateescape"):
         add("warning", index_path, "MEMORY.md is out of date; `coffer reindex` regenerates it")
     if rendered.omitted:
-        add("info", index_path, f"{rendered.omitted} entries do not fit Claude's 200-line / "
-            "25,000-character load budget and are listed only as a count")
+        add(
+            "info",
+            index_path,
+            f"{rendered.omitted} entries do not fit Claude's 200-line / "
+            "25,000-character load budget and are listed only as a count",
+        )
     return out
 
 
@@ -72,7 +80,11 @@ def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
     for info in projects.all_projects(store.root):
         if not Path(info.root).is_dir():
             findings.append(
-                Finding("warning", info.label, info.root,
-                        "project root no longer exists (moved or deleted); its memory is kept")
+                Finding(
+                    "warning",
+                    info.label,
+                    info.root,
+                    "project root no longer exists (moved or deleted); its memory is kept",
+                )
             )
     return findings

@@ -142,11 +142,10 @@ def parse(text: str, filename: str) -> Entry:
     name = data.get("name")
     name = str(name).strip() if name not in (None, "") else stem
     description = data.get("description")
-    description = (
-        one_line(str(description)) if description not in (None, "") else first_line(body)
+    description = one_line(str(description)) if description not in (None, "") else first_line(body)
+    return Entry(
+        name=name, description=description, body=body, metadata=metadata, filename=filename
     )
-    return Entry(name=name, description=description, body=body, metadata=metadata,
-                 filename=filename)
 
 
 def serialize(entry: Entry) -> str:

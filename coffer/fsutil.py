@@ -96,7 +96,10 @@ def write_if_changed(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_MO
 
 
 def read_bytes_or_none(path: Path) -> bytes | None:
-    """The bytes of a regular file, or None when it does not exist. Never follows a final symlink."""
+    """The bytes of a regular file, or None when it does not exist.
+
+    Never follows a final symlink.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:

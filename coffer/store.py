@@ -38,7 +38,6 @@ from coffer.errors import (
     InvalidInputError,
     LockTimeoutError,
     SecretRefusedError,
-    StoreError,
 )
 from coffer.identity import project_root
 from coffer.ids import GLOBAL_ID, new_id
@@ -253,7 +252,7 @@ class Store:
         *,
         name: str | None = None,
         description: str | None = None,
-        type: str | None = None,  # noqa: A002 - the field is called type in the format
+        type: str | None = None,
         origin_session_id: str | None = None,
         replace_existing: bool = False,
     ) -> Saved:
@@ -302,7 +301,7 @@ class Store:
                 final = base_name
                 n = 2
                 while final in by_name or f"{final}.md" in files:
-                    final = f"{base_name[: 60]}-{n}"
+                    final = f"{base_name[:60]}-{n}"
                     n += 1
                 meta = {"type": kind, "id": new_id(), "created_at": now, "updated_at": now}
                 if origin_session_id:
@@ -321,7 +320,7 @@ class Store:
         *,
         text: str | None = None,
         description: str | None = None,
-        type: str | None = None,  # noqa: A002
+        type: str | None = None,
     ) -> Saved:
         """Change an existing entry's body, description or type; keeps every other key."""
         check_type(type)
@@ -367,8 +366,13 @@ class Store:
         text = current.decode("utf-8", errors="surrogateescape") if current else ""
         # Unparsable files still appear in the index: hiding them would hide memory.
         listed = list(scan.entries) + [
-            Entry(p.filename.removesuffix(".md"), "(unreadable entry: see `coffer doctor`)", "",
-                  {}, p.filename)
+            Entry(
+                p.filename.removesuffix(".md"),
+                "(unreadable entry: see `coffer doctor`)",
+                "",
+                {},
+                p.filename,
+            )
             for p in scan.problems
             if p.filename.endswith(".md")
         ]

@@ -15,14 +15,16 @@ from coffer.store import Scope, Store
 
 ProjectOpt = Annotated[
     Path | None,
-    typer.Option("--project", help="Act on the project containing PATH instead of the cwd.",
-                 metavar="PATH"),
+    typer.Option(
+        "--project", help="Act on the project containing PATH instead of the cwd.", metavar="PATH"
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 ScopeOpt = Annotated[
     str | None,
-    typer.Option("--scope", help="project or global (default: both when reading).",
-                 metavar="SCOPE"),
+    typer.Option(
+        "--scope", help="project or global (default: both when reading).", metavar="SCOPE"
+    ),
 ]
 
 

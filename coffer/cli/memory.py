@@ -85,8 +85,14 @@ def remember(
     )
     path = saved.tier.dir / saved.entry.filename
     if as_json:
-        emit_json({"action": saved.action, "name": saved.entry.name, "file": str(path),
-                   "tier": _tier_json(saved.tier)})
+        emit_json(
+            {
+                "action": saved.action,
+                "name": saved.entry.name,
+                "file": str(path),
+                "tier": _tier_json(saved.tier),
+            }
+        )
     else:
         echo(f"{saved.action} {saved.entry.name} in {saved.tier.label}: {path}")
 
@@ -126,10 +132,14 @@ def list_(
     tiers = s.tiers(project_path(project), scope(scope_value))
     rows = [(t, s.entries(t)) for t in tiers]
     if as_json:
-        emit_json({"tiers": [
-            {**_tier_json(t), "entries": [_found_json(Found(t, e), body=False) for e in es]}
-            for t, es in rows
-        ]})
+        emit_json(
+            {
+                "tiers": [
+                    {**_tier_json(t), "entries": [_found_json(Found(t, e), body=False) for e in es]}
+                    for t, es in rows
+                ]
+            }
+        )
         return
     for tier, entries in rows:
         echo(f"{tier.label}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
@@ -186,9 +196,12 @@ def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     global_tier = s.global_tier()
     data = {
         "store": str(s.root),
-        "project": {"root": str(root), "name": root.name,
-                    "id": tier.info.id if tier else None,
-                    "dir": str(tier.dir) if tier else None},
+        "project": {
+            "root": str(root),
+            "name": root.name,
+            "id": tier.info.id if tier else None,
+            "dir": str(tier.dir) if tier else None,
+        },
         "global": {"id": global_tier.info.id, "dir": str(global_tier.dir)},
     }
     if as_json:
