@@ -229,11 +229,11 @@ def render_fragment(text: str) -> str:
 
     1. surrogate pairs are joined, lone surrogates and NUL characters dropped;
     2. line breaks (CRLF, CR) become LF;
-    3. every ``<!--`` becomes ``&lt;!--`` (so no line can read as a marker or digest line; an
-       LLM reads the entity fine and markdown renders it as ``<!--``);
+    3. every ``<!--``, code included, becomes ``&lt;!--`` (so no line can read as a marker or
+       digest line; an LLM reads the entity fine and markdown renders it as ``<!--``);
     4. outside fenced code, a ``<`` that would open a raw HTML block at the start of a line (up
        to 3 spaces, then ``<tag``, ``</tag``, ``<!`` or ``<?``) becomes ``&lt;``;
-    5. a ``````` or ``~~~`` code fence left open is closed by a fence line at the end.
+    5. a backtick or tilde code fence left open is closed by the same fence line at the end.
     """
     text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
     text = _normalise(text).replace("\x00", "").replace("<!--", "&lt;!--")

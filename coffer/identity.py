@@ -3,90 +3,105 @@
 The project root is the canonical git root of ``realpath(cwd)``; a linked worktree maps to
 its main repository, so every worktree and subdirectory of a repository shares one store
 and one Claude memory directory. Outside git it is ``realpath(cwd)`` itself.
-Only file reads are used (no ``git`` subprocess): this runs on every session start.
-See docs/adr/0002-store-layout-and-identity.md.
+Only file reads are used (no ``git`` subprocess), and only ``os.path``: this module is on
+the no-op path of ``coffer project`` where even importing pathlib costs (docs/adr/0004).
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
-def _read_gitdir_file(dotgit: Path) -> Path | None:
-    # A `.git` *file* holds "gitdir: <path>" (linked worktrees and submodules).
+def _read(path: str) -> str | None:
     try:
-        text = dotgit.read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
     except OSError:
+        return None
+
+
+def _gitdir_of(dotgit: str) -> str | None:
+    # A `.git` *file* holds "gitdir: <path>" (linked worktrees and submodules).
+    text = _read(dotgit)
+    if text is None:
         return None
     for line in text.splitlines():
         if line.startswith("gitdir:"):
             target = line[len("gitdir:") :].strip()
             if not target:
                 return None
-            path = Path(target)
-            if not path.is_absolute():
-                path = dotgit.parent / path
-            return Path(os.path.realpath(path))
+            if not os.path.isabs(target):
+                target = os.path.join(os.path.dirname(dotgit), target)
+            return os.path.realpath(target)
     return None
 
 
-def _main_root_of_worktree(work_tree: Path, gitdir: Path) -> Path | None:
+def _main_root_of_worktree(work_tree: str, gitdir: str) -> str | None:
     """The main repository root for a linked worktree, or None if ``gitdir`` is not one.
 
     Claude Code's condition: gitdir is ``<common>/worktrees/<name>``, that directory's
     ``gitdir`` file points back at this worktree's ``.git`` file, and ``<common>`` is named
     ``.git`` (a bare common dir is used as is).
     """
-    if gitdir.parent.name != "worktrees":
+    parent = os.path.dirname(gitdir)
+    if os.path.basename(parent) != "worktrees":
         return None
-    common = gitdir.parent.parent
-    try:
-        back = (gitdir / "gitdir").read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
+    common = os.path.dirname(parent)
+    back = _read(os.path.join(gitdir, "gitdir"))
+    if back is None:
         return None
-    back_path = Path(back)
-    if not back_path.is_absolute():
-        back_path = gitdir / back_path
-    if os.path.realpath(back_path) != os.path.realpath(work_tree / ".git"):
+    back = back.strip()
+    if not os.path.isabs(back):
+        back = os.path.join(gitdir, back)
+    if os.path.realpath(back) != os.path.realpath(os.path.join(work_tree, ".git")):
         return None
-    if common.name == ".git":
-        return common.parent
+    if os.path.basename(common) == ".git":
+        return os.path.dirname(common)
     return common
 
 
-def project_root(start: Path) -> Path:
-    """The canonical project root for ``start`` (a directory or a path inside one)."""
-    real = Path(os.path.realpath(start))
+def root_of(start: str) -> str:
+    """The canonical project root for the directory ``start`` (string form)."""
+    real = os.path.realpath(start)
     probe = real
     while True:
-        dotgit = probe / ".git"
-        if dotgit.is_dir():
+        dotgit = os.path.join(probe, ".git")
+        if os.path.isdir(dotgit):
             return probe
-        if dotgit.is_file():
-            gitdir = _read_gitdir_file(dotgit)
+        if os.path.isfile(dotgit):
+            gitdir = _gitdir_of(dotgit)
             if gitdir is not None:
                 main = _main_root_of_worktree(probe, gitdir)
                 if main is not None:
                     return main
             return probe
-        if probe.parent == probe:
+        parent = os.path.dirname(probe)
+        if parent == probe:
             return real
-        probe = probe.parent
+        probe = parent
+
+
+def project_root(start: Path) -> Path:
+    """The canonical project root for ``start`` (a directory or a path inside one)."""
+    from pathlib import Path
+
+    return Path(root_of(os.fspath(start)))
 
 
 def git_remote(root: Path) -> str | None:
     """The ``origin`` URL from ``<root>/.git/config``, if any (display only)."""
-    config = root / ".git" / "config"
-    try:
-        lines = config.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+    text = _read(os.path.join(root, ".git", "config"))
+    if text is None:
         return None
     in_origin = False
-    for raw in lines:
+    for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("["):
-            in_origin = line.replace(" ", "") in {'[remote"origin"]'}
+            in_origin = line.replace(" ", "") == '[remote"origin"]'
             continue
         if in_origin and line.startswith("url") and "=" in line:
             return line.split("=", 1)[1].strip()

@@ -255,8 +255,12 @@ class Store:
         type: str | None = None,
         origin_session_id: str | None = None,
         replace_existing: bool = False,
+        extra: Mapping[str, str] | None = None,
     ) -> Saved:
-        """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
+        """Store ``text`` as an entry; refuses secrets, never silently overwrites.
+
+        ``extra`` adds metadata keys (provenance of imported memories, for instance).
+        """
         body = text.strip()
         if not body:
             raise InvalidInputError("nothing to remember: the text is empty")
@@ -294,6 +298,7 @@ class Store:
                         "pass --replace to overwrite it, or choose another --name"
                     )
                 meta = dict(existing.metadata)
+                meta.update(extra or {})
                 meta.update({"type": type or meta.get("type") or kind, "updated_at": now})
                 entry = replace(existing, description=desc, body=body, metadata=meta)
                 action: Literal["created", "updated"] = "updated"
@@ -306,6 +311,7 @@ class Store:
                 meta = {"type": kind, "id": new_id(), "created_at": now, "updated_at": now}
                 if origin_session_id:
                     meta["origin_session_id"] = origin_session_id
+                meta.update(extra or {})
                 entry = Entry(final, desc, body, meta, f"{final}.md")
                 action = "created"
             path = fsutil.safe_child(tier.dir, entry.filename)

@@ -26,6 +26,11 @@ def _register() -> None:
     # Command modules register themselves on import; kept in one place so the order of
     # `coffer --help` is deliberate.
     from coffer.cli import memory as _memory  # noqa: F401
+    from coffer.cli import project as _project  # noqa: F401
+    from coffer.cli import vault as _vault
+
+    if not any(group.typer_instance is _vault.app for group in app.registered_groups):
+        app.add_typer(_vault.app, name="vault")
 
 
 def run(argv: Sequence[str]) -> int:

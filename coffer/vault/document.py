@@ -6,8 +6,17 @@ import re
 from typing import Any
 
 from coffer.vault.errors import VaultError
-from coffer.vault.jscompat import JSONValueError, js_trim, json_compact, json_strict_loads, utf8_len
-from coffer.vault.validate import normalize
+from coffer.vault.ids import is_timestamp
+from coffer.vault.jscompat import (
+    JS_WHITESPACE,
+    JSONValueError,
+    js_trim,
+    json_compact,
+    json_strict_loads,
+    utf8_len,
+    utf16_len,
+)
+from coffer.vault.validate import MAX_TITLE, SCHEMA, normalize, normalize_body
 
 MAX_DOCUMENT_BYTES = 131_072
 
@@ -36,47 +45,80 @@ _LINE_SPLIT = re.compile(r"\r?\n")
 _LEADING_NEWLINE = re.compile(r"\r?\n")
 _TRAILING_NEWLINE = re.compile(r"\r?\n\Z")
 
-# Fast path for files in the canonical serialized form (the only form tools write). A JSON
-# string here cannot hold a raw newline or quote, so the first closing marker is the one
-# after `updated_at`, and the result equals the general path's (asserted by the tests).
-_STR = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
-_ARR = rf"\[(?:{_STR}(?:,{_STR})*)?\]"
+# Fast path (§2.5 + §2.6 at once) for files in the canonical serialized form with plain
+# values: the form tools write. One regex asserts the fixed line order and the per-field
+# grammar (ids, enums, slugs, timestamp shape); no value can hold a quote, backslash, CR or
+# LF, so the first closing marker is the `---` after `updated_at`. What the regex cannot
+# express (title trim and length, list sizes and duplicates, month lengths) is checked
+# below; anything unusual falls back to the general path, which owns every message.
+_SLUG = r"[a-z0-9][a-z0-9._-]{0,63}"
+_ID = r"mem_[a-z0-9][a-z0-9_-]{2,127}"
+_TS = (
+    r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+    r"T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z"
+)
 _CANONICAL = re.compile(
-    r"---\n"
-    + "".join(
-        f"{file_key}: (?P<{file_key}>{_ARR if file_key in _ARRAY_KEYS else _STR})\\n"
-        for file_key, _ARRAY_KEYS in (
-            (key, ("target_harnesses", "tags", "links")) for key, _ in FIELDS
-        )
-    )
-    + r"---(?:\n|\Z)"
+    "---\n"
+    'schema: "ecc\\.memory\\.v1"\n'
+    f'id: "(?P<id>{_ID})"\n'
+    'title: "(?P<title>[^"\\\\\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]+)"\n'
+    'kind: "(?P<kind>context|decision|fact|handoff|lesson|note|preference|runbook)"\n'
+    'scope: "(?P<scope>project|team|user)"\n'
+    'trust: "unreviewed"\n'
+    'status: "(?P<status>active|rejected|superseded)"\n'
+    f'source_harness: "(?P<source>{_SLUG})"\n'
+    f'target_harnesses: \\[(?P<targets>"{_SLUG}"(?:,"{_SLUG}")*)\\]\n'
+    f'tags: \\[(?P<tags>(?:"{_SLUG}"(?:,"{_SLUG}")*)?)\\]\n'
+    f'links: \\[(?P<links>(?:"{_ID}"(?:,"{_ID}")*)?)\\]\n'
+    f'created_at: "(?P<created>{_TS})"\n'
+    f'updated_at: "(?P<updated>{_TS})"\n'
+    # The lookahead leaves the position where the general path's closing match ends.
+    "---(?=\n|\\Z)",
+    re.ASCII,
 )
 
 
-def _fast_string(raw: str) -> str:
-    return raw[1:-1] if "\\" not in raw else str(json_strict_loads(raw))
+def _items(raw: str, limit: int) -> list[str] | None:
+    items = raw[1:-1].split('","') if raw else []
+    if len(items) > limit or len(set(items)) != len(items):
+        return None
+    return items
 
 
-def _fast_array(raw: str) -> list[Any]:
-    if raw == "[]":
-        return []
-    if "\\" not in raw:
-        return raw[2:-2].split('","')
-    value = json_strict_loads(raw)
-    assert isinstance(value, list)
-    return value
-
-
-def _frontmatter_fast(text: str) -> tuple[dict[str, Any], str] | None:
+def _fast(text: str) -> tuple[dict[str, Any] | None, str]:
+    """Normalized object without the body (or None to take the general path), and the rest."""
     match = _CANONICAL.match(text)
     if match is None:
-        return None
-    groups = match.groupdict()
-    values: dict[str, Any] = {}
-    for file_key, object_key in FIELDS:
-        raw = groups[file_key]
-        values[object_key] = _fast_array(raw) if raw[0] == "[" else _fast_string(raw)
-    return values, text[match.end() :]
+        return None, ""
+    title = match["title"]
+    if title.strip(JS_WHITESPACE) != title or utf16_len(title) > MAX_TITLE:
+        return None, ""
+    targets = _items(match["targets"], 32)
+    tags = _items(match["tags"], 32)
+    links = _items(match["links"], 64)
+    created, updated = match["created"], match["updated"]
+    if targets is None or tags is None or links is None:
+        return None, ""
+    # The regex bounds every field; only days 29-31 need the calendar.
+    for stamp in (created, updated):
+        if stamp[8:10] > "28" and not is_timestamp(stamp):
+            return None, ""
+    memory = {
+        "schema": SCHEMA,
+        "id": match["id"],
+        "title": title,
+        "kind": match["kind"],
+        "scope": match["scope"],
+        "trust": "unreviewed",
+        "status": match["status"],
+        "sourceHarness": match["source"],
+        "targetHarnesses": targets,
+        "tags": tags,
+        "links": links,
+        "createdAt": created,
+        "updatedAt": updated,
+    }
+    return memory, text[match.end() :]
 
 
 def _frontmatter_general(text: str, source: str) -> tuple[dict[str, Any], str]:
@@ -98,12 +140,25 @@ def _frontmatter_general(text: str, source: str) -> tuple[dict[str, Any], str]:
         try:
             values[object_key] = json_strict_loads(js_trim(line[colon + 1 :]))
         except JSONValueError:
-            raise VaultError(f"Memory frontmatter field in {source} must use a JSON value.") from None
+            raise VaultError(
+                f"Memory frontmatter field in {source} must use a JSON value."
+            ) from None
     missing = [object_key for _, object_key in FIELDS if object_key not in values]
     if missing:
         raise VaultError(f"Memory document {source} is missing fields: {', '.join(missing)}.")
     after = rest[close.end() :]
     return values, after
+
+
+def _body(after: str) -> str:
+    # §2.5 step 6: one leading and one trailing \r?\n are removed from the body.
+    lead = _LEADING_NEWLINE.match(after)
+    if lead is not None:
+        after = after[lead.end() :]
+    trail = _TRAILING_NEWLINE.search(after)
+    if trail is not None:
+        after = after[: trail.start()]
+    return after
 
 
 def parse(text: str, source: str = "<memory>", *, byte_length: int | None = None) -> dict[str, Any]:
@@ -112,21 +167,18 @@ def parse(text: str, source: str = "<memory>", *, byte_length: int | None = None
     ``source`` appears only in messages. ``byte_length``, when the caller already knows the
     UTF-8 size of ``text``, saves re-encoding it.
     """
-    if not isinstance(text, str) or _OPEN.match(text) is None:
+    if _OPEN.match(text) is None:
         raise VaultError(f"Memory document {source} must start with --- frontmatter.")
     size = utf8_len(text) if byte_length is None else byte_length
     if size > MAX_DOCUMENT_BYTES:
         raise VaultError(f"Memory document {source} is too large.")
-    fast = _frontmatter_fast(text)
-    values, after = fast if fast is not None else _frontmatter_general(text, source)
-    # §2.5 step 6: one leading and one trailing \r?\n are removed from the body.
-    lead = _LEADING_NEWLINE.match(after)
-    if lead is not None:
-        after = after[lead.end() :]
-    trail = _TRAILING_NEWLINE.search(after)
-    if trail is not None:
-        after = after[: trail.start()]
-    values["body"] = after
+    memory, after = _fast(text)
+    if memory is not None:
+        # Every other field is valid, so the body's error, if any, is the first error.
+        memory["body"] = normalize_body(_body(after))
+        return memory
+    values, after = _frontmatter_general(text, source)
+    values["body"] = _body(after)
     return normalize(values)
 
 

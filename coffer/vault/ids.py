@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
+from typing import Any
 
 # R5: fullmatch instead of ``$`` (which also matches before a final newline) and re.ASCII
 # so \d is ASCII-only as in the reference.
@@ -47,4 +47,11 @@ def now_timestamp() -> str:
 def generate_id(created_at: str) -> str:
     """``mem_<YYYYMMDD>_<first 20 hex digits of a v4 UUID>`` (§3.2)."""
     date = created_at[0:4] + created_at[5:7] + created_at[8:10]
-    return f"mem_{date}_{uuid.uuid4().hex[:20]}"
+    return f"mem_{date}_{_uuid4().hex[:20]}"
+
+
+def _uuid4() -> Any:
+    # Imported on first write only: searches and reads never need it.
+    import uuid
+
+    return uuid.uuid4()

@@ -11,7 +11,7 @@ from typing import Any
 
 from coffer.vault.errors import VaultError
 from coffer.vault.ids import MEMORY_ID, SLUG, is_timestamp
-from coffer.vault.jscompat import has_unsafe, has_unsafe_body, js_trim, utf16_len, utf8_len
+from coffer.vault.jscompat import has_unsafe, has_unsafe_body, js_trim, utf8_len, utf16_len
 
 SCHEMA = "ecc.memory.v1"
 KINDS = ("context", "decision", "fact", "handoff", "lesson", "note", "preference", "runbook")
@@ -43,6 +43,19 @@ SUMMARY_KEYS = MEMORY_KEYS[:-1]
 
 def non_empty_string(value: object, label: str, maximum: int) -> str:
     """The common "non-empty string" check (§2.6); returns the trimmed value."""
+    # Fast path, same outcome: printable ASCII holds no unsafe character (those are C0 and
+    # DEL there), counts one unit per character, and space is its only JS whitespace.
+    if (
+        type(value) is str
+        and value.isascii()
+        and value.isprintable()
+        and value
+        and value[0] != " "
+        and value[-1] != " "
+    ):
+        if len(value) > maximum:
+            raise VaultError(f"{label} is too long (maximum {maximum} characters).")
+        return value
     if not isinstance(value, str):
         raise VaultError(f"{label} must be a non-empty string.")
     trimmed = js_trim(value)
@@ -102,7 +115,7 @@ def _timestamp(value: object, label: str) -> str:
     return trimmed
 
 
-def _body(value: object) -> str:
+def normalize_body(value: object) -> str:
     if not isinstance(value, str):
         raise VaultError("memory body must be a string.")
     # The raw value is checked before trimming: a leading U+000B fails here (§2.6 step 14).
@@ -152,7 +165,7 @@ def normalize(memory: object) -> dict[str, Any]:
         "links": unique_list(get("links"), "links", 64, memory_id),
         "createdAt": _timestamp(get("createdAt"), "created_at"),
         "updatedAt": _timestamp(get("updatedAt"), "updated_at"),
-        "body": _body(get("body")),
+        "body": normalize_body(get("body")),
     }
 
 

@@ -1,0 +1,194 @@
+"""Claude Code: the project tier *is* Claude's auto-memory directory (a symlink to the
+tier directory); the global tier is a managed block in the user's ``CLAUDE.md``.
+
+Facts from ../shared/reference/agents.md (Claude Code 2.1.197 and 2.1.332): the memory
+directory is ``<base>/projects/<slug>/memory`` keyed by the canonical git root; the slug is
+computed over UTF-16 code units with a 200-unit limit and a Java-hashCode suffix. Claude's
+auto-memory stays on. A project-level ``CLAUDE.md`` is never created: since 2.1.332 its mere
+existence stops Claude from reading the project's ``AGENTS.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import unicodedata
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from coffer.adapter import Context, Mode, NativeMemory, Target, no_native_memory
+
+NAME = "claude"
+MODES: Mapping[str, Mode] = {"project": Mode.SYMLINK, "global": Mode.RENDER}
+native_memory = no_native_memory  # the store *is* Claude's memory: nothing competes
+
+_MAX_UNITS = 200
+_B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+_DIR_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
+_RESERVED = {
+    "con",
+    "prn",
+    "aux",
+    "nul",
+    *(f"com{i}" for i in range(10)),
+    *(f"lpt{i}" for i in range(10)),
+}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+_MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+
+
+def _units(text: str) -> list[int]:
+    raw = text.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)]
+
+
+def _base36(n: int) -> str:
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = _B36[r] + out
+        if n == 0:
+            return out
+
+
+def slug(path: str) -> str:
+    """Claude Code's directory name for a project root, exactly as Claude computes it."""
+    units = _units(path)
+    sanitized = "".join(
+        chr(u) if 48 <= u <= 57 or 65 <= u <= 90 or 97 <= u <= 122 else "-" for u in units
+    )
+    if len(sanitized) <= _MAX_UNITS:
+        return sanitized
+    h = 0
+    for u in units:  # Java's String.hashCode over the *unsanitised* path
+        h = (h * 31 + u) & 0xFFFFFFFF
+    if h >= 1 << 31:
+        h -= 1 << 32
+    return f"{sanitized[:_MAX_UNITS]}-{_base36(abs(h))}"
+
+
+def config_root(ctx: Context) -> Path:
+    explicit = ctx.environ.get("CLAUDE_CONFIG_DIR", "")
+    if explicit:
+        return Path(unicodedata.normalize("NFC", explicit)).expanduser()
+    return ctx.home / ".claude"
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _settings_files(ctx: Context) -> list[tuple[str, Path]]:
+    # Highest precedence first: policy, then the project's local and shared settings,
+    # then the user's (agents.md, "Moving the memory directory").
+    files = [("policy", _MANAGED_SETTINGS)]
+    if ctx.project is not None:
+        files += [
+            ("project-local", ctx.project / ".claude" / "settings.local.json"),
+            ("project", ctx.project / ".claude" / "settings.json"),
+        ]
+    files.append(("user", config_root(ctx) / "settings.json"))
+    return files
+
+
+def _setting(ctx: Context, key: str) -> tuple[Any, str, Path] | None:
+    for level, path in _settings_files(ctx):
+        value = _read_json(path).get(key)
+        if value is not None:
+            return value, level, path
+    return None
+
+
+def _env_flag(ctx: Context, name: str) -> str | None:
+    value = ctx.environ.get(name)
+    if value is None:
+        env_block = _read_json(config_root(ctx) / "settings.json").get("env")
+        if isinstance(env_block, dict) and isinstance(env_block.get(name), str):
+            value = env_block[name]
+    return value.strip().lower() if isinstance(value, str) else None
+
+
+def auto_memory_on(ctx: Context) -> tuple[bool, str]:
+    flag = _env_flag(ctx, "CLAUDE_CODE_DISABLE_AUTO_MEMORY")
+    if flag in _TRUE:
+        return False, "CLAUDE_CODE_DISABLE_AUTO_MEMORY turns Claude's auto-memory off"
+    if flag in _FALSE:
+        return True, ""
+    found = _setting(ctx, "autoMemoryEnabled")
+    if found is not None and found[0] is False:
+        return False, f"autoMemoryEnabled is false in {found[2]}"
+    return True, ""
+
+
+def memory_dir(ctx: Context) -> tuple[Path | None, str]:
+    """The directory Claude reads for this project, or None with the reason it is shared."""
+    assert ctx.project is not None
+    override = ctx.environ.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
+    if override:
+        return None, (
+            "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE points every project at "
+            f"{override}; coffer does not link a directory shared by all projects"
+        )
+    found = _setting(ctx, "autoMemoryDirectory")
+    if isinstance(found, tuple) and isinstance(found[0], str) and len(found[0]) >= 3:
+        value, level, path = found
+        target = Path(value).expanduser() if value.startswith("~/") else Path(value)
+        if target.is_absolute():
+            if level.startswith("project"):
+                return target, f"autoMemoryDirectory in {path} moves Claude's memory here"
+            return None, (
+                f"autoMemoryDirectory in {path} points every project at {target}; "
+                "coffer does not link a directory shared by all projects"
+            )
+    base = Path(ctx.environ.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or config_root(ctx))
+    name = slug(str(ctx.project))
+    custom = ctx.environ.get("CLAUDE_CODE_PROJECT_DIR_NAME", "")
+    if (
+        ctx.environ.get("CLAUDE_CONFIG_DIR")
+        and _DIR_NAME_RE.fullmatch(custom)
+        and custom.lower() not in _RESERVED
+    ):
+        name = custom
+    return base / "projects" / name / "memory", ""
+
+
+def detect(ctx: Context) -> bool:
+    if config_root(ctx).is_dir():
+        return True
+    return shutil.which("claude", path=ctx.environ.get("PATH", "")) is not None
+
+
+def targets(ctx: Context) -> Sequence[Target]:
+    on, why_off = auto_memory_on(ctx)
+    out = []
+    if ctx.project is not None:
+        directory, note = memory_dir(ctx)
+        if directory is None:
+            out.append(
+                Target("project", Mode.NONE, config_root(ctx) / "projects", note=note, active=False)
+            )
+        else:
+            out.append(Target("project", Mode.SYMLINK, directory, note=note or why_off, active=on))
+    out.append(Target("global", Mode.RENDER, config_root(ctx) / "CLAUDE.md"))
+    return out
+
+
+def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
+    env = (
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+        "CLAUDE_CODE_PROJECT_DIR_NAME",
+        "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+        "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+    )
+    return env, [path for _, path in _settings_files(ctx)]
+
+
+__all__ = ["MODES", "NAME", "NativeMemory", "detect", "inputs", "native_memory", "slug", "targets"]

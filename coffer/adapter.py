@@ -1,0 +1,119 @@
+"""The adapter contract: what one agent's module tells coffer's projection engine.
+
+An adapter *describes*; the engine *acts*. Adapters say which paths the agent reads, in
+which mode, and how to flip the agent's own memory switch inside a config file's bytes; the
+engine does every write (atomic, journaled, reversible), so no adapter can skip the safety
+rules. Built-in adapters are modules in ``coffer_adapters`` registered through the
+``coffer.adapters`` entry-point group, exactly like third-party ones (docs/adr/0003).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol, runtime_checkable
+
+TierName = Literal["project", "global"]
+
+
+class Mode(enum.Enum):
+    """How a tier reaches an agent."""
+
+    SYMLINK = "symlink"  # the agent's memory directory becomes a link to the tier directory
+    RENDER = "render"  # a managed block inside an instruction file the agent loads
+    NONE = "none"  # nothing is written for this tier
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything an adapter may look at. Adapters never read os.environ or Path.home()."""
+
+    home: Path
+    environ: Mapping[str, str]
+    store: Path
+    project: Path | None = None  # the canonical project root; None for global-only work
+
+
+@dataclass(frozen=True)
+class Target:
+    """One path an adapter wants coffer to manage for one tier."""
+
+    tier: TierName
+    mode: Mode
+    path: Path
+    # RENDER: the most bytes the whole file may hold for the agent to read all of it.
+    max_bytes: int | None = None
+    # Another file that stops the agent from reading this one (shadowing), if any.
+    shadowed_by: Path | None = None
+    # What the user should know about this target (e.g. a moved memory directory).
+    note: str = ""
+    # Whether the agent will read this target at all (e.g. Claude auto-memory turned off).
+    active: bool = True
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A native memory to copy into the global tier before the native store is switched off."""
+
+    name: str
+    description: str
+    body: str
+    source: str  # the file it came from, recorded as provenance
+
+
+@dataclass(frozen=True)
+class NativeMemory:
+    """An agent's own memory store and the config switch that turns it off.
+
+    ``disable`` and ``restore`` transform the config file's bytes (None: file absent) and
+    must change nothing but the switch; ``disable`` also returns the exact previous values
+    (``{"key": None}`` means the key was absent) for ``restore`` to put back.
+    """
+
+    config: Path
+    enabled: Callable[[bytes | None], bool]
+    disable: Callable[[bytes | None], tuple[bytes, dict[str, Any]]]
+    restore: Callable[[bytes | None, Mapping[str, Any]], bytes]
+    imports: Callable[[], Sequence[Imported]] = field(default=lambda: ())
+    describe: str = ""
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """What an adapter module provides (module-level names satisfy it)."""
+
+    # the adapter's name, as used on the command line (`--agent NAME`)
+    NAME: str
+    # the projection mode for each tier
+    MODES: Mapping[str, Mode]
+
+    # is the agent installed or used on this machine? cheap, read-only
+    def detect(self, ctx: Context) -> bool: ...
+
+    # the paths to manage; project targets only when ctx.project is set
+    def targets(self, ctx: Context) -> Sequence[Target]: ...
+
+    # the agent's competing native memory, or None if it has none to manage
+    def native_memory(self, ctx: Context) -> NativeMemory | None: ...
+
+    # env variables and files whose change can change targets() (for the no-op check)
+    def inputs(self, ctx: Context) -> tuple[Sequence[str], Sequence[Path]]: ...
+
+
+def no_native_memory(ctx: Context) -> NativeMemory | None:
+    """For adapters whose agent has no memory of its own to switch off."""
+    return None
+
+
+def never_detected(ctx: Context) -> bool:
+    return False
+
+
+def no_targets(ctx: Context) -> Sequence[Target]:
+    return ()
+
+
+def no_inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
+    return (), ()

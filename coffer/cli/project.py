@@ -1,0 +1,176 @@
+"""Projection commands: project, unproject, adapter list|enable|disable."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from coffer import settings as settings_mod
+from coffer.cli import app
+from coffer.cli._common import JsonOpt, ProjectOpt, echo, emit_json, project_path, store
+from coffer.errors import InvalidInputError
+from coffer.projection.engine import Engine
+from coffer.report import Report
+
+adapter_app = typer.Typer(no_args_is_help=True, help="Inspect and choose agent adapters.")
+app.add_typer(adapter_app, name="adapter")
+
+
+def _engine() -> Engine:
+    from coffer.integrations import handoff_source
+
+    return Engine(store(), os.environ, handoffs=handoff_source())
+
+
+def _print(report: Report, *, quiet: bool, dry_run: bool) -> None:
+    if dry_run:
+        for c in report.changes:
+            echo(c.line(planned=True))
+            if c.diff:
+                sys.stdout.write(c.diff)
+    elif not quiet:
+        for c in report.changes:
+            echo(c.line())
+    if not quiet:
+        for n in report.notices:
+            echo(f"note: {n}")
+    for p in report.problems:
+        typer.echo(f"coffer: {p.line()}", err=True)
+
+
+@app.command()
+def project(
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print nothing but problems.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the changes as a diff; write nothing.")
+    ] = False,
+    replace_edited: Annotated[
+        bool,
+        typer.Option(
+            "--replace-edited", help="Regenerate blocks edited by hand (backed up first)."
+        ),
+    ] = False,
+    resume: Annotated[bool, typer.Option(help="Project again after `coffer unproject`.")] = False,
+    path: ProjectOpt = None,
+) -> None:
+    """Make every enabled agent see this project's and the global memory (idempotent)."""
+    engine = _engine()
+    report = engine.project(
+        project_path(path), dry_run=dry_run, replace_edited=replace_edited, resume=resume
+    )
+    _print(report, quiet=quiet, dry_run=dry_run)
+    if report.ok and not dry_run:
+        from coffer import fastpath
+
+        fastpath.record(engine, project_path(path))
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command()
+def unproject(
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", help="Only this agent (repeatable); also disables its adapter."),
+    ] = None,
+    global_: Annotated[
+        bool,
+        typer.Option("--global", help="Undo the global tier's blocks and native-memory changes."),
+    ] = False,
+    all_: Annotated[bool, typer.Option("--all", help="Undo everything coffer changed.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be undone.")] = False,
+    force: Annotated[
+        bool, typer.Option(help="Also remove blocks edited by hand (backed up first).")
+    ] = False,
+    path: ProjectOpt = None,
+) -> None:
+    """Undo exactly what coffer changed outside its store, from the journal."""
+    report = _engine().unproject(
+        project_path(path),
+        agents=agent or (),
+        global_=global_,
+        all_=all_,
+        dry_run=dry_run,
+        force=force,
+    )
+    _print(report, quiet=False, dry_run=dry_run)
+    if not report.changes and not report.problems and not report.notices:
+        echo("nothing to undo")
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@adapter_app.command("list")
+def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
+    """Audit what is projected where. Exits 1 when anything enabled is not ok."""
+    engine = _engine()
+    statuses, errors = engine.status(project_path(path))
+    root = engine.store.resolve_root(project_path(path))
+    ok = all(s.ok for s in statuses) and not errors
+    if as_json:
+        data: dict[str, Any] = {
+            "ok": ok,
+            "project": {"root": str(root), "name": root.name},
+            "errors": errors,
+            "adapters": [
+                {
+                    "name": s.name,
+                    "origin": s.origin,
+                    "present": s.present,
+                    "enabled": s.enabled,
+                    "modes": s.modes,
+                    "native_memory": s.native,
+                    "error": s.error or None,
+                    "ok": s.ok,
+                    "targets": [t.__dict__ for t in s.targets],
+                }
+                for s in statuses
+            ],
+        }
+        emit_json(data)
+        raise typer.Exit(0 if ok else 1)
+    echo(f"project: {root.name} ({root})")
+    for s in statuses:
+        modes = " ".join(f"{k}={v}" for k, v in s.modes.items())
+        flags = f"{'present' if s.present else 'absent'}, {'enabled' if s.enabled else 'disabled'}"
+        echo(f"{s.name} ({flags}; {modes}; from {s.origin})")
+        if s.native != "none":
+            echo(f"  native memory: {s.native}")
+        if s.error:
+            echo(f"  error: {s.error}")
+        for t in s.targets:
+            detail = f" ({t.detail})" if t.detail else ""
+            echo(f"  {t.tier:<8} {t.mode:<8} {t.state:<9} {t.path}{detail}")
+            if t.note:
+                echo(f"  {'':<8} {'':<8} {'':<9} note: {t.note}")
+    for e in errors:
+        echo(f"error: {e}")
+    raise typer.Exit(0 if ok else 1)
+
+
+def _set_adapter(name: str, on: bool) -> None:
+    engine = _engine()
+    if name not in engine.loaded.adapters:
+        raise InvalidInputError(
+            f"no adapter named {name!r}; installed: {', '.join(engine.loaded.adapters) or 'none'}"
+        )
+    s = settings_mod.load(engine.store.root)
+    s.adapters[name] = on
+    settings_mod.save(engine.store.root, s)
+
+
+@adapter_app.command("enable")
+def adapter_enable(name: str) -> None:
+    """Project into this agent even if coffer does not detect it."""
+    _set_adapter(name, True)
+    echo(f"enabled {name}; run `coffer project` to project into it")
+
+
+@adapter_app.command("disable")
+def adapter_disable(name: str) -> None:
+    """Stop projecting into this agent (existing projections stay until `unproject`)."""
+    _set_adapter(name, False)
+    echo(f"disabled {name}; `coffer unproject --agent {name}` removes what coffer wrote for it")

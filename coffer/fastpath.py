@@ -1,0 +1,166 @@
+"""The no-op check for ``coffer project``, which runs at every agent session start.
+
+After a clean projection, ``record`` writes a stamp: the values of the environment
+variables the adapters read and an ``lstat`` signature of every path whose change could
+change the projection (targets, adapter inputs, the tiers and their entries, coffer's
+settings and journal, the import path where plugins get installed). ``unchanged`` replays
+those checks with nothing but ``os``: when all match there is nothing to do. Anything
+unusual (another platform, an unreadable stamp) just means the full path runs.
+
+Entry files are signed one by one up to ``MAX_SIGNED_ENTRIES`` per tier; a larger tier is
+signed by its directory only, so an in-place edit to one of its files is picked up by
+``coffer watch`` rather than here (docs/adr/0004-no-op-fast-path.md).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import zlib
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from coffer.projection.engine import Engine
+
+_MAGIC = "coffer-fastpath 2"
+MAX_SIGNED_ENTRIES = 2000
+_ABSENT = "-"
+
+
+def store_root(environ: Mapping[str, str]) -> str | None:
+    """coffer.paths.store_root without importing platformdirs (None: let it decide)."""
+    explicit = environ.get("COFFER_HOME", "").strip()
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    if sys.platform == "darwin":
+        return os.path.join(os.path.expanduser("~"), "Library", "Application Support", "coffer")
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        base = environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
+        return os.path.join(base, "coffer")
+    return None
+
+
+def _stamp_path(store: str, root: str) -> str:
+    key = f"{zlib.crc32(root.encode('utf-8', 'surrogateescape')):08x}"
+    return os.path.join(store, "state", f"project-{key}.stamp")
+
+
+def signature(path: str) -> str:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return _ABSENT
+    sig = f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_mode}"
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            sig += ":" + os.readlink(path)
+        except OSError:
+            return _ABSENT
+    return sig
+
+
+def _clean(text: str) -> bool:
+    return "\t" not in text and "\n" not in text and "\r" not in text
+
+
+def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> bool:
+    """True when ``coffer project`` with ``argv`` provably has nothing to do."""
+    target = cwd
+    rest = argv[1:]
+    if rest[:1] == ["--project"] and len(rest) >= 2:
+        target, rest = rest[1], rest[2:]
+    if argv[:1] != ["project"] or any(a not in ("--quiet", "-q") for a in rest):
+        return False
+    store = store_root(environ)
+    if store is None:
+        return False
+    from coffer.identity import root_of
+
+    root = root_of(os.path.abspath(target))
+    try:
+        with open(_stamp_path(store, root), encoding="utf-8", errors="surrogateescape") as fh:
+            lines = fh.read().split("\n")
+    except OSError:
+        return False
+    from coffer import __version__
+
+    if lines[:3] != [_MAGIC, f"version\t{__version__}", f"root\t{root}"]:
+        return False
+    for line in lines[3:]:
+        if not line:
+            continue
+        kind, _, rest_line = line.partition("\t")
+        name, _, value = rest_line.partition("\t")
+        if kind == "env":
+            if environ.get(name, _ABSENT) != value:
+                return False
+        elif kind == "file":
+            if signature(value) != name:
+                return False
+        else:
+            return False
+    return True
+
+
+def _paths(engine: Engine, root: Path) -> tuple[set[str], set[str]]:
+    from coffer.report import Report
+
+    store = engine.store
+    env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
+    paths: set[str] = {str(store.root / n) for n in ("projects.json", "config.json", "journal")}
+    paths |= {p for p in sys.path if p and os.path.isdir(p)}
+    tiers = [store.global_tier(), store.project_tier(root)]
+    for tier in tiers:
+        if tier is None:
+            continue
+        paths |= {str(tier.dir), str(tier.dir / "MEMORY.md")}
+        names = os.listdir(tier.dir) if tier.dir.is_dir() else []
+        if len(names) <= MAX_SIGNED_ENTRIES:
+            paths |= {str(tier.dir / n) for n in names}
+    ctx = engine.context(root)
+    enabled = engine.enabled(ctx, Report())
+    for name, adapter in engine.loaded.adapters.items():
+        for t in adapter.targets(ctx):
+            if name in enabled:
+                paths.add(str(t.path))
+            elif t.tier == "global":
+                paths.add(str(t.path.parent))  # detects the agent being installed later
+        if name in enabled:
+            env_names, files = adapter.inputs(ctx)
+            env |= set(env_names)
+            paths |= {str(f) for f in files}
+    if engine.handoffs is not None:
+        paths |= {str(root / ".ecc"), str(root / ".ecc" / "memory")}
+    return env, paths
+
+
+def record(engine: Engine, path: Path) -> None:
+    """Write the stamp for the project containing ``path`` (after a clean run)."""
+    from coffer import __version__, fsutil
+
+    root = engine.store.resolve_root(path)
+    env, paths = _paths(engine, root)
+    lines = [_MAGIC, f"version\t{__version__}", f"root\t{root}"]
+    if not _clean(str(root)):
+        return
+    for name in sorted(env):
+        value = engine.environ.get(name, _ABSENT)
+        if not _clean(value):
+            return
+        lines.append(f"env\t{name}\t{value}")
+    lines += [f"file\t{signature(p)}\t{p}" for p in _sorted_clean(paths)]
+    stamp = _stamp_path(str(engine.store.root), str(root))
+    fsutil.ensure_dir(engine.store.root / "state")
+    from pathlib import Path as _Path
+
+    fsutil.write_if_changed(
+        _Path(stamp), ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+    )
+
+
+def _sorted_clean(paths: Iterable[str]) -> list[str]:
+    return sorted(p for p in paths if _clean(p))

@@ -1,0 +1,68 @@
+"""Helpers shared by the projection operations."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+from pathlib import Path
+
+from coffer import fsutil
+from coffer.projects import now_iso
+
+
+def lstat_or_none(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+
+
+def is_regular(st: os.stat_result | None) -> bool:
+    return st is not None and stat.S_ISREG(st.st_mode)
+
+
+def text_diff(path: Path, before: bytes | None, after: bytes | None) -> str:
+    """A unified diff for --dry-run (binary-safe: undecodable bytes shown escaped)."""
+    a = (before or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
+    b = (after or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        a,
+        b,
+        fromfile=str(path) if before is not None else "/dev/null",
+        tofile=str(path) if after is not None else "/dev/null",
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+
+
+def ensure_parent(path: Path) -> list[str]:
+    """Create missing parents of ``path``; return those created (for undo to remove)."""
+    missing: list[Path] = []
+    parent = path.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for d in reversed(missing):
+        fsutil.ensure_dir(d)
+    return [str(d) for d in missing]
+
+
+def remove_created_dirs(dirs: list[str]) -> None:
+    """Remove directories coffer created, deepest first, only while they are empty."""
+    for d in sorted(dirs, key=len, reverse=True):
+        try:
+            os.rmdir(d)
+        except OSError:
+            break
+
+
+__all__ = [
+    "ensure_parent",
+    "is_regular",
+    "lstat_or_none",
+    "now_iso",
+    "remove_created_dirs",
+    "text_diff",
+]

@@ -1,0 +1,166 @@
+"""Competing native memories: import what the agent remembered, then switch it off.
+
+The adapter supplies pure byte transformations of its config file; this module does the
+atomic write and records the exact previous values, so `coffer unproject` can put them back
+(an absent key ends absent, an explicit value ends as it was).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from coffer import fsutil
+from coffer.adapter import NativeMemory
+from coffer.errors import CofferError
+from coffer.journal import Journal, Record, sha256
+from coffer.projection.common import now_iso, text_diff
+from coffer.report import Change, Problem, Report
+from coffer.store import Store, Tier
+
+
+def key(adapter: str, config: Path) -> str:
+    return f"native:{adapter}:{config}"
+
+
+def establish(
+    journal: Journal,
+    store: Store,
+    global_tier: Tier,
+    adapter: str,
+    native: NativeMemory,
+    *,
+    dry_run: bool = False,
+) -> Report:
+    report = Report()
+    data = fsutil.read_bytes_or_none(native.config)
+    if not native.enabled(data):
+        return report
+    for item in native.imports():
+        detail = f"{item.name} from {item.source}"
+        if dry_run:
+            report.changes.append(Change(global_tier.dir, "import", detail))
+            continue
+        try:
+            saved = store.remember(
+                global_tier,
+                item.body,
+                name=item.name,
+                description=item.description,
+                type="reference",
+                extra={"source": f"{adapter}:{item.source}", "imported_at": now_iso()},
+                replace_existing=True,
+            )
+        except CofferError as exc:
+            report.problems.append(Problem(Path(item.source), "refused", f"not imported: {exc}"))
+            continue
+        if saved.action != "unchanged":
+            report.changes.append(Change(global_tier.dir / saved.entry.filename, "import", detail))
+    if any(p.state == "refused" for p in report.problems):
+        # Do not switch off a memory we could not fully copy: that would hide facts.
+        report.problems.append(
+            Problem(
+                native.config,
+                "refused",
+                f"{adapter}'s own memory stays on until every item above can be imported",
+            )
+        )
+        return report
+    new, previous = native.disable(data)
+    report.changes.append(
+        Change(
+            native.config,
+            "disable",
+            f"{adapter}'s own memory ({native.describe})",
+            text_diff(native.config, data, new),
+        )
+    )
+    report.notices.append(
+        f"coffer turned off {adapter}'s own memory ({native.describe} in {native.config}) so "
+        f"the coffer store is its only memory; `coffer unproject --agent {adapter}` turns it "
+        "back on exactly as it was."
+    )
+    if dry_run:
+        return report
+    k = key(adapter, native.config)
+    record: Record | None = journal.get(k)
+    if record is None:
+        if data is not None:
+            journal.backup_bytes(data)
+        record = {
+            "key": k,
+            "path": str(native.config),
+            "kind": "native",
+            "tier": "global",
+            "project_id": None,
+            "adapters": [adapter],
+            "previous": previous,
+            "created_file": data is None,
+            "before_sha256": None if data is None else sha256(data),
+            "created_at": now_iso(),
+        }
+    else:
+        # Keep the values from before coffer first touched the file; add any new keys.
+        merged: dict[str, Any] = dict(previous)
+        merged.update(record.get("previous", {}))
+        record["previous"] = merged
+    journal.put(record)
+    if data is None:
+        fsutil.ensure_dir(native.config.parent)
+    fsutil.atomic_write_bytes(native.config, new, mode=None)
+    record["after_sha256"] = sha256(new)
+    record["updated_at"] = now_iso()
+    journal.put(record)
+    return report
+
+
+def undo(journal: Journal, record: Record, native: NativeMemory | None, *, dry_run: bool) -> Report:
+    report = Report()
+    path = Path(record["path"])
+    adapter = record["adapters"][0]
+    if native is None:
+        report.problems.append(
+            Problem(
+                path,
+                "refused",
+                f"the {adapter} adapter is not "
+                "installed, so coffer cannot restore its settings; "
+                "the journal keeps them",
+            )
+        )
+        return report
+    data = fsutil.read_bytes_or_none(path)
+    try:
+        if (
+            data is not None
+            and sha256(data) == record.get("after_sha256")
+            and (record.get("created_file") or record.get("before_sha256"))
+        ):
+            # Untouched since coffer wrote it: put back the exact original bytes.
+            new = (
+                b"" if record.get("created_file") else journal.read_backup(record["before_sha256"])
+            )
+        else:
+            new = native.restore(data, record.get("previous", {}))
+    except CofferError as exc:
+        report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
+        return report
+    delete = bool(record.get("created_file")) and not new.strip()
+    if new != data or delete:
+        report.changes.append(
+            Change(
+                path,
+                "restore",
+                f"{adapter}'s own memory settings",
+                text_diff(path, data, None if delete else new),
+            )
+        )
+    if dry_run:
+        return report
+    if delete and data is not None:
+        os.unlink(path)
+    elif new != data:
+        fsutil.atomic_write_bytes(path, new, mode=None)
+    journal.drop(record["key"])
+    return report

@@ -1,0 +1,60 @@
+"""What a projection run did, found or would do: plain data for every front end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change made (or, in a dry run, planned) outside the store."""
+
+    path: Path
+    action: str  # create, update, link, merge, disable, import, remove, restore
+    detail: str = ""
+    diff: str = ""
+
+    def line(self, *, planned: bool = False) -> str:
+        verb = f"would {self.action}" if planned else _PAST.get(self.action, self.action)
+        return f"{verb} {self.path}" + (f": {self.detail}" if self.detail else "")
+
+
+_PAST = {
+    "create": "created",
+    "update": "updated",
+    "link": "linked",
+    "merge": "merged",
+    "disable": "disabled",
+    "import": "imported",
+    "remove": "removed",
+    "restore": "restored",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something coffer refused to do, or found wrong, at one path."""
+
+    path: Path
+    state: str  # foreign, drifted, malformed, over-budget, broken, refused, error
+    message: str
+
+    def line(self) -> str:
+        return f"{self.state}: {self.path}: {self.message}"
+
+
+@dataclass
+class Report:
+    changes: list[Change] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def extend(self, other: Report) -> None:
+        self.changes += other.changes
+        self.problems += other.problems
+        self.notices += other.notices
