@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from coffer import fsutil, registry, render, settings
+from coffer import fsutil, projects, registry, render, settings
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
 from coffer.errors import CofferError, InvalidInputError
@@ -20,6 +20,7 @@ from coffer.journal import Journal, Record
 from coffer.paths import home_dir
 from coffer.projection import blocks, links, native
 from coffer.report import Problem, Report
+from coffer.projects import ProjectInfo
 from coffer.store import Store, Tier
 
 T = TypeVar("T")
@@ -234,6 +235,57 @@ class Engine:
             dry_run=dry_run,
             replace_edited=replace_edited,
         )
+
+    # ---- refresh (the watcher's path) ------------------------------------------------
+
+    def projected_projects(self) -> list[ProjectInfo]:
+        """Registered projects that have at least one projection on this machine."""
+        ids = {r.get("project_id") for r in self.journal.records()}
+        return [p for p in projects.all_projects(self.store.root) if p.id in ids]
+
+    def refresh(self, scope: str, root: Path | None) -> Report:
+        """After a change in one tier: regenerate its index and re-render the blocks that
+        show it (for ``root``'s project, or the global files). Never links, imports or
+        disables anything, and never overwrites a hand edit: that is `coffer project`'s job.
+        """
+        report = Report()
+        if scope == "project":
+            if root is None:
+                raise InvalidInputError("refreshing a project tier needs its root")
+            if not root.is_dir():
+                report.problems.append(Problem(root, "missing", "project root no longer "
+                                               "exists (moved or deleted); skipped"))
+                return report
+            tier = self.store.project_tier(root)
+            if tier is None or str(root) in self.settings.paused:
+                return report
+        else:
+            tier = self.store.global_tier()
+        ctx = self.context(root if scope == "project" else None)
+        self.store.regenerate_index(tier)
+        groups: dict[Path, list[tuple[str, Target]]] = defaultdict(list)
+        for name, adapter in self.enabled(ctx, report).items():
+            for target in self._call(name, report, partial(adapter.targets, ctx), _NO_TARGETS):
+                if target.tier != scope:
+                    continue
+                if target.mode is Mode.RENDER:
+                    groups[target.path].append((name, target))
+                elif target.mode is Mode.SYMLINK:
+                    state, detail = links.state(target.path, tier.dir)
+                    if state != "ok":
+                        report.problems.append(Problem(target.path, state, detail))
+        tiers: dict[str, Tier | None] = {scope: tier}
+        entries = {scope: self._entries(tier)}
+        for file, items in sorted(groups.items()):
+            state, detail = blocks.state(file, None)
+            if state == "missing":
+                if self.journal.get(file) is not None:
+                    report.problems.append(Problem(
+                        file, "drifted", "the coffer block was removed; `coffer project` puts "
+                        "it back, `coffer unproject` forgets it"))
+                continue  # adding a block is `coffer project`'s call, not the watcher's
+            report.extend(self._render(ctx, file, items, tiers, entries, False, False))
+        return report
 
     # ---- unproject ---------------------------------------------------------------------
 

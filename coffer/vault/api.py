@@ -5,7 +5,6 @@ Every function returns dicts in the reference's JSON shapes and raises
 and an MCP front end are thin layers over this module.
 """
 
-# ruff: noqa: PTH118
 # Paths stay `str` with os/os.path on purpose: the rules mirror Node's `path` semantics
 # (lexical resolve, relative, realpath of a prefix) and the walk handles thousands of entries.
 

@@ -78,6 +78,9 @@ _CANONICAL = re.compile(
 )
 
 
+_SHORT_MONTHS = frozenset({"02", "04", "06", "09", "11"})
+
+
 def _items(raw: str, limit: int) -> list[str] | None:
     items = raw[1:-1].split('","') if raw else []
     if len(items) > limit or len(set(items)) != len(items):
@@ -99,9 +102,9 @@ def _fast(text: str) -> tuple[dict[str, Any] | None, str]:
     created, updated = match["created"], match["updated"]
     if targets is None or tags is None or links is None:
         return None, ""
-    # The regex bounds every field; only days 29-31 need the calendar.
+    # The regex bounds every field; only days 29-31 of short months need the calendar.
     for stamp in (created, updated):
-        if stamp[8:10] > "28" and not is_timestamp(stamp):
+        if stamp[8:10] > "28" and stamp[5:7] in _SHORT_MONTHS and not is_timestamp(stamp):
             return None, ""
     memory = {
         "schema": SCHEMA,

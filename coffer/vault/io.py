@@ -4,7 +4,6 @@ Writes never replace anything: the content goes to an exclusive temp file which 
 hard-linked to its final name, and a link fails with EEXIST whatever occupies the name.
 """
 
-# ruff: noqa: PTH102, PTH112, PTH115, PTH116, PTH118, PTH120
 # Paths stay `str` with os/os.path on purpose: the rules mirror Node's `path` semantics
 # (lexical resolve, relative, realpath of a prefix) and the walk handles thousands of entries.
 

@@ -1,6 +1,5 @@
 """Scope roots, trusted boundaries, containment and guards (spec §6.1–§6.4)."""
 
-# ruff: noqa: PTH109, PTH110, PTH111, PTH117, PTH118, PTH120
 # Paths stay `str` with os/os.path on purpose: the rules mirror Node's `path` semantics
 # (lexical resolve, relative, realpath of a prefix) and the walk handles thousands of entries.
 
