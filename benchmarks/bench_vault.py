@@ -24,11 +24,45 @@ from pathlib import Path
 from coffer.vault.document import serialize
 from coffer.vault.validate import KINDS
 
-WORDS = (
-    "auth migration token rotation deploy rollback cache index schema vault memory "
-    "harness review lesson runbook incident latency budget queue worker retry backoff "
-    "release branch merge conflict test fixture parser lexer scope team project user"
-).split()
+WORDS = [
+    *[
+        "auth",
+        "migration",
+        "token",
+        "rotation",
+        "deploy",
+        "rollback",
+        "cache",
+        "index",
+        "schema",
+        "vault",
+        "memory",
+    ],
+    *[
+        "harness",
+        "review",
+        "lesson",
+        "runbook",
+        "incident",
+        "latency",
+        "budget",
+        "queue",
+        "worker",
+        "retry",
+    ],
+    *[
+        "backoff",
+        "release",
+        "branch",
+        "merge",
+        "conflict",
+        "test",
+        "fixture",
+        "parser",
+        "lexer",
+        "scope",
+    ],
+]
 
 
 def build_vault(root: Path, docs: int, seed: int = 7) -> Path:
@@ -109,7 +143,8 @@ def main() -> None:
                 f"{label:32} {median:8.1f} ms  ({median / base:5.1f}x pass)  "
                 f"target < {target} ms {verdict}"
             )
-        print(f"scan truncated at the 5,000-entry cap: {'\"truncated\": true' in report}")
+        truncated = '"truncated": true' in report
+        print(f"scan truncated at the 5,000-entry cap: {truncated}")
         print(f"search result lines:   {len(out.splitlines())}")
 
 

@@ -14,8 +14,10 @@ from coffer.journal import Journal, Record, sha256
 from coffer.projection.common import (
     ensure_parent,
     lstat_or_none,
+    mtime_ns,
     now_iso,
     remove_created_dirs,
+    restore_mtime,
     text_diff,
 )
 from coffer.report import Change, Problem, Report
@@ -180,6 +182,7 @@ def _new_record(
         "created_file": created,
         "created_dirs": dirs,
         "before_sha256": before,
+        "before_mtime_ns": mtime_ns(path) if data is not None else None,
         "after_sha256": None,
         "created_at": now_iso(),
         "updated_at": now_iso(),
@@ -268,5 +271,6 @@ def undo(journal: Journal, record: Record, *, dry_run: bool, force: bool) -> Rep
         remove_created_dirs(list(record.get("created_dirs", [])))
     else:
         fsutil.atomic_write_bytes(path, new, mode=None)
+        restore_mtime(path, new, record.get("before_sha256"), record.get("before_mtime_ns"))
     journal.drop(record["key"])
     return report

@@ -49,6 +49,19 @@ def ensure_parent(path: Path) -> list[str]:
     return [str(d) for d in missing]
 
 
+def mtime_ns(path: Path) -> int | None:
+    st = lstat_or_none(path)
+    return st.st_mtime_ns if st is not None else None
+
+
+def restore_mtime(path: Path, data: bytes, before_sha256: str | None, mtime: int | None) -> None:
+    """When undo gave back the exact original bytes, give back the original mtime too."""
+    import hashlib
+
+    if mtime is not None and before_sha256 == hashlib.sha256(data).hexdigest():
+        os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
+
+
 def remove_created_dirs(dirs: list[str]) -> None:
     """Remove directories coffer created, deepest first, only while they are empty."""
     for d in sorted(dirs, key=len, reverse=True):

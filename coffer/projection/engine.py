@@ -253,8 +253,11 @@ class Engine:
             if root is None:
                 raise InvalidInputError("refreshing a project tier needs its root")
             if not root.is_dir():
-                report.problems.append(Problem(root, "missing", "project root no longer "
-                                               "exists (moved or deleted); skipped"))
+                report.problems.append(
+                    Problem(
+                        root, "missing", "project root no longer exists (moved or deleted); skipped"
+                    )
+                )
                 return report
             tier = self.store.project_tier(root)
             if tier is None or str(root) in self.settings.paused:
@@ -280,9 +283,14 @@ class Engine:
             state, detail = blocks.state(file, None)
             if state == "missing":
                 if self.journal.get(file) is not None:
-                    report.problems.append(Problem(
-                        file, "drifted", "the coffer block was removed; `coffer project` puts "
-                        "it back, `coffer unproject` forgets it"))
+                    report.problems.append(
+                        Problem(
+                            file,
+                            "drifted",
+                            "the coffer block was removed; `coffer project` puts "
+                            "it back, `coffer unproject` forgets it",
+                        )
+                    )
                 continue  # adding a block is `coffer project`'s call, not the watcher's
             report.extend(self._render(ctx, file, items, tiers, entries, False, False))
         return report

@@ -15,7 +15,7 @@ from coffer import fsutil
 from coffer.adapter import NativeMemory
 from coffer.errors import CofferError
 from coffer.journal import Journal, Record, sha256
-from coffer.projection.common import now_iso, text_diff
+from coffer.projection.common import mtime_ns, now_iso, restore_mtime, text_diff
 from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
 
@@ -98,6 +98,7 @@ def establish(
             "previous": previous,
             "created_file": data is None,
             "before_sha256": None if data is None else sha256(data),
+            "before_mtime_ns": mtime_ns(native.config),
             "created_at": now_iso(),
         }
     else:
@@ -162,5 +163,6 @@ def undo(journal: Journal, record: Record, native: NativeMemory | None, *, dry_r
         os.unlink(path)
     elif new != data:
         fsutil.atomic_write_bytes(path, new, mode=None)
+        restore_mtime(path, new, record.get("before_sha256"), record.get("before_mtime_ns"))
     journal.drop(record["key"])
     return report

@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from coffer.adapter import Context
+from coffer.testing import AdapterContract
+from coffer_adapters import codex
+
+CONFIG = b"""# my codex config
+model = "o4"  # best
+
+[features]
+memories = true   # I like it
+memories_extra = true
+
+[memories]
+use_memories = true
+generate_memories = true
+"""
+
+
+class TestCodex(AdapterContract):
+    adapter = codex
+
+    def prepare(self, ctx: Context) -> None:
+        (ctx.home / ".codex").mkdir()
+
+    def test_project_block_in_agents_md_with_budget(self, ctx):
+        t = next(t for t in codex.targets(ctx) if t.tier == "project")
+        assert t.path == ctx.project / "AGENTS.md"
+        assert t.max_bytes == 32_768
+
+    def test_override_wins(self, ctx):
+        (ctx.project / "AGENTS.override.md").write_text("override\n")
+        (ctx.home / ".codex" / "AGENTS.override.md").write_text("g\n")
+        paths = {t.tier: t.path for t in codex.targets(ctx)}
+        assert paths["project"].name == "AGENTS.override.md"
+        assert paths["global"] == ctx.home / ".codex" / "AGENTS.override.md"
+
+    def test_project_doc_max_bytes_is_read(self, ctx):
+        (ctx.home / ".codex" / "config.toml").write_text("project_doc_max_bytes = 4096\n")
+        t = next(t for t in codex.targets(ctx) if t.tier == "project")
+        assert t.max_bytes == 4096
+
+    def test_enabled_detection(self):
+        assert codex._enabled(CONFIG)
+        assert not codex._enabled(None)
+        assert not codex._enabled(b"[features]\nmemories = false\n")
+        assert not codex._enabled(b"[features]\nmemories_extra = true\n")
+        assert not codex._enabled(
+            b"[features]\nmemories = true\n[memories]\nuse_memories = false\n"
+            b"generate_memories = false\n"
+        )
+
+    def test_disable_changes_only_the_value(self):
+        new, previous = codex._disable(CONFIG)
+        assert new == CONFIG.replace(
+            b"memories = true   # I like it", b"memories = false   # I like it"
+        )
+        assert previous["features.memories"] is True
+        assert codex._restore(new, previous) == CONFIG
+
+    def test_absent_key_ends_absent(self):
+        original = b'model = "x"\n\n[features]\nother = 1\n'
+        new, previous = codex._disable(original)
+        assert b"memories = false" in new
+        assert codex._restore(new, previous) == original
+
+    def test_no_features_table(self):
+        original = b'model = "x"\n'
+        new, previous = codex._disable(original)
+        assert not codex._enabled(new)
+        assert codex._restore(new, previous).strip() == original.strip()
+
+    def test_dotted_key(self):
+        original = b"features.memories = true\nmodel = 'x'\n"
+        new, previous = codex._disable(original)
+        assert new == b"features.memories = false\nmodel = 'x'\n"
+        assert codex._restore(new, previous) == original
+
+    def test_restore_refuses_a_value_someone_changed(self):
+        import pytest
+
+        from coffer.errors import CofferError
+
+        new, previous = codex._disable(b"[features]\nmemories = true\n")
+        with pytest.raises(CofferError, match="someone changed it"):
+            codex._restore(b"[features]\nmemories = 'maybe'\n", previous)
+
+    def test_imports_summary_index_and_notes(self, ctx):
+        mem = ctx.home / ".codex" / "memories"
+        (mem / "extensions" / "ad_hoc" / "notes").mkdir(parents=True)
+        (mem / "memory_summary.md").write_text("Use pnpm, not npm.\n")
+        (mem / "MEMORY.md").write_text("")
+        (mem / "extensions" / "ad_hoc" / "notes" / "2026-db.md").write_text("DB is pg\n")
+        items = codex.native_memory(ctx).imports()
+        assert [i.name for i in items] == ["codex-memory-summary", "codex-note-2026-db"]
+        assert items[0].body == "Use pnpm, not npm."

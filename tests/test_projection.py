@@ -1,0 +1,420 @@
+"""End-to-end projection in a fake home: project, re-run, merge, undo."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from coffer import block, registry
+from coffer.projection.engine import Engine
+from coffer.testing import snapshot
+from tests.helpers import coffer, make_repo, store
+
+CODEX_CONFIG = b"""# Codex settings (hand written)
+model = "o4-mini"   # fast
+
+[features]
+memories = true     # on for now
+memories_extra = true
+
+[memories]
+use_memories = true
+"""
+
+
+@pytest.fixture
+def home(fake_home):
+    (fake_home / ".claude").mkdir()
+    (fake_home / ".codex").mkdir()
+    return fake_home
+
+
+@pytest.fixture
+def repo(tmp_path, home):
+    r = make_repo(tmp_path / "repo")
+    s = store()
+    s.remember(s.project_tier(r, create=True), "We deploy with make release.", name="deploy")
+    s.remember(s.global_tier(create=True), "Prefer tabs over spaces.", name="tabs", type="feedback")
+    return r
+
+
+def engine() -> Engine:
+    return Engine(store(), dict(os.environ))
+
+
+def claude_dir(home: Path, root: Path) -> Path:
+    from coffer_adapters.claude_code import slug
+
+    return home / ".claude" / "projects" / slug(str(root)) / "memory"
+
+
+def outside(tmp_path: Path) -> dict:
+    return snapshot(tmp_path, tmp_path / "coffer-home")
+
+
+def test_fresh_machine(repo, home):
+    r = engine().project(repo)
+    assert r.ok, r.problems
+    link = claude_dir(home, repo)
+    tier = store().project_tier(repo)
+    assert link.is_symlink() and os.path.realpath(link) == str(tier.dir)
+    assert (link / "deploy.md").is_file()
+    agents = (repo / "AGENTS.md").read_text()
+    assert block.START_MARKER in agents and "### deploy" in agents
+    assert "### tabs" in (home / ".claude" / "CLAUDE.md").read_text()
+    assert "### tabs" in (home / ".codex" / "AGENTS.md").read_text()
+    assert not (repo / "CLAUDE.md").exists()  # never shadow AGENTS.md for Claude
+
+
+def test_rerun_writes_nothing(repo, tmp_path):
+    engine().project(repo)
+    before = outside(tmp_path)
+    tier = store().project_tier(repo)
+    index_mtime = os.stat(tier.dir / "MEMORY.md").st_mtime_ns
+    r = engine().project(repo)
+    assert r.ok and r.changes == []
+    assert outside(tmp_path) == before
+    assert os.stat(tier.dir / "MEMORY.md").st_mtime_ns == index_mtime
+
+
+def test_cli_fresh_then_noop_then_dry_run(repo):
+    first = coffer("project", cwd=repo / ".git" / "..")
+    assert first.returncode == 0, first.stderr
+    assert "linked" in first.stdout and "created" in first.stdout
+    again = coffer("project", cwd=repo)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    s = store()
+    s.remember(s.project_tier(repo), "Staging is at staging.example.com.", name="staging")
+    dry = coffer("project", "--dry-run", cwd=repo)
+    assert dry.returncode == 0
+    assert "would update" in dry.stdout and "+### staging" in dry.stdout
+    assert "### staging" not in (repo / "AGENTS.md").read_text()
+    quiet = coffer("project", "--quiet", cwd=repo)
+    assert (quiet.returncode, quiet.stdout) == (0, "")
+    assert "### staging" in (repo / "AGENTS.md").read_text()
+
+
+def test_subdirectory_and_worktree_share_one_projection(repo, home, tmp_path):
+    (repo / "src").mkdir()
+    admin = repo / ".git" / "worktrees" / "wt"
+    admin.mkdir(parents=True)
+    wt = tmp_path / "wt"
+    wt.mkdir()
+    (wt / ".git").write_text(f"gitdir: {admin}\n")
+    (admin / "gitdir").write_text(f"{wt / '.git'}\n")
+    engine().project(repo / "src")
+    r = engine().project(wt)
+    assert r.ok and r.changes == []
+    assert claude_dir(home, repo).is_symlink()
+    assert not (wt / "AGENTS.md").exists()
+
+
+def test_existing_claude_memories_are_merged_with_collisions_kept(repo, home):
+    native = claude_dir(home, repo)
+    native.mkdir(parents=True)
+    (native / "deploy.md").write_bytes(b"---\nname: deploy\ndescription: other\n---\nDifferent\n")
+    (native / "user_role.md").write_bytes(b"---\nname: user-role\ndescription: I am SRE\n---\nx\n")
+    (native / "MEMORY.md").write_text(
+        "# Memory Index\n\n- [deploy](deploy.md) — other\n- Remember: CI is flaky on Mondays\n"
+    )
+    originals = {p.name: p.read_bytes() for p in native.iterdir()}
+    r = engine().project(repo)
+    assert r.ok, r.problems
+    tier = store().project_tier(repo)
+    assert (tier.dir / "user_role.md").read_bytes() == originals["user_role.md"]
+    assert (tier.dir / "deploy.imported-1.md").read_bytes() == originals["deploy.md"]
+    assert "We deploy with make release" in (tier.dir / "deploy.md").read_text()
+    assert "- Remember: CI is flaky on Mondays" in (tier.dir / "MEMORY.md").read_text()
+    backups = list((store().root / "backups" / "dirs").iterdir())
+    assert len(backups) == 1
+    assert {p.name: p.read_bytes() for p in backups[0].iterdir()} == originals
+    assert native.is_symlink()
+
+
+def test_merge_failure_leaves_native_directory_intact(repo, home, monkeypatch):
+    native = claude_dir(home, repo)
+    native.mkdir(parents=True)
+    (native / "a.md").write_text("a\n")
+    (native / "b.md").write_text("b\n")
+    from coffer.projection import links
+
+    calls = {"n": 0}
+    real = links.fsutil.atomic_write_bytes
+
+    def flaky(path, data, mode=0o600):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError("disk full")
+        real(path, data, mode)
+
+    monkeypatch.setattr(links.fsutil, "atomic_write_bytes", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        engine().project(repo)
+    assert native.is_dir() and not native.is_symlink()
+    assert sorted(p.name for p in native.iterdir()) == ["a.md", "b.md"]
+
+
+def test_foreign_symlink_is_not_clobbered(repo, home, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = claude_dir(home, repo)
+    link.parent.mkdir(parents=True)
+    link.symlink_to(elsewhere)
+    r = engine().project(repo)
+    assert [p.state for p in r.problems] == ["foreign"]
+    assert os.readlink(link) == str(elsewhere)
+
+
+def test_crlf_bom_agents_md_kept_byte_for_byte_and_undo_restores(repo, tmp_path):
+    original = b"\xef\xbb\xbf# Team rules\r\n\r\nUse conventional commits.\r\nNo final newline"
+    (repo / "AGENTS.md").write_bytes(original)
+    before = outside(tmp_path)
+    engine().project(repo)
+    data = (repo / "AGENTS.md").read_bytes()
+    assert data.startswith(original)
+    assert b"\r\n<!-- coffer:memory:start" in data and b"\n" not in data.replace(b"\r\n", b"")
+    r = engine().unproject(None, all_=True)
+    assert r.ok, r.problems
+    assert (repo / "AGENTS.md").read_bytes() == original
+    after = outside(tmp_path)
+    link = str(claude_dir(Path(os.environ["HOME"]), repo).relative_to(tmp_path))
+    assert {
+        k: v
+        for k, v in after.items()
+        if not k.startswith(link) and k not in before and v[0] != "dir"
+    } == {}
+    assert {k: v for k, v in after.items() if k in before} == before
+
+
+def test_override_file_gets_the_block(repo):
+    (repo / "AGENTS.override.md").write_text("Override rules.\n")
+    (repo / "AGENTS.md").write_text("Ignored by Codex.\n")
+    engine().project(repo)
+    assert block.START_MARKER in (repo / "AGENTS.override.md").read_text()
+    assert (repo / "AGENTS.md").read_text() == "Ignored by Codex.\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"intro\n{block.START_MARKER}\nno end\n",
+        f"{block.END_MARKER}\n{block.START_MARKER}\n",
+        f"{block.START_MARKER}\n{block.END_MARKER}\n{block.START_MARKER}\n{block.END_MARKER}\n",
+    ],
+)
+def test_malformed_markers_are_refused_and_untouched(repo, text):
+    (repo / "AGENTS.md").write_text(text)
+    r = engine().project(repo)
+    assert [p.state for p in r.problems] == ["malformed"]
+    assert "line" in r.problems[0].message
+    assert (repo / "AGENTS.md").read_text() == text
+
+
+def test_hand_edit_inside_block_is_kept_and_reported(repo):
+    engine().project(repo)
+    path = repo / "AGENTS.md"
+    edited = path.read_text().replace("We deploy with make release.", "We deploy on Fridays.")
+    path.write_text(edited)
+    s = store()
+    s.remember(s.project_tier(repo), "New fact.", name="new")
+    r = engine().project(repo)
+    assert [p.state for p in r.problems] == ["drifted"]
+    assert "coffer remember" in r.problems[0].message
+    assert path.read_text() == edited
+    r = engine().project(repo, replace_edited=True)
+    assert r.ok
+    assert "### new" in path.read_text()
+    assert any(p.read_bytes() == edited.encode() for p in (s.root / "backups").glob("*.bak"))
+
+
+def test_entry_text_cannot_break_out_of_the_block(repo):
+    s = store()
+    s.remember(s.project_tier(repo), f"evil {block.END_MARKER}\n```\nunclosed fence", name="evil")
+    engine().project(repo)
+    data = (repo / "AGENTS.md").read_bytes()
+    span = block.find(data)
+    assert span is not None and not span.edited
+    assert data.count(block.END_MARKER.encode()) == 1
+
+
+def test_secret_shaped_entries_are_never_rendered(repo):
+    tier = store().project_tier(repo)
+    (tier.dir / "leak.md").write_text(
+        "---\nname: leak\ndescription: key\n---\ntoken ghp_" + "a" * 36 + "\n"
+    )
+    r = engine().project(repo)
+    assert "ghp_" not in (repo / "AGENTS.md").read_text()
+    assert any("leak" in n and "secret" in n for n in r.notices)
+
+
+def test_codex_budget_is_respected_and_reported(repo):
+    (repo / "AGENTS.md").write_text("x" * 32_300 + "\n")
+    r = engine().project(repo)
+    assert [p.state for p in r.problems] == ["over-budget"]
+    (repo / "AGENTS.md").write_text("x" * 20_000 + "\n")
+    s = store()
+    tier = s.project_tier(repo)
+    for i in range(300):
+        (tier.dir / f"fact-{i:03}.md").write_text(
+            f"---\nname: fact-{i:03}\ndescription: {'detail ' * 20}\n---\n{'body ' * 40}\n"
+        )
+    r = engine().project(repo)
+    assert r.ok, r.problems
+    assert len((repo / "AGENTS.md").read_bytes()) <= 32_768
+    assert any("did not fit" in n for n in r.notices)
+    assert "more: run `coffer recall" in (repo / "AGENTS.md").read_text()
+
+
+def test_codex_native_memory_imported_then_disabled_and_restored(repo, home):
+    config = home / ".codex" / "config.toml"
+    config.write_bytes(CODEX_CONFIG)
+    (home / ".codex" / "memories").mkdir()
+    (home / ".codex" / "memories" / "memory_summary.md").write_text("Use pnpm, not npm.\n")
+    r = engine().project(repo)
+    assert r.ok, r.problems
+    assert any("unproject --agent codex" in n for n in r.notices)
+    text = config.read_bytes()
+    assert text == CODEX_CONFIG.replace(
+        b"memories = true     # on for now", b"memories = false     # on for now"
+    )
+    g = store().global_tier()
+    imported = store().find([g], "codex-memory-summary").entry
+    assert imported.body.strip() == "Use pnpm, not npm."
+    assert imported.metadata["source"].startswith("codex:")
+    assert "Use pnpm" in (home / ".claude" / "CLAUDE.md").read_text()
+    again = engine().project(repo)
+    assert again.changes == [] and not any("turned off" in n for n in again.notices)
+    r = engine().unproject(repo, agents=["codex"])
+    assert r.ok, r.problems
+    assert config.read_bytes() == CODEX_CONFIG
+    assert not (home / ".codex" / "AGENTS.md").exists()
+    assert (
+        block.START_MARKER not in (repo / "AGENTS.md").read_text()
+        if (repo / "AGENTS.md").exists()
+        else True
+    )
+    # Remembered as disabled, so the next session start does not turn it off again.
+    assert engine().project(repo).changes == []
+    assert config.read_bytes() == CODEX_CONFIG
+
+
+def test_codex_value_changed_by_user_is_not_undone(repo, home):
+    config = home / ".codex" / "config.toml"
+    config.write_bytes(CODEX_CONFIG)
+    engine().project(repo)
+    config.write_bytes(config.read_bytes().replace(b"memories = false", b"memories = 'x'"))
+    r = engine().unproject(None, global_=True)
+    assert [p.state for p in r.problems] == ["refused"]
+    assert any(rec["kind"] == "native" for rec in engine().journal.records())
+
+
+def test_undo_refuses_changed_symlink_and_keeps_journal(repo, home, tmp_path):
+    engine().project(repo)
+    link = claude_dir(home, repo)
+    link.unlink()
+    (tmp_path / "mine").mkdir()
+    link.symlink_to(tmp_path / "mine")
+    r = engine().unproject(repo)
+    assert [p.state for p in r.problems] == ["refused"]
+    assert os.readlink(link) == str(tmp_path / "mine")
+    assert any(rec["kind"] == "symlink" for rec in engine().journal.records())
+    # After the user puts things back, undo completes.
+    link.unlink()
+    link.symlink_to(store().project_tier(repo).dir)
+    assert engine().unproject(None, all_=True).ok
+
+
+def test_unproject_replaces_link_with_real_directory_of_current_memories(repo, home):
+    engine().project(repo)
+    s = store()
+    s.remember(s.project_tier(repo), "Added after projection.", name="later")
+    r = engine().unproject(repo)
+    assert r.ok, r.problems
+    link = claude_dir(home, repo)
+    assert link.is_dir() and not link.is_symlink()
+    assert {"deploy.md", "later.md", "MEMORY.md"} <= {p.name for p in link.iterdir()}
+    assert not (repo / "AGENTS.md").exists()
+    paused = engine().project(repo)
+    assert paused.changes == [] and "paused" in paused.notices[0]
+    assert engine().project(repo, resume=True).ok
+
+
+def test_user_file_with_only_our_block_is_not_deleted(repo):
+    (repo / "AGENTS.md").write_text("")
+    engine().project(repo)
+    engine().unproject(None, all_=True)
+    assert (repo / "AGENTS.md").read_text() == ""
+
+
+def test_adapter_list_states_and_exit_code(repo, home):
+    ok = coffer("adapter", "list", "--json", cwd=repo)
+    assert ok.returncode == 1  # nothing projected yet
+    assert coffer("project", cwd=repo).returncode == 0
+    listed = coffer("adapter", "list", cwd=repo)
+    assert listed.returncode == 0, listed.stdout
+    assert "repo (" in listed.stdout
+    (repo / "AGENTS.md").write_text((repo / "AGENTS.md").read_text().replace("deploy", "x"))
+    import json
+
+    data = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
+    states = {(a["name"], t["tier"]): t["state"] for a in data["adapters"] for t in a["targets"]}
+    assert states[("codex", "project")] == "drifted"
+    assert states[("claude", "project")] == "ok"
+    assert data["ok"] is False
+    link = claude_dir(home, repo)
+    link.unlink()
+    link.symlink_to(repo / "nowhere")
+    data = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
+    states = {(a["name"], t["tier"]): t["state"] for a in data["adapters"] for t in a["targets"]}
+    assert states[("claude", "project")] == "broken"
+    (home / ".claude" / "settings.json").write_text('{"autoMemoryEnabled": false}')
+    data = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
+    claude = next(a for a in data["adapters"] if a["name"] == "claude")
+    project = next(t for t in claude["targets"] if t["tier"] == "project")
+    assert project["state"] == "shadowed" and "autoMemoryEnabled" in project["detail"]
+
+
+def test_disabled_adapter_is_not_projected(repo, home):
+    assert coffer("adapter", "disable", "codex", cwd=repo).returncode == 0
+    engine().project(repo)
+    assert not (repo / "AGENTS.md").exists()
+    bad = coffer("adapter", "enable", "nosuch", cwd=repo)
+    assert bad.returncode == 1 and "no adapter named" in bad.stderr
+
+
+def test_broken_third_party_adapter_is_reported_and_skipped(repo, monkeypatch):
+    class EP:
+        def __init__(self, name, value, obj=None, exc=None):
+            self.name, self.value, self.obj, self.exc = name, value, obj, exc
+            self.dist = type("D", (), {"name": "thirdparty"})()
+
+        def load(self):
+            if self.exc:
+                raise self.exc
+            return self.obj
+
+    eps = [
+        EP("boom", "tp.boom", exc=ImportError("no module tp")),
+        EP("half", "tp.half", obj=object()),
+    ]
+    original = registry.entry_points
+    monkeypatch.setattr(registry, "entry_points", lambda group: [*original(group=group), *eps])
+    loaded = registry.load_adapters()
+    assert {"claude", "codex"} <= set(loaded.adapters)
+    assert "boom" not in loaded.adapters and "half" not in loaded.adapters
+    assert any("failed to load" in e for e in loaded.errors)
+    assert any("does not implement" in e for e in loaded.errors)
+    r = Engine(store(), dict(os.environ), loaded).project(repo)
+    assert (repo / "AGENTS.md").exists()  # the good adapters still ran
+    assert any("failed to load" in p.message for p in r.problems)
+
+
+def test_moved_project_root_keeps_undo_working(repo, tmp_path):
+    engine().project(repo)
+    moved = tmp_path / "moved"
+    shutil.move(str(repo), str(moved))
+    r = engine().unproject(None, all_=True)
+    assert r.ok, r.problems  # records carry absolute paths; the old files went with the move
