@@ -19,8 +19,8 @@ from coffer.errors import CofferError, InvalidInputError
 from coffer.journal import Journal, Record
 from coffer.paths import home_dir
 from coffer.projection import blocks, links, native
-from coffer.report import Problem, Report
 from coffer.projects import ProjectInfo
+from coffer.report import Problem, Report
 from coffer.store import Store, Tier
 
 T = TypeVar("T")

@@ -81,7 +81,7 @@ class TestCodex(AdapterContract):
 
         from coffer.errors import CofferError
 
-        new, previous = codex._disable(b"[features]\nmemories = true\n")
+        _, previous = codex._disable(b"[features]\nmemories = true\n")
         with pytest.raises(CofferError, match="someone changed it"):
             codex._restore(b"[features]\nmemories = 'maybe'\n", previous)
 

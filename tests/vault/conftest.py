@@ -40,9 +40,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def vault_cli(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> Callable[..., Result]:
+def vault_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Callable[..., Result]:
     """Run ``ecc memory <args>`` in-process; ``stdin`` is fed through a real descriptor."""
 
     def invoke(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> Result:

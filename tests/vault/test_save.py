@@ -104,7 +104,9 @@ def _fixed(**extra: object) -> dict[str, object]:
 def test_c23_create_only_never_overwrites(repo: Path, tmp_path: Path) -> None:
     path = Path(api.save(_fixed())["path"])
     before = path.read_bytes()
-    with pytest.raises(VaultError, match=r"^Memory mem_20260726_fixed already exists; writes are create-only\.$"):
+    with pytest.raises(
+        VaultError, match=r"^Memory mem_20260726_fixed already exists; writes are create-only\.$"
+    ):
         api.save(_fixed(body="other"))
     assert path.read_bytes() == before
     notes = path.parent

@@ -59,10 +59,14 @@ def test_c39_reference_search_human_and_json(repo: Path, vault_cli) -> None:  # 
     # etc. are equal; sizes differ), so only scannedBytes is allowed to differ.
     actual["diagnostics"]["scannedBytes"] = expected["diagnostics"]["scannedBytes"]
     assert actual == expected
-    assert as_json == json.dumps(actual, ensure_ascii=False, indent=2).replace(
-        f'"scannedBytes": {expected["diagnostics"]["scannedBytes"]}',
-        f'"scannedBytes": {json.loads(as_json)["diagnostics"]["scannedBytes"]}',
-    ) + "\n"
+    assert (
+        as_json
+        == json.dumps(actual, ensure_ascii=False, indent=2).replace(
+            f'"scannedBytes": {expected["diagnostics"]["scannedBytes"]}',
+            f'"scannedBytes": {json.loads(as_json)["diagnostics"]["scannedBytes"]}',
+        )
+        + "\n"
+    )
 
 
 def test_c39_score_worked_examples() -> None:

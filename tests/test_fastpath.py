@@ -1,0 +1,106 @@
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from coffer import fastpath
+from tests.helpers import coffer, make_repo, store
+
+
+@pytest.fixture
+def repo(tmp_path, fake_home):
+    (fake_home / ".claude").mkdir()
+    (fake_home / ".codex").mkdir()
+    r = make_repo(tmp_path / "repo")
+    s = store()
+    s.remember(s.project_tier(r, create=True), "We deploy with make release.", name="deploy")
+    assert coffer("project", cwd=r).returncode == 0
+    return r
+
+
+def noop(repo, *args):
+    return fastpath.unchanged(["project", *args], dict(os.environ), str(repo))
+
+
+def test_noop_after_a_clean_run(repo):
+    assert noop(repo)
+    assert noop(repo, "--quiet")
+    assert noop(repo / "src" if (repo / "src").exists() else repo, "-q")
+
+
+def test_other_arguments_take_the_full_path(repo):
+    assert not noop(repo, "--dry-run")
+    assert not fastpath.unchanged(["project", "--replace-edited"], dict(os.environ), str(repo))
+
+
+def test_entry_edited_in_place_is_seen(repo):
+    path = store().project_tier(repo).dir / "deploy.md"
+    with open(path, "a") as fh:
+        fh.write("More detail.\n")
+    assert not noop(repo)
+
+
+def test_new_entry_is_seen(repo):
+    s = store()
+    s.remember(s.global_tier(), "Prefer tabs.", name="tabs")
+    assert not noop(repo)
+
+
+def test_target_removed_is_seen(repo):
+    (repo / "AGENTS.md").unlink()
+    assert not noop(repo)
+    assert coffer("project", cwd=repo).returncode == 0
+    assert (repo / "AGENTS.md").exists()
+    assert noop(repo)
+
+
+def test_environment_change_is_seen(repo, monkeypatch, tmp_path):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "other-codex"))
+    assert not noop(repo)
+
+
+def test_agent_installed_later_is_seen(tmp_path, fake_home):
+    (fake_home / ".claude").mkdir()
+    r = make_repo(tmp_path / "r2")
+    assert coffer("project", cwd=r).returncode == 0
+    assert noop(r)
+    (fake_home / ".codex").mkdir()
+    assert not noop(r)
+
+
+def test_run_with_problems_leaves_no_stamp(tmp_path, fake_home):
+    (fake_home / ".codex").mkdir()
+    r = make_repo(tmp_path / "bad")
+    (r / "AGENTS.md").write_text("<!-- coffer:memory:start (managed, do not edit) -->\n")
+    assert coffer("project", cwd=r).returncode == 1
+    assert not noop(r)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="linux layout")
+def test_store_root_matches_platformdirs(monkeypatch, tmp_path):
+    import platformdirs
+
+    monkeypatch.delenv("COFFER_HOME")
+    assert fastpath.store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert fastpath.store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
+
+
+def test_noop_cli_prints_nothing_and_imports_no_typer(repo):
+    probe = coffer("project", cwd=repo, env={"PYTHONVERBOSE": ""})
+    assert (probe.returncode, probe.stdout, probe.stderr) == (0, "", "")
+    import subprocess
+
+    code = (
+        "import sys, os; sys.argv=['coffer','project']\n"
+        "from coffer.main import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n"
+        "    bad = [m for m in ('typer', 'yaml', 'watchdog', 'mcp', 'sqlite3',"
+        " 'importlib.metadata', 'pathlib') if m in sys.modules]\n"
+        "    print(e.code, bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
+                         text=True, env=dict(os.environ), check=True)
+    assert out.stdout.strip() == "0 []"
