@@ -27,33 +27,27 @@ def _register() -> None:
     # `coffer --help` is deliberate.
     from coffer.cli import memory as _memory  # noqa: F401
     from coffer.cli import project as _project  # noqa: F401
+    from coffer.cli import mcp as _mcp  # noqa: F401
     from coffer.cli import vault as _vault
+    from coffer.cli import watch as _watch  # noqa: F401
 
     if not any(group.typer_instance is _vault.app for group in app.registered_groups):
         app.add_typer(_vault.app, name="vault")
 
 
 def run(argv: Sequence[str]) -> int:
-    """Run the CLI and map errors to exit codes: CofferError 1, Ctrl-C 130."""
+    """Run the CLI and map errors to exit codes: CofferError 1, usage 2, Ctrl-C 130."""
     _register()
     try:
-        rv = app(args=list(argv), prog_name="coffer", standalone_mode=False)
+        # Standalone mode: typer prints usage errors itself (exit 2) and turns Ctrl-C into
+        # exit 130; our own errors pass through untouched and are mapped here, once.
+        app(args=list(argv), prog_name="coffer", standalone_mode=True)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except CofferError as exc:
         print(f"coffer: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("coffer: interrupted", file=sys.stderr)
         return 130
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except typer.Abort:
-        print("coffer: aborted", file=sys.stderr)
-        return 1
-    except Exception as exc:  # click usage errors arrive here with standalone_mode=False
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show(file=sys.stderr)
-            return exc.exit_code
-        raise
-    return rv if isinstance(rv, int) else 0
+    return 0

@@ -26,7 +26,8 @@ class VaultGroup(TyperGroup):
         return []
 
     def invoke(self, ctx: Any) -> Any:
-        return run(ctx.meta.get(_ARGV_KEY, []))
+        # An exception, not a return value: in standalone mode click ignores the latter.
+        raise typer.Exit(run(ctx.meta.get(_ARGV_KEY, [])))
 
 
 app = typer.Typer(

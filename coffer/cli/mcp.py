@@ -1,0 +1,22 @@
+"""``coffer mcp``: serve coffer's memory tools over MCP on stdio (for agents, not people)."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from coffer.cli import app
+
+
+@app.command()
+def mcp() -> None:
+    """Run the MCP server on stdin/stdout (agents start it; `coffer setup` registers it).
+
+    ECC_MEMORY_HARNESS names the agent for the vault tools; ECC_MEMORY_ALLOW_USER_SCOPE=1
+    allows the vault's user scope.
+    """
+    # Imported here: the SDK costs hundreds of milliseconds no other command should pay.
+    from coffer import mcp_server
+
+    raise typer.Exit(mcp_server.run(os.environ))

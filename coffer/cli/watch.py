@@ -1,0 +1,81 @@
+"""``coffer watch``: the daemon that keeps every projection current (docs/watch.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from coffer import daemon
+from coffer.cli import app
+from coffer.cli._common import JsonOpt, echo, emit_json, store
+from coffer.errors import InvalidInputError
+
+
+@app.command()
+def watch(
+    status: Annotated[
+        bool,
+        typer.Option(
+            "--status",
+            help="Say whether the daemon runs, since when, and what it did; exit 0 if it "
+            f"runs, {daemon.EXIT_NOT_RUNNING} if not.",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+    log_file: Annotated[
+        Path | None,
+        typer.Option("--log-file", help="Append the log here instead of stderr.", metavar="PATH"),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Also log every file event and pass.")
+    ] = False,
+    poll: Annotated[
+        bool,
+        typer.Option(
+            "--poll", help="Poll instead of native file events (network file systems, WSL)."
+        ),
+    ] = False,
+    poll_interval: Annotated[
+        float,
+        typer.Option("--poll-interval", help="Seconds between polls.", metavar="SECONDS"),
+    ] = 2.0,
+    debounce: Annotated[
+        int,
+        typer.Option(
+            "--debounce",
+            help="Quiet time in ms that ends a burst of events (one refresh per burst).",
+            metavar="MS",
+        ),
+    ] = 150,
+) -> None:
+    """Keep every agent's projection current while memory changes (runs in the foreground)."""
+    s = store()
+    if status:
+        data = daemon.read_status(s.root)
+        if as_json:
+            emit_json(data)
+        else:
+            for line in daemon.status_lines(data):
+                echo(line)
+        raise typer.Exit(0 if data["running"] else daemon.EXIT_NOT_RUNNING)
+    if as_json:
+        raise InvalidInputError("--json goes with --status")
+    if not 0 <= debounce <= 60_000:
+        raise InvalidInputError("--debounce is in milliseconds, 0 to 60000")
+    if not 0.05 <= poll_interval <= 3600:
+        raise InvalidInputError("--poll-interval is in seconds, 0.05 to 3600")
+    from coffer import watch as watch_mod  # watchdog is imported only here
+
+    code = watch_mod.run(
+        s,
+        os.environ,
+        log_file=log_file.absolute() if log_file else None,
+        verbose=verbose,
+        poll=poll,
+        poll_interval=poll_interval,
+        debounce=debounce / 1000,
+    )
+    raise typer.Exit(code)
