@@ -22,14 +22,20 @@ def isolated_env(base: Path) -> dict[str, str]:
     home = base / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "ECC_"))}
-    env.update(HOME=str(home), COFFER_HOME=str(base / "coffer-home"),
-               CLAUDE_CONFIG_DIR=str(home / ".claude"), CODEX_HOME=str(home / ".codex"),
-               XDG_DATA_HOME=str(base / "xdg-data"), XDG_CONFIG_HOME=str(base / "xdg-config"))
+    env.update(
+        HOME=str(home),
+        COFFER_HOME=str(base / "coffer-home"),
+        CLAUDE_CONFIG_DIR=str(home / ".claude"),
+        CODEX_HOME=str(home / ".codex"),
+        XDG_DATA_HOME=str(base / "xdg-data"),
+        XDG_CONFIG_HOME=str(base / "xdg-config"),
+    )
     return env
 
 
-def time_cmd(cmd: list[str], *, env: dict[str, str], cwd: Path | None = None,
-             runs: int = 30, warmup: int = 3) -> list[float]:
+def time_cmd(
+    cmd: list[str], *, env: dict[str, str], cwd: Path | None = None, runs: int = 30, warmup: int = 3
+) -> list[float]:
     """Wall-clock seconds of each run (after warm-up runs)."""
     out = []
     for i in range(warmup + runs):
@@ -65,8 +71,28 @@ class TempDir:
 def write_entries(directory: Path, n: int, prefix: str = "fact") -> None:
     """n Claude-format entries, written directly (as an agent would)."""
     directory.mkdir(parents=True, exist_ok=True)
-    words = ("deploy release database cache queue auth token schema migration lint test "
-             "build docker kubernetes staging production metrics logging retry timeout").split()
+    words = [
+        "deploy",
+        "release",
+        "database",
+        "cache",
+        "queue",
+        "auth",
+        "token",
+        "schema",
+        "migration",
+        "lint",
+        "test",
+        "build",
+        "docker",
+        "kubernetes",
+        "staging",
+        "production",
+        "metrics",
+        "logging",
+        "retry",
+        "timeout",
+    ]
     for i in range(n):
         w = [words[(i * 7 + k) % len(words)] for k in range(12)]
         (directory / f"{prefix}-{i:05}.md").write_text(

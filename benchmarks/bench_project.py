@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import (  # noqa: E402
+from _timing import (
     TempDir,
     coffer_cmd,
     isolated_env,
@@ -39,21 +39,34 @@ def main() -> None:
             (home / ".claude").mkdir(exist_ok=True)
             (home / ".codex").mkdir(exist_ok=True)
             cmd = coffer_cmd()
-            subprocess.run([*cmd, "remember", "seed", "--name", "seed"], env=env, cwd=root,
-                           check=True, capture_output=True)
+            subprocess.run(
+                [*cmd, "remember", "seed", "--name", "seed"],
+                env=env,
+                cwd=root,
+                check=True,
+                capture_output=True,
+            )
             tier = next((base / "coffer-home" / "projects").glob("*/memory/seed.md")).parent
             write_entries(tier, n - 1)
-            first = subprocess.run([*cmd, "project", "--quiet"], env=env, cwd=root,
-                                   capture_output=True, text=True)
+            first = subprocess.run(
+                [*cmd, "project", "--quiet"], env=env, cwd=root, capture_output=True, text=True
+            )
             if first.returncode != 0:
                 raise SystemExit(first.stderr)
             runs = time_cmd([*cmd, "project", "--quiet"], env=env, cwd=root, runs=args.runs)
             ratio = median(runs) / median(bare)
             print(f"coffer project {n:>6} ent  {ms(runs)}  ratio {ratio:4.2f}x bare")
-            slow = time_cmd([*cmd, "project", "--quiet", "--replace-edited"], env=env,
-                            cwd=root, runs=max(5, args.runs // 5), warmup=1)
-            print(f"  full path (no fast path) {ms(slow)}  ratio "
-                  f"{median(slow) / median(bare):4.1f}x bare")
+            slow = time_cmd(
+                [*cmd, "project", "--quiet", "--replace-edited"],
+                env=env,
+                cwd=root,
+                runs=max(5, args.runs // 5),
+                warmup=1,
+            )
+            print(
+                f"  full path (no fast path) {ms(slow)}  ratio "
+                f"{median(slow) / median(bare):4.1f}x bare"
+            )
 
 
 if __name__ == "__main__":

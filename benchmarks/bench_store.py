@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import TempDir, coffer_cmd, isolated_env, median, ms, time_cmd, write_entries  # noqa: E402
+from _timing import TempDir, coffer_cmd, isolated_env, median, ms, time_cmd, write_entries
 
 HEAVY = ("watchdog", "mcp", "typer", "yaml", "sqlite3", "tomlkit", "filelock")
 
@@ -29,8 +29,9 @@ def imported(args: list[str], env: dict[str, str], cwd: Path) -> list[str]:
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True
+    )
     return [m for m in out.stderr.strip().splitlines()[-1].split(",") if m]
 
 
@@ -66,15 +67,28 @@ def main() -> None:
                 t = time.perf_counter()
                 store.regenerate_index(tier)
                 warm.append(time.perf_counter() - t)
-            print(f"index {n:>6} entries: first build (parses all) {cold * 1000:7.1f} ms; "
-                  f"after one edit median {statistics.median(warm) * 1000:6.1f} ms")
-            recall = time_cmd([*cmd, "recall", "database migration timeout", "--limit", "10"],
-                              env=env, cwd=root, runs=args.runs)
+            print(
+                f"index {n:>6} entries: first build (parses all) {cold * 1000:7.1f} ms; "
+                f"after one edit median {statistics.median(warm) * 1000:6.1f} ms"
+            )
+            recall = time_cmd(
+                [*cmd, "recall", "database migration timeout", "--limit", "10"],
+                env=env,
+                cwd=root,
+                runs=args.runs,
+            )
             print(f"coffer recall {n:>6} entries  {ms(recall)}")
-        for argv in (["project"], ["recall", "x"], ["list"], ["remember", "y", "--name", "y"],
-                     ["--help"]):
-            print(f"imports for coffer {' '.join(argv):<22}: "
-                  f"{', '.join(imported(argv, env, base / 'repo-100')) or '(none heavy)'}")
+        for argv in (
+            ["project"],
+            ["recall", "x"],
+            ["list"],
+            ["remember", "y", "--name", "y"],
+            ["--help"],
+        ):
+            print(
+                f"imports for coffer {' '.join(argv):<22}: "
+                f"{', '.join(imported(argv, env, base / 'repo-100')) or '(none heavy)'}"
+            )
 
 
 if __name__ == "__main__":

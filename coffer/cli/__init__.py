@@ -25,9 +25,9 @@ def _root() -> None:
 def _register() -> None:
     # Command modules register themselves on import; kept in one place so the order of
     # `coffer --help` is deliberate.
+    from coffer.cli import mcp as _mcp  # noqa: F401
     from coffer.cli import memory as _memory  # noqa: F401
     from coffer.cli import project as _project  # noqa: F401
-    from coffer.cli import mcp as _mcp  # noqa: F401
     from coffer.cli import vault as _vault
     from coffer.cli import watch as _watch  # noqa: F401
 
