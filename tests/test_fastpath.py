@@ -101,6 +101,12 @@ def test_noop_cli_prints_nothing_and_imports_no_typer(repo):
         " 'importlib.metadata', 'pathlib') if m in sys.modules]\n"
         "    print(e.code, bad)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
-                         text=True, env=dict(os.environ), check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=True,
+    )
     assert out.stdout.strip() == "0 []"
