@@ -418,3 +418,37 @@ def test_moved_project_root_keeps_undo_working(repo, tmp_path):
     shutil.move(str(repo), str(moved))
     r = engine().unproject(None, all_=True)
     assert r.ok, r.problems  # records carry absolute paths; the old files went with the move
+
+
+def test_block_left_behind_by_a_new_override_is_reported_shadowed(repo):
+    import json
+
+    assert coffer("project", cwd=repo).returncode == 0
+    (repo / "AGENTS.override.md").write_text("Override.\n")
+    data = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
+    codex = next(a for a in data["adapters"] if a["name"] == "codex")
+    states = {t["path"]: t["state"] for t in codex["targets"]}
+    assert states[str(repo / "AGENTS.md")] == "shadowed"
+    assert states[str(repo / "AGENTS.override.md")] == "missing"
+    assert coffer("project", cwd=repo).returncode == 0
+    assert block.START_MARKER in (repo / "AGENTS.override.md").read_text()
+    assert engine().unproject(repo).ok
+    assert not (repo / "AGENTS.md").exists()
+    assert (repo / "AGENTS.override.md").read_text() == "Override.\n"
+
+
+def test_file_changed_during_render_is_not_replaced(repo, monkeypatch):
+    from coffer.projection import blocks
+
+    (repo / "AGENTS.md").write_text("mine\n")
+    real = blocks.Journal.put
+
+    def racing_put(self, record):
+        real(self, record)
+        if record.get("kind") == "block" and record["path"] == str(repo / "AGENTS.md"):
+            (repo / "AGENTS.md").write_text("changed meanwhile\n")
+
+    monkeypatch.setattr(blocks.Journal, "put", racing_put)
+    r = engine().project(repo)
+    assert any(p.state == "refused" and "changed while" in p.message for p in r.problems)
+    assert (repo / "AGENTS.md").read_text() == "changed meanwhile\n"

@@ -144,6 +144,17 @@ def establish(
         )
     record["adapters"] = sorted(set(record.get("adapters", [])) | set(adapters))
     journal.put(record)  # before the write: a crash leaves a record of what was there
+    if fsutil.read_bytes_or_none(path) != data:
+        # Someone wrote the file while coffer was rendering: never replace unseen bytes.
+        report.changes.pop()
+        report.problems.append(
+            Problem(
+                path,
+                "refused",
+                "the file changed while coffer was updating it; run `coffer project` again",
+            )
+        )
+        return report
     fsutil.atomic_write_bytes(path, new, mode=None)
     record["after_sha256"] = sha256(new)
     record["updated_at"] = now_iso()

@@ -292,7 +292,12 @@ class Engine:
                         )
                     )
                 continue  # adding a block is `coffer project`'s call, not the watcher's
-            report.extend(self._render(ctx, file, items, tiers, entries, False, False))
+            # One unwritable or vanished file is reported and the other files still get
+            # their refresh (coffer watch must survive it; added for the watcher).
+            try:
+                report.extend(self._render(ctx, file, items, tiers, entries, False, False))
+            except (OSError, CofferError) as exc:
+                report.problems.append(Problem(file, "error", f"cannot update it: {exc}"))
         return report
 
     # ---- unproject ---------------------------------------------------------------------
@@ -409,10 +414,36 @@ class Engine:
                 on = nm.enabled(fsutil.read_bytes_or_none(nm.config))
                 by_us = self.journal.get(native.key(name, nm.config)) is not None
                 st.native = "on" if on else ("off (turned off by coffer)" if by_us else "off")
+            st.targets += self._orphans(name, {t.path for t in targets}, ptier)
             if report.problems:
                 st.error = "; ".join(p.message for p in report.problems)
             out.append(st)
         return out, list(self.loaded.errors)
+
+    def _orphans(self, name: str, current: set[Path], ptier: Tier | None) -> list[TargetStatus]:
+        """Blocks coffer wrote for this adapter that it no longer reads (e.g. an
+        AGENTS.override.md appeared beside the AGENTS.md holding the block)."""
+        out = []
+        for record in self.journal.records():
+            path = Path(record["path"])
+            if record.get("kind") != "block" or name not in record.get("adapters", []):
+                continue
+            if path in current or (
+                record.get("tier") == "project"
+                and (ptier is None or record.get("project_id") != ptier.info.id)
+            ):
+                continue
+            out.append(
+                TargetStatus(
+                    tier=str(record.get("tier")),
+                    mode=Mode.RENDER.value,
+                    path=str(path),
+                    state="shadowed",
+                    detail=f"{name} no longer reads this file; "
+                    "`coffer unproject` removes the block",
+                )
+            )
+        return out
 
     def _target_status(
         self,
