@@ -18,7 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coffer.adapter import Context, Mode, NativeMemory, Target, no_native_memory
+from coffer.adapter import (
+    ConfigEdit,
+    Context,
+    Launch,
+    Mode,
+    NativeMemory,
+    Target,
+    no_native_memory,
+)
 
 NAME = "claude"
 MODES: Mapping[str, Mode] = {"project": Mode.SYMLINK, "global": Mode.RENDER}
@@ -192,3 +200,10 @@ def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
 
 
 __all__ = ["MODES", "NAME", "NativeMemory", "detect", "inputs", "native_memory", "slug", "targets"]
+
+
+def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
+    """`coffer setup`: the user-scope MCP server and a SessionStart hook (_setup_claude)."""
+    from coffer_adapters import _setup_claude
+
+    return _setup_claude.wiring(ctx, launch)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coffer.adapter import Context, Imported, Mode, NativeMemory, Target
+from coffer.adapter import ConfigEdit, Context, Imported, Launch, Mode, NativeMemory, Target
 from coffer.errors import CofferError
 
 NAME = "codex"
@@ -207,3 +207,10 @@ def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     if ctx.project is not None:
         files.append(ctx.project / "AGENTS.override.md")
     return ("CODEX_HOME",), files
+
+
+def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
+    """`coffer setup`: ``[mcp_servers.coffer]`` and a SessionStart hook (_setup_codex)."""
+    from coffer_adapters import _setup_codex
+
+    return _setup_codex.wiring(ctx, launch)

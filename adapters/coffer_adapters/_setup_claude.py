@@ -1,0 +1,74 @@
+"""``coffer setup`` for Claude Code: a user-scope MCP server and a ``SessionStart`` hook.
+
+Config keys (checked against Claude Code's documentation and issue tracker; sources in
+docs/adr/0009-mcp-and-setup.md):
+
+- User-scope MCP servers live under the top-level ``mcpServers`` key of ``~/.claude.json``,
+  which is what ``claude mcp add --scope user`` writes (anthropics/claude-code#4193); with
+  ``CLAUDE_CONFIG_DIR`` set the file is ``$CLAUDE_CONFIG_DIR/.claude.json``. An entry is
+  ``{"type": "stdio", "command", "args", "env"}``. ``mcpServers`` in ``settings.json`` is not
+  read (Claude Code >= 2.1.47).
+- Hooks live in ``<config>/settings.json`` under ``hooks.<Event>``: a list of matcher groups
+  ``{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}``. ``SessionStart``
+  without a matcher runs for every start source (startup, resume, clear, compact); stdout of a
+  SessionStart hook becomes context, and ``coffer project --quiet`` prints nothing there.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from coffer.adapter import SESSION_START_MARKER, ConfigEdit, Context, Launch
+from coffer_adapters.claude_code import config_root
+
+HOOK_TIMEOUT = 30  # seconds; the no-op path takes milliseconds
+
+
+def claude_json(ctx: Context) -> Path:
+    """Where Claude Code keeps user-scope MCP servers."""
+    if ctx.environ.get("CLAUDE_CONFIG_DIR", ""):
+        return config_root(ctx) / ".claude.json"
+    return ctx.home / ".claude.json"
+
+
+def _hooks_disabled(settings: Path) -> bool:
+    try:
+        data = json.loads(settings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("disableAllHooks") is True
+
+
+def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
+    settings = config_root(ctx) / "settings.json"
+    hook = {
+        "hooks": [{"type": "command", "command": launch.session_start, "timeout": HOOK_TIMEOUT}]
+    }
+    return [
+        ConfigEdit(
+            claude_json(ctx),
+            "json",
+            ("mcpServers", "coffer"),
+            {"type": "stdio", **launch.mcp_server("claude")},
+            what="MCP server `coffer` (user scope)",
+            note="restart Claude Code (or run /mcp) to connect to coffer's MCP server; "
+            "Claude rewrites ~/.claude.json while it runs, so set up with Claude closed",
+        ),
+        ConfigEdit(
+            settings,
+            "json",
+            ("hooks", "SessionStart"),
+            hook,
+            append=True,
+            what="SessionStart hook: coffer project --quiet",
+            marker=SESSION_START_MARKER,
+            note=(
+                f"disableAllHooks is true in {settings}, so the hook will not run until "
+                "hooks are allowed again"
+            )
+            if _hooks_disabled(settings)
+            else "",
+        ),
+    ]

@@ -1,0 +1,85 @@
+"""``coffer setup`` for Codex CLI: an ``[mcp_servers.coffer]`` table and a SessionStart hook.
+
+Config keys (checked against Codex's documentation and source; sources in
+docs/adr/0009-mcp-and-setup.md):
+
+- MCP servers: ``[mcp_servers.<name>]`` in ``$CODEX_HOME/config.toml`` with ``command``,
+  ``args`` and ``env`` (an inline table), which is what ``codex mcp add`` writes. Codex passes
+  MCP servers only a short allow-list of environment variables plus ``env``, so coffer puts
+  everything it needs there.
+- Hooks: ``$CODEX_HOME/hooks.json`` (the user config layer), the same shape as Claude Code's:
+  ``{"hooks": {"SessionStart": [{"matcher"?, "hooks": [{"type": "command", "command",
+  "timeout", "statusMessage"}]}]}}``; the file rejects unknown top-level keys, and coffer adds
+  none. Hooks are on unless ``[features] hooks = false`` (older: ``codex_hooks``). Codex runs
+  a new non-managed hook only after the user trusts it in ``/hooks`` (a hash recorded under
+  ``[hooks.state]`` in config.toml); coffer never writes that trust on the user's behalf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from coffer.adapter import SESSION_START_MARKER, ConfigEdit, Context, Launch
+from coffer_adapters.codex import codex_home
+
+HOOK_TIMEOUT = 30  # seconds
+
+
+def _hooks_off(config: Path) -> str:
+    try:
+        data = config.read_bytes()
+    except OSError:
+        return ""
+    if b"hooks" not in data:
+        return ""
+    import tomlkit
+
+    try:
+        features: Any = tomlkit.parse(data.decode("utf-8")).get("features")
+    except Exception:
+        return ""
+    if not isinstance(features, Mapping):
+        return ""
+    for name in ("hooks", "codex_hooks"):
+        if features.get(name) is False:
+            return f"[features] {name} = false in {config} turns hooks off; the hook will not run"
+    return ""
+
+
+def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
+    home = codex_home(ctx)
+    config = home / "config.toml"
+    hook = {
+        "hooks": [
+            {
+                "type": "command",
+                "command": launch.session_start,
+                "timeout": HOOK_TIMEOUT,
+                "statusMessage": "coffer: projecting memory",
+            }
+        ]
+    }
+    off = _hooks_off(config)
+    return [
+        ConfigEdit(
+            config,
+            "toml",
+            ("mcp_servers", "coffer"),
+            launch.mcp_server("codex"),
+            what="MCP server `coffer` ([mcp_servers.coffer])",
+        ),
+        ConfigEdit(
+            home / "hooks.json",
+            "json",
+            ("hooks", "SessionStart"),
+            hook,
+            append=True,
+            what="SessionStart hook: coffer project --quiet",
+            marker=SESSION_START_MARKER,
+            note=off
+            or "Codex runs a new hook only after you trust it: start codex and open /hooks "
+            "to review and trust coffer's SessionStart hook",
+        ),
+    ]

@@ -1,0 +1,65 @@
+"""Gemini CLI: both tiers are managed blocks in the context files Gemini loads.
+
+Facts from ../shared/reference/agents.md (Gemini CLI 0.61.0): global context is
+``~/.gemini/GEMINI.md`` (``GEMINI_CLI_HOME`` replaces ``~``); project context is every
+``GEMINI.md`` from the working directory up to the git root, so the root's file is seen
+from any subdirectory. ``context.fileName`` in ``~/.gemini/settings.json`` adds names (it
+never removes ``GEMINI.md``); when it already names ``AGENTS.md`` coffer renders there, sharing
+the block other agents read, instead of creating a ``GEMINI.md``. Project context loads only
+in trusted folders. Gemini 0.61 has no memory tool left to switch off.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from coffer.adapter import Context, Mode, Target, no_native_memory
+
+NAME = "gemini"
+MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.RENDER}
+native_memory = no_native_memory
+
+
+def gemini_dir(ctx: Context) -> Path:
+    base = ctx.environ.get("GEMINI_CLI_HOME", "").strip()
+    return (Path(base) if base else ctx.home) / ".gemini"
+
+
+def _file_names(ctx: Context) -> list[str]:
+    try:
+        data = json.loads((gemini_dir(ctx) / "settings.json").read_text(encoding="utf-8"))
+        names = data.get("context", {}).get("fileName", [])
+    except (OSError, ValueError, AttributeError):
+        return []
+    if isinstance(names, str):
+        names = [names]
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def detect(ctx: Context) -> bool:
+    if gemini_dir(ctx).is_dir():
+        return True
+    return shutil.which("gemini", path=ctx.environ.get("PATH", "")) is not None
+
+
+def targets(ctx: Context) -> Sequence[Target]:
+    out = []
+    if ctx.project is not None:
+        name = "AGENTS.md" if "AGENTS.md" in _file_names(ctx) else "GEMINI.md"
+        out.append(
+            Target(
+                "project",
+                Mode.RENDER,
+                ctx.project / name,
+                note="Gemini loads project context only in trusted folders",
+            )
+        )
+    out.append(Target("global", Mode.RENDER, gemini_dir(ctx) / "GEMINI.md"))
+    return out
+
+
+def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
+    return ("GEMINI_CLI_HOME",), [gemini_dir(ctx) / "settings.json"]
