@@ -15,6 +15,16 @@ def make_repo(path: Path) -> Path:
     return path
 
 
+def make_worktree(main: Path, wt: Path, name: str = "wt") -> Path:
+    """A linked worktree of ``main`` laid out as `git worktree add` does, no git needed."""
+    admin = main / ".git" / "worktrees" / name
+    admin.mkdir(parents=True)
+    wt.mkdir(parents=True)
+    (wt / ".git").write_text(f"gitdir: {admin}\n")
+    (admin / "gitdir").write_text(f"{wt / '.git'}\n")
+    return wt
+
+
 def store() -> Store:
     return Store.from_environ(os.environ)
 

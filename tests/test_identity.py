@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from coffer.identity import project_root
-from tests.helpers import make_repo
+from tests.helpers import make_repo, make_worktree
 
 
 def test_subdirectory_maps_to_repo_root(tmp_path):
@@ -29,18 +29,10 @@ def test_symlinked_cwd_resolves_to_realpath(tmp_path):
     assert project_root(link) == repo
 
 
-def _fake_worktree(main: Path, wt: Path, name: str = "wt") -> None:
-    admin = main / ".git" / "worktrees" / name
-    admin.mkdir(parents=True)
-    wt.mkdir(parents=True)
-    (wt / ".git").write_text(f"gitdir: {admin}\n")
-    (admin / "gitdir").write_text(f"{wt / '.git'}\n")
-
-
 def test_linked_worktree_maps_to_main_repository(tmp_path):
     main = make_repo(tmp_path / "main")
     wt = tmp_path / "elsewhere" / "feature"
-    _fake_worktree(main, wt)
+    make_worktree(main, wt)
     (wt / "src").mkdir()
     assert project_root(wt) == main
     assert project_root(wt / "src") == main
@@ -49,7 +41,7 @@ def test_linked_worktree_maps_to_main_repository(tmp_path):
 def test_worktree_without_backlink_is_its_own_root(tmp_path):
     main = make_repo(tmp_path / "main")
     wt = tmp_path / "wt"
-    _fake_worktree(main, wt)
+    make_worktree(main, wt)
     (main / ".git" / "worktrees" / "wt" / "gitdir").write_text("/somewhere/else/.git\n")
     assert project_root(wt) == wt
 

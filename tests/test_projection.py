@@ -11,7 +11,7 @@ import pytest
 from coffer import block, registry
 from coffer.projection.engine import Engine
 from coffer.testing import snapshot
-from tests.helpers import coffer, make_repo, store
+from tests.helpers import coffer, make_repo, make_worktree, store
 
 CODEX_CONFIG = b"""# Codex settings (hand written)
 model = "o4-mini"   # fast
@@ -99,12 +99,7 @@ def test_cli_fresh_then_noop_then_dry_run(repo):
 
 def test_subdirectory_and_worktree_share_one_projection(repo, home, tmp_path):
     (repo / "src").mkdir()
-    admin = repo / ".git" / "worktrees" / "wt"
-    admin.mkdir(parents=True)
-    wt = tmp_path / "wt"
-    wt.mkdir()
-    (wt / ".git").write_text(f"gitdir: {admin}\n")
-    (admin / "gitdir").write_text(f"{wt / '.git'}\n")
+    wt = make_worktree(repo, tmp_path / "wt")
     engine().project(repo / "src")
     r = engine().project(wt)
     assert r.ok and r.changes == []

@@ -15,7 +15,7 @@ from coffer.errors import (
     ProjectError,
     SecretRefusedError,
 )
-from tests.helpers import make_repo, store
+from tests.helpers import make_repo, make_worktree, store
 
 
 @pytest.fixture
@@ -60,12 +60,7 @@ def test_entry_file_format(tier):
 
 def test_subdirectories_and_worktrees_share_one_store(repo, tmp_path):
     (repo / "src").mkdir()
-    admin = repo / ".git" / "worktrees" / "wt"
-    admin.mkdir(parents=True)
-    wt = tmp_path / "wt"
-    wt.mkdir()
-    (wt / ".git").write_text(f"gitdir: {admin}\n")
-    (admin / "gitdir").write_text(f"{wt / '.git'}\n")
+    wt = make_worktree(repo, tmp_path / "wt")
     s = store()
     a = s.project_tier(repo, create=True)
     assert s.project_tier(repo / "src").base == a.base
