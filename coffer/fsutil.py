@@ -22,8 +22,17 @@ _TMP_PREFIX = ".coffer-tmp-"
 
 def ensure_dir(path: Path, mode: int = PRIVATE_DIR_MODE) -> None:
     """Create ``path`` (and parents) with ``mode``; an existing directory is left as it is."""
+    missing = []
+    probe = path
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
     try:
-        path.mkdir(mode=mode, parents=True, exist_ok=True)
+        # One level at a time: Path.mkdir(parents=True) gives parents the default mode.
+        for d in reversed(missing):
+            d.mkdir(mode=mode, exist_ok=True)
+        if not path.is_dir():
+            raise FileExistsError(path)
     except FileExistsError as exc:
         raise CofferError(f"{path} exists and is not a directory") from exc
     except OSError as exc:

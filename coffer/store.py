@@ -183,7 +183,7 @@ class Store:
         # filelock costs ~10 ms to import; only writers pay for it.
         from filelock import FileLock, Timeout
 
-        lock = FileLock(str(path), timeout=LOCK_TIMEOUT)
+        lock = FileLock(str(path), timeout=LOCK_TIMEOUT, mode=0o600)
         try:
             with lock:
                 yield

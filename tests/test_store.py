@@ -279,3 +279,11 @@ def test_corrupt_cache_is_rebuilt(tier):
     s.remember(tier, "alpha", name="x")
     (tier.base / "cache.sqlite").write_bytes(b"garbage" * 100)
     assert [h.entry.name for h in s.recall([tier], "alpha", 5)] == ["x"]
+
+
+def test_store_directories_and_lock_are_private(repo, tier):
+    store().remember(tier, "fact")
+    root = store().root
+    for d in (root, root / "projects", tier.base, tier.dir):
+        assert oct(os.stat(d).st_mode & 0o777) == "0o700", d
+    assert oct(os.stat(tier.base / ".lock").st_mode & 0o777) == "0o600"
