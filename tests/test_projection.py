@@ -447,3 +447,14 @@ def test_file_changed_during_render_is_not_replaced(repo, monkeypatch):
     r = engine().project(repo)
     assert any(p.state == "refused" and "changed while" in p.message for p in r.problems)
     assert (repo / "AGENTS.md").read_text() == "changed meanwhile\n"
+
+
+def test_dry_run_on_a_fresh_machine_writes_nothing_anywhere(tmp_path, home):
+    fresh = make_repo(tmp_path / "fresh")
+    (home / ".codex" / "config.toml").write_bytes(CODEX_CONFIG)
+    before = snapshot(tmp_path, tmp_path / "nothing-skipped")
+    out = coffer("project", "--dry-run", cwd=fresh)
+    assert out.returncode == 0, out.stderr
+    assert "would link" in out.stdout and "would create" in out.stdout
+    assert "would disable" in out.stdout and "+memories = false" in out.stdout
+    assert snapshot(tmp_path, tmp_path / "nothing-skipped") == before

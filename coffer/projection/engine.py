@@ -20,7 +20,7 @@ from coffer.journal import Journal, Record
 from coffer.paths import home_dir
 from coffer.projection import blocks, links, native
 from coffer.projects import ProjectInfo
-from coffer.report import Problem, Report
+from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
 
 T = TypeVar("T")
@@ -171,7 +171,14 @@ class Engine:
                 if target.mode is Mode.NONE or (tier is None and not dry_run):
                     continue
                 if target.mode is Mode.SYMLINK:
-                    if tier is None:
+                    if tier is None:  # dry run of a project coffer has never seen
+                        report.changes.append(
+                            Change(
+                                target.path,
+                                "link",
+                                "-> this project's new store (created on a real run)",
+                            )
+                        )
                         continue
                     report.extend(
                         links.establish(
@@ -220,7 +227,11 @@ class Engine:
         tier = tiers[tier_name]
         budgets = [t.max_bytes for _, t in items if t.max_bytes is not None]
         agents = [n for n, _ in items]
-        title = block_title(tier) if tier else f"Coffer memory: {tier_name}"
+        title = (
+            block_title(tier)
+            if tier
+            else f"Coffer memory: project {ctx.project and ctx.project.name}"
+        )
         handoffs = self._handoffs(ctx, agents) if tier_name == "project" else ()
         return blocks.establish(
             self.journal,

@@ -76,10 +76,11 @@ def establish(
             text_diff(native.config, data, new),
         )
     )
+    verb = "would turn" if dry_run else "turned"
     report.notices.append(
-        f"coffer turned off {adapter}'s own memory ({native.describe} in {native.config}) so "
-        f"the coffer store is its only memory; `coffer unproject --agent {adapter}` turns it "
-        "back on exactly as it was."
+        f"coffer {verb} off {adapter}'s own memory ({native.describe} in {native.config}) "
+        f"so the coffer store is its only memory; `coffer unproject --agent {adapter}` turns "
+        "it back on exactly as it was."
     )
     if dry_run:
         return report
