@@ -38,6 +38,7 @@ from coffer.errors import (
     InvalidInputError,
     LockTimeoutError,
     SecretRefusedError,
+    StoreError,
 )
 from coffer.identity import project_root
 from coffer.ids import GLOBAL_ID, new_id
@@ -388,13 +389,21 @@ class Store:
         return index.render(listed, kept), current
 
     def _regenerate(self, tier: Tier) -> bool:
-        rendered, current = self.render_index(tier)
-        data = rendered.text.encode("utf-8", errors="surrogateescape")
-        changed = current != data
-        if changed:
-            fsutil.atomic_write_bytes(tier.dir / index.INDEX_NAME, data)
-        index.save_generated(tier.base, rendered.generated)
-        return changed
+        path = tier.dir / index.INDEX_NAME
+        for _ in range(3):
+            rendered, current = self.render_index(tier)
+            data = rendered.text.encode("utf-8", errors="surrogateescape")
+            if current == data:
+                index.save_generated(tier.base, rendered.generated)
+                return False
+            # Agents write MEMORY.md without coffer's lock (Claude edits it in place): if it
+            # changed while we rendered, render again rather than drop what was added.
+            if fsutil.read_bytes_or_none(path) != current:
+                continue
+            fsutil.atomic_write_bytes(path, data)
+            index.save_generated(tier.base, rendered.generated)
+            return True
+        raise StoreError(f"{path} keeps changing while coffer regenerates it; try again")
 
     def regenerate_index(self, tier: Tier) -> bool:
         """Rewrite MEMORY.md if it differs from what the entries give; return whether it did."""
