@@ -130,3 +130,25 @@ def test_remember_twice_same_name_needs_replace(repo, monkeypatch, capsys):
     assert run(["remember", "two", "--name", "n"]) == 1
     assert "--replace" in capsys.readouterr().err
     assert run(["remember", "two", "--name", "n", "--replace"]) == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["remember", "x", "--name", "x"], ["recall", "x"], ["list"], ["doctor"], ["where"],
+     ["project"], ["adapter", "list"], ["vault", "search", "x"], ["--help"]],
+)
+def test_no_command_but_watch_and_mcp_imports_watchdog_or_mcp(repo, argv):
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        f"sys.argv = ['coffer', *{argv!r}]\n"
+        "from coffer.main import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print([m for m in ('watchdog', 'mcp') if m in sys.modules], file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
+                         text=True, env=dict(os.environ), timeout=60)
+    assert out.stderr.strip().splitlines()[-1] == "[]"
