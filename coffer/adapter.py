@@ -117,3 +117,60 @@ def no_targets(ctx: Context) -> Sequence[Target]:
 
 def no_inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     return (), ()
+
+
+# ---- `coffer setup` (optional) -----------------------------------------------------------
+# An adapter may also define ``wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]``:
+# the entries `coffer setup` adds to the agent's own config files (its MCP server, a
+# session-start hook). Like everything else here it only describes them; coffer.setup
+# edits, journals and undoes. It is not part of the Adapter protocol (looked up by getattr).
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How an agent should start coffer; decided by coffer and handed to ``wiring``."""
+
+    # absolute argv prefix: ("/usr/local/bin/coffer",) or (python, "-m", "coffer")
+    argv: tuple[str, ...]
+    # environment the agent must pass (e.g. COFFER_HOME when the store is not the default)
+    env: Mapping[str, str] = field(default_factory=dict)
+
+    def mcp_server(self, harness: str) -> dict[str, Any]:
+        """A stdio MCP server entry (command, args, env); ``harness`` names the agent for
+        the vault tools (ECC_MEMORY_HARNESS), which a caller can never override."""
+        env = {**self.env, "ECC_MEMORY_HARNESS": harness}
+        return {"command": self.argv[0], "args": [*self.argv[1:], "mcp"], "env": env}
+
+    @property
+    def session_start(self) -> str:
+        """The POSIX shell command of a session-start hook: ``coffer project --quiet``."""
+        import shlex
+
+        prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())]
+        return " ".join([*prefix, shlex.join([*self.argv, "project", "--quiet"])])
+
+
+# Strings a session-start hook of coffer's always contains (see ConfigEdit.marker).
+SESSION_START_MARKER = ("coffer", "project --quiet")
+
+
+@dataclass(frozen=True)
+class ConfigEdit:
+    """One entry `coffer setup` adds to an agent's config file (`--undo` removes it).
+
+    ``keys`` locate it in the parsed file (JSON object keys, TOML table keys). Without
+    ``append`` the last key is set to ``value``; with it, ``value`` is one item appended to
+    the array at ``keys``. Missing containers on the way are created, and removed again on
+    undo when coffer created them and they ended up empty.
+    """
+
+    path: Path
+    format: Literal["json", "toml"]
+    keys: tuple[str, ...]
+    value: Any  # plain JSON-compatible data
+    append: bool = False
+    what: str = ""  # for the plan: "MCP server `coffer`"
+    # strings that all occur in coffer's item even after small hand edits, so an appended
+    # item that was changed is recognised (and never silently duplicated or removed)
+    marker: tuple[str, ...] = ()
+    note: str = ""  # what the user still has to do or should know

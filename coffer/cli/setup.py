@@ -1,0 +1,91 @@
+"""``coffer setup``: wire coffer into every agent on this machine; ``--undo`` unwires it."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated
+
+import typer
+
+from coffer.cli import app
+from coffer.cli._common import echo, store
+from coffer.report import Report
+
+
+def _problems(report: Report) -> None:
+    for p in report.problems:
+        typer.echo(f"coffer: {p.line()}", err=True)
+
+
+def _notices(report: Report) -> None:
+    for n in report.notices:
+        echo(f"note: {n}")
+
+
+@app.command()
+def setup(
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Apply without asking.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the exact edits as a diff; write nothing.")
+    ] = False,
+    undo: Annotated[
+        bool, typer.Option("--undo", help="Remove what `coffer setup` added, exactly.")
+    ] = False,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", help="Only this agent (repeatable); wires it even if absent."),
+    ] = None,
+) -> None:
+    """Register coffer's MCP server and a session-start `coffer project --quiet` hook in
+    each agent's own config (asks first; journaled; `coffer setup --undo` reverses it)."""
+    from coffer import registry
+    from coffer import setup as setup_mod
+    from coffer.journal import Journal
+
+    s = store()
+    journal = Journal(s.root)
+    if undo:
+        report = setup_mod.undo(journal, agent or (), dry_run=dry_run)
+        for c in report.changes:
+            echo(c.line(planned=dry_run))
+            if dry_run and c.diff:
+                sys.stdout.write(c.diff)
+        _notices(report)
+        _problems(report)
+        if not report.changes and not report.problems and not report.notices:
+            echo("nothing to undo: coffer setup has not changed any agent's config")
+        raise typer.Exit(0 if report.ok else 1)
+
+    plan = setup_mod.plan(s.root, os.environ, registry.load_adapters(), agent or ())
+    _problems(plan.report)
+    changes = plan.changes()
+    if not changes:
+        _notices(plan.report)
+        if plan.wired:
+            echo(f"already wired: {', '.join(plan.wired)}; nothing to change")
+        raise typer.Exit(0 if plan.report.ok else 1)
+    echo(f"agents will start coffer as: {' '.join(plan.launch.argv)}")
+    for c in changes:
+        echo(c.line(planned=True))
+        if dry_run and c.diff:
+            sys.stdout.write(c.diff)
+    if dry_run:
+        _notices(plan.report)
+        raise typer.Exit(0 if plan.report.ok else 1)
+    if not yes:
+        try:
+            go = typer.confirm("Apply these changes?", default=False)
+        except typer.Abort:
+            go = False
+        if not go:
+            echo("nothing changed (rerun with --yes to apply without asking)")
+            raise typer.Exit(1)
+    report = setup_mod.apply(journal, plan)
+    for c in report.changes:
+        echo(c.line())
+    _notices(plan.report)
+    _problems(report)
+    if report.changes:
+        echo("`coffer setup --undo` reverses these edits exactly")
+    raise typer.Exit(0 if report.ok and plan.report.ok else 1)

@@ -1,0 +1,695 @@
+"""``coffer setup`` / ``coffer setup --undo``: wire coffer into each agent's own config.
+
+Adapters that define ``wiring(ctx, launch)`` describe entries (an MCP server registration,
+a session-start hook running ``coffer project --quiet``) as :class:`ConfigEdit`; this
+module plans them against the files as they are, shows the exact edits, and applies them
+under the projection journal's rules (docs/adr/0007-journal.md, 0009-mcp-and-setup.md):
+
+- style-preserving: JSON keeps key order, indentation, line endings and the final newline;
+  TOML is edited with tomlkit, so comments and layout stay;
+- atomic (``fsutil.atomic_write_bytes``) and journaled *before* the write, one record of
+  kind ``setup`` per agent and file (key ``setup:<agent>:<path>``) with a pre-image backup;
+- undone exactly: a file nobody touched since is restored byte for byte; otherwise only
+  coffer's own entries are removed, and if someone changed those the undo is refused and the
+  record kept. Names no agent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol
+
+from coffer import fsutil
+from coffer.adapter import ConfigEdit, Context, Launch
+from coffer.errors import CofferError
+from coffer.journal import Journal, Record, sha256
+from coffer.paths import home_dir
+from coffer.projection.common import (
+    ensure_parent,
+    now_iso,
+    remove_created_dirs,
+    text_diff,
+)
+from coffer.registry import Loaded
+from coffer.report import Change, Problem, Report
+from coffer.setup_json import MISSING, JsonText
+
+KIND = "setup"
+_BOM = b"\xef\xbb\xbf"
+
+
+def key(agent: str, path: Path) -> str:
+    return f"setup:{agent}:{path}"
+
+
+# ---- how agents start coffer -------------------------------------------------------------
+
+
+def resolve_launch(
+    environ: Mapping[str, str],
+    store_root: Path,
+    *,
+    argv0: str | None = None,
+    executable: str | None = None,
+) -> Launch:
+    """The absolute command agents should run, most specific first: the ``coffer`` script
+    being run now, the one beside this interpreter, the one on PATH, else ``python -m
+    coffer`` with this interpreter. Paths are made absolute but not resolved, so a stable
+    link (pipx, Homebrew) stays the link rather than a versioned directory behind it.
+    """
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    executable = sys.executable if executable is None else executable
+    candidates = []
+    if os.path.basename(argv0) in ("coffer", "coffer.exe"):
+        candidates.append(os.path.abspath(argv0))
+    if executable:
+        candidates.append(os.path.join(os.path.dirname(os.path.abspath(executable)), "coffer"))
+    found = shutil.which("coffer", path=environ.get("PATH"))
+    if found:
+        candidates.append(os.path.abspath(found))
+    argv: tuple[str, ...] = (os.path.abspath(executable), "-m", "coffer")
+    for candidate in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            argv = (candidate,)
+            break
+    env: dict[str, str] = {}
+    # Agents may start coffer with a trimmed environment (Codex passes a short allow-list
+    # to MCP servers), so a store chosen through the environment is spelled out.
+    if environ.get("COFFER_HOME", "").strip() or environ.get("XDG_DATA_HOME", "").strip():
+        env["COFFER_HOME"] = str(store_root)
+    return Launch(argv, env)
+
+
+# ---- documents -----------------------------------------------------------------------------
+
+
+class _Doc(Protocol):
+    """A parsed config file, edited with plain values, written back in its own style."""
+
+    def get(self, path: Sequence[str]) -> Any: ...  # MISSING when absent
+    def set(self, path: Sequence[str], value: Any) -> int | None: ...
+    def items(self, path: Sequence[str]) -> list[Any] | None: ...
+    def append(self, path: Sequence[str], value: Any) -> int | None: ...
+    def replace_item(self, path: Sequence[str], index: int, value: Any) -> None: ...
+    def remove(self, path: Sequence[str], index: int | None, created: int) -> None: ...
+    def empty(self) -> bool: ...
+    def dump(self) -> bytes: ...
+
+
+class _JsonDoc:
+    """JSON edited as text (coffer.setup_json): untouched bytes stay untouched."""
+
+    def __init__(self, data: bytes | None, path: Path) -> None:
+        raw = data or b""
+        self.bom = raw.startswith(_BOM)
+        try:
+            self.doc = JsonText(_decode(raw.removeprefix(_BOM), path))
+        except CofferError as exc:
+            raise CofferError(f"{path}: {exc}; fix it, then run coffer setup again") from exc
+
+    def get(self, path: Sequence[str]) -> Any:
+        node = self.doc.node(path)
+        return MISSING if node is None else self.doc.value(node)
+
+    def set(self, path: Sequence[str], value: Any) -> int | None:
+        return self.doc.set(path, value)
+
+    def items(self, path: Sequence[str]) -> list[Any] | None:
+        return self.doc.items(path)
+
+    def append(self, path: Sequence[str], value: Any) -> int | None:
+        return self.doc.append(path, value)
+
+    def replace_item(self, path: Sequence[str], index: int, value: Any) -> None:
+        self.doc.replace_item(path, index, value)
+
+    def remove(self, path: Sequence[str], index: int | None, created: int) -> None:
+        self.doc.remove(path, index, created)
+
+    def empty(self) -> bool:
+        return self.doc.empty()
+
+    def dump(self) -> bytes:
+        return (_BOM if self.bom else b"") + self.doc.text.encode("utf-8")
+
+
+class _TomlDoc:
+    """TOML edited with tomlkit, which keeps comments, order and layout."""
+
+    def __init__(self, data: bytes | None, path: Path) -> None:
+        import tomlkit
+
+        raw = data or b""
+        self.bom = raw.startswith(_BOM)
+        try:
+            self.root: Any = tomlkit.parse(_decode(raw.removeprefix(_BOM), path))
+        except CofferError:
+            raise
+        except Exception as exc:  # tomlkit raises several unrelated types
+            raise CofferError(
+                f"{path} is not valid TOML ({exc}); fix it, then run coffer setup again"
+            ) from exc
+
+    def _parent(self, path: Sequence[str], *, create: bool) -> tuple[Any, int | None]:
+        """The table holding ``path[-1]`` and the depth of the first table created."""
+        import tomlkit
+
+        node, created = self.root, None
+        for depth, name in enumerate(path[:-1]):
+            child = node.get(name)
+            if child is None:
+                if not create:
+                    return None, None
+                node[name] = tomlkit.inline_table() if _is_inline(node) else tomlkit.table(True)
+                child = node[name]
+                created = depth if created is None else created
+            elif not isinstance(child, Mapping):
+                raise CofferError(f"{'.'.join(path[: depth + 1])} is not a table")
+            node = child
+        return node, created
+
+    def _item(self, parent: Any, value: Any) -> Any:
+        """``value`` as ``parent`` can hold it: a table, or inline tables inside."""
+        import tomlkit
+
+        if not isinstance(value, dict):
+            return value
+        if _is_inline(parent) or isinstance(parent, list):
+            inline = tomlkit.inline_table()
+            inline.update({k: self._item(inline, v) for k, v in value.items()})
+            return inline
+        table = tomlkit.table()
+        for k, v in value.items():
+            # Nested mappings stay inline: env = {A = "b"}, as `codex mcp add` writes it.
+            table.add(k, self._item(tomlkit.inline_table(), v))
+        return table
+
+    def get(self, path: Sequence[str]) -> Any:
+        parent, _ = self._parent(path, create=False)
+        if parent is None or path[-1] not in parent:
+            return MISSING
+        return _plain(parent[path[-1]])
+
+    def set(self, path: Sequence[str], value: Any) -> int | None:
+        import tomlkit
+        from tomlkit.items import Table
+
+        parent, created = self._parent(path, create=True)
+        item = self._item(parent, value)
+        parent[path[-1]] = item
+        if isinstance(item, Table) and not tomlkit.dumps(self.root).endswith(item.as_string()):
+            item.add(tomlkit.nl())  # a table inserted before others: keep the blank line
+        return created
+
+    def items(self, path: Sequence[str]) -> list[Any] | None:
+        parent, _ = self._parent(path, create=False)
+        if parent is None or path[-1] not in parent:
+            return None
+        array = parent[path[-1]]
+        if not isinstance(array, list):
+            raise CofferError(f"{'.'.join(path)} is not an array")
+        return [_plain(i) for i in array]
+
+    def append(self, path: Sequence[str], value: Any) -> int | None:
+        import tomlkit
+
+        parent, created = self._parent(path, create=True)
+        if path[-1] not in parent:
+            parent[path[-1]] = tomlkit.array()
+            created = len(path) - 1 if created is None else created
+        parent[path[-1]].append(self._item(parent[path[-1]], value))
+        return created
+
+    def replace_item(self, path: Sequence[str], index: int, value: Any) -> None:
+        parent, _ = self._parent(path, create=False)
+        array = parent[path[-1]]
+        array[index] = self._item(array, value)
+
+    def remove(self, path: Sequence[str], index: int | None, created: int) -> None:
+        parent, _ = self._parent(path, create=False)
+        if index is None:
+            del parent[path[-1]]
+            nodes = list(path[:-1])
+        else:
+            del parent[path[-1]][index]
+            nodes = list(path)
+        for depth in range(len(nodes) - 1, created - 1, -1):  # deepest first, while empty
+            holder, _ = self._parent([*nodes[:depth], "_"], create=False)
+            node = holder.get(nodes[depth]) if holder is not None else None
+            if node is None or len(node) != 0:
+                return
+            del holder[nodes[depth]]
+
+    def empty(self) -> bool:
+        return len(self.root) == 0
+
+    def dump(self) -> bytes:
+        import tomlkit
+
+        return (_BOM if self.bom else b"") + tomlkit.dumps(self.root).encode("utf-8")
+
+
+def _decode(raw: bytes, path: Path) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CofferError(f"{path} is not UTF-8 ({exc}); coffer leaves it alone") from exc
+
+
+def _load(fmt: str, data: bytes | None, path: Path) -> _Doc:
+    return _TomlDoc(data, path) if fmt == "toml" else _JsonDoc(data, path)
+
+
+def _is_inline(node: Any) -> bool:
+    return type(node).__name__ == "InlineTable"
+
+
+def _plain(value: Any) -> Any:
+    unwrap = getattr(value, "unwrap", None)
+    return unwrap() if callable(unwrap) else value
+
+
+def _resembles(item: Any, marker: Sequence[str]) -> bool:
+    if not marker:
+        return False
+    text = json.dumps(item, ensure_ascii=False, default=str)
+    return all(part in text for part in marker)
+
+
+class _Changed(CofferError):
+    """coffer's entry is no longer what coffer wrote."""
+
+
+def _add(
+    doc: _Doc, edit: ConfigEdit, previous: Mapping[str, Any] | None
+) -> tuple[dict[str, Any] | None, bool]:
+    """Make ``edit`` hold in ``doc``: the journal entry for it (None when the entry is not
+    coffer's to remove later) and whether ``doc`` changed. Raises CofferError when a
+    foreign entry is in the way."""
+    keys = list(edit.keys)
+    value = json.loads(json.dumps(edit.value))  # plain data, compared as JSON
+    entry: dict[str, Any] = {
+        "keys": keys,
+        "value": value,
+        "append": edit.append,
+        "marker": list(edit.marker),
+        "what": edit.what,
+    }
+    old = previous.get("value") if previous is not None else None
+    if previous is not None:
+        entry["created"] = previous.get("created", len(keys))
+    if not edit.append:
+        current = doc.get(keys)
+        if current is MISSING:
+            created = doc.set(keys, value)
+            entry["created"] = len(keys) - 1 if created is None else created
+            return entry, True
+        if current == value:
+            return (entry if previous is not None else None), False
+        if previous is not None and current == old:
+            doc.set(keys, value)
+            return entry, True
+        raise CofferError(
+            f"{'.'.join(keys)} already holds something coffer did not write; left alone "
+            "(remove it to let coffer register its own)"
+        )
+    items = doc.items(keys)
+    if items is None:
+        created = doc.append(keys, value)
+        entry["created"] = len(keys) - 1 if created is None else created
+        return entry, True
+    if value in items:
+        return (entry if previous is not None else None), False
+    if previous is not None and old in items:
+        doc.replace_item(keys, items.index(old), value)
+        return entry, True
+    if any(_resembles(i, edit.marker) for i in items):
+        return None, False  # wired already, by hand or by an older coffer: left as it is
+    doc.append(keys, value)
+    entry.setdefault("created", len(keys))
+    return entry, True
+
+
+def _remove(doc: _Doc, entry: Mapping[str, Any]) -> bool:
+    """Remove coffer's entry; False when it is already gone. Raises _Changed when someone
+    changed it since coffer wrote it."""
+    keys = list(entry["keys"])
+    value = entry["value"]
+    created = int(entry.get("created", len(keys)))
+    try:
+        if not entry.get("append"):
+            current = doc.get(keys)
+            if current is MISSING:
+                return False
+            if current != value:
+                raise _Changed(f"{'.'.join(keys)} was changed since coffer wrote it")
+            doc.remove(keys, None, created)
+            return True
+        items = doc.items(keys)
+    except _Changed:
+        raise
+    except CofferError as exc:
+        raise _Changed(str(exc)) from exc
+    if items is None:
+        return False
+    if value in items:
+        doc.remove(keys, items.index(value), created)
+        return True
+    if any(_resembles(i, entry.get("marker", ())) for i in items):
+        raise _Changed(f"coffer's entry in {'.'.join(keys)} was edited since coffer wrote it")
+    return False
+
+
+def _eof(data: bytes | None) -> str:
+    m = re.search(rb"\s*\Z", data or b"")
+    return m.group().decode("ascii", "replace") if m else ""
+
+
+# ---- planning -------------------------------------------------------------------------------
+
+
+@dataclass
+class FilePlan:
+    """The edits for one agent in one file, with the exact bytes before and after."""
+
+    agent: str
+    path: Path
+    format: str
+    before: bytes | None
+    after: bytes
+    entries: list[dict[str, Any]]
+    whats: list[str]
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+
+@dataclass
+class Plan:
+    launch: Launch
+    files: list[FilePlan] = field(default_factory=list)
+    report: Report = field(default_factory=Report)
+    wired: list[str] = field(default_factory=list)  # agents with at least one edit
+
+    @property
+    def pending(self) -> list[FilePlan]:
+        return [f for f in self.files if f.changed]
+
+    def changes(self) -> list[Change]:
+        return [
+            Change(
+                f.path,
+                "create" if f.before is None else "update",
+                f"{f.agent}: " + "; ".join(f.whats),
+                text_diff(f.path, f.before, f.after),
+            )
+            for f in self.pending
+        ]
+
+
+def _call(report: Report, name: str, fn: Any, default: Any) -> Any:
+    try:
+        return fn()
+    except Exception as exc:  # one adapter's bug is reported, the others still run
+        report.problems.append(
+            Problem(Path(name), "error", f"adapter {name} failed: {type(exc).__name__}: {exc}")
+        )
+        return default
+
+
+def plan(
+    store_root: Path,
+    environ: Mapping[str, str],
+    loaded: Loaded,
+    agents: Iterable[str] = (),
+    *,
+    launch: Launch | None = None,
+) -> Plan:
+    """What setup would change, for every present agent (or exactly ``agents``)."""
+    wanted = set(agents)
+    unknown = wanted - set(loaded.adapters)
+    if unknown:
+        raise CofferError(f"unknown agent {', '.join(sorted(unknown))}; see `coffer adapter list`")
+    ctx = Context(home_dir(environ), environ, store_root, None)
+    out = Plan(launch or resolve_launch(environ, store_root))
+    journal = Journal(store_root)
+    for err in loaded.errors:
+        out.report.problems.append(Problem(Path("adapters"), "error", err))
+    for name, adapter in loaded.adapters.items():
+        if wanted and name not in wanted:
+            continue
+        if not wanted and not _call(out.report, name, partial(adapter.detect, ctx), False):
+            out.report.notices.append(
+                f"{name}: not found on this machine, skipped (`--agent {name}` wires it anyway)"
+            )
+            continue
+        wiring = getattr(adapter, "wiring", None)
+        if wiring is None:
+            out.report.notices.append(
+                f"{name}: its adapter does not support `coffer setup`; register `coffer mcp` "
+                "and a session-start `coffer project --quiet` by hand"
+            )
+            continue
+        edits: Sequence[ConfigEdit] = _call(out.report, name, partial(wiring, ctx, out.launch), ())
+        if not edits:
+            out.report.notices.append(f"{name}: nothing to wire")
+            continue
+        by_path: dict[Path, list[ConfigEdit]] = {}
+        for edit in edits:
+            by_path.setdefault(edit.path, []).append(edit)
+            if edit.note:
+                out.report.notices.append(f"{name}: {edit.note}")
+        for path, group in by_path.items():
+            fp = _plan_file(journal, name, path, group, out.report)
+            if fp is not None:
+                out.files.append(fp)
+                if name not in out.wired:
+                    out.wired.append(name)
+    return out
+
+
+def _plan_file(
+    journal: Journal, agent: str, path: Path, edits: list[ConfigEdit], report: Report
+) -> FilePlan | None:
+    formats = {e.format for e in edits}
+    if len(formats) != 1:
+        report.problems.append(Problem(path, "error", f"{agent}: edits disagree on the format"))
+        return None
+    fmt = formats.pop()
+    try:
+        before = fsutil.read_bytes_or_none(path)
+        doc = _load(fmt, before, path)
+        record = journal.get(key(agent, path))
+        previous = {
+            (tuple(e["keys"]), bool(e.get("append"))): e for e in (record or {}).get("edits", [])
+        }
+        entries = dict(previous)
+        whats = []
+        modified = False
+        for edit in edits:
+            k = (tuple(edit.keys), edit.append)
+            entry, changed = _add(doc, edit, previous.get(k))
+            if entry is not None:
+                entries[k] = entry
+            if changed:
+                modified = True
+                whats.append(edit.what or ".".join(edit.keys))
+        # Nothing to add: keep the bytes exactly (no re-serialisation).
+        after = doc.dump() if modified or before is None else before
+    except CofferError as exc:
+        report.problems.append(Problem(path, "refused", f"{agent}: {exc}"))
+        return None
+    return FilePlan(agent, path, fmt, before, after, list(entries.values()), whats)
+
+
+# ---- applying -------------------------------------------------------------------------------
+
+
+def apply(journal: Journal, the_plan: Plan) -> Report:
+    """Write every pending file of ``the_plan`` (journal first, then an atomic write)."""
+    report = Report()
+    for fp in the_plan.pending:
+        try:
+            report.extend(_apply_file(journal, fp))
+        except CofferError as exc:
+            report.problems.append(Problem(fp.path, "refused", str(exc)))
+    return report
+
+
+def _apply_file(journal: Journal, fp: FilePlan) -> Report:
+    report = Report()
+    current = fsutil.read_bytes_or_none(fp.path)
+    if current != fp.before:
+        report.problems.append(
+            Problem(fp.path, "refused", "changed since the plan was made; run coffer setup again")
+        )
+        return report
+    k = key(fp.agent, fp.path)
+    record = journal.get(k)
+    if record is not None and fp.before is None:
+        record = None  # the file is gone: nothing of the old record is left to undo
+    if record is None:
+        if fp.before is not None:
+            journal.backup_bytes(fp.before)
+        record = {
+            "key": k,
+            "path": str(fp.path),
+            "kind": KIND,
+            "format": fp.format,
+            "tier": None,
+            "project_id": None,
+            "adapters": [fp.agent],
+            "created_file": fp.before is None,
+            "created_dirs": [],
+            "before_sha256": None if fp.before is None else sha256(fp.before),
+            "after_sha256": None,
+            "exact": True,
+            "eof": _eof(fp.before),
+            "created_at": now_iso(),
+        }
+    elif fp.before is None or sha256(fp.before) != record.get("after_sha256"):
+        # Someone changed the file between coffer's writes: the pre-image no longer
+        # describes everything that should survive an undo.
+        record["exact"] = False
+    record["edits"] = fp.entries
+    record["updated_at"] = now_iso()
+    record["seq"] = time.time_ns()  # orders writes within one second, for undo
+    if fp.before is None:
+        record["created_dirs"] = ensure_parent(fp.path)
+    journal.put(record)  # before the write: a crash leaves a record of what was there
+    mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
+    fsutil.atomic_write_bytes(fp.path, fp.after, mode=mode)
+    record["after_sha256"] = sha256(fp.after)
+    journal.put(record)
+    report.changes.append(
+        Change(
+            fp.path,
+            "create" if fp.before is None else "update",
+            f"{fp.agent}: " + "; ".join(fp.whats),
+        )
+    )
+    return report
+
+
+# ---- undo -------------------------------------------------------------------------------------
+
+
+def records(journal: Journal, agents: Iterable[str] = ()) -> list[Record]:
+    """Setup records, newest first (so chained exact restores line up)."""
+    wanted = set(agents)
+    out = [
+        r
+        for r in journal.records()
+        if r.get("kind") == KIND and (not wanted or wanted & set(r.get("adapters", [])))
+    ]
+    return sorted(out, key=lambda r: (str(r.get("updated_at", "")), r.get("seq", 0)), reverse=True)
+
+
+def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False) -> Report:
+    """Reverse what setup wrote. A refused path keeps its record and is reported."""
+    report = Report()
+    dirs: list[str] = []
+    for record in records(journal, agents):
+        try:
+            report.extend(_undo_record(journal, record, dry_run=dry_run))
+        except CofferError as exc:
+            report.problems.append(
+                Problem(Path(record["path"]), "refused", f"{exc} (the journal keeps this path)")
+            )
+            continue
+        if journal.get(record["key"]) is None:
+            dirs += record.get("created_dirs", [])
+    if not dry_run:
+        # A directory created for one file may have held another coffer file: try again
+        # once every file is gone (still only directories coffer created, only if empty).
+        for d in sorted(set(dirs), key=len, reverse=True):
+            with contextlib.suppress(OSError):
+                os.rmdir(d)
+    return report
+
+
+def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
+    report = Report()
+    path = Path(record["path"])
+    agent = ", ".join(record.get("adapters", []))
+    data = fsutil.read_bytes_or_none(path)
+    if data is None:
+        report.notices.append(f"{path}: already gone; nothing to undo")
+        if not dry_run:
+            remove_created_dirs(list(record.get("created_dirs", [])))
+            journal.drop(record["key"])
+        return report
+    new: bytes | None
+    if record.get("exact") and sha256(data) == record.get("after_sha256"):
+        # Untouched since coffer wrote it: put back the exact original bytes.
+        before = record.get("before_sha256")
+        new = None if record.get("created_file") else journal.read_backup(str(before))
+        how = "restored the original" if new is not None else "deleted the file coffer created"
+    else:
+        doc = _load(str(record.get("format", "json")), data, path)
+        try:
+            removed = [_remove(doc, e) for e in reversed(record.get("edits", []))]
+        except _Changed as exc:
+            report.problems.append(
+                Problem(
+                    path,
+                    "refused",
+                    f"{agent}: {exc}; fix or remove it by hand, then run "
+                    "`coffer setup --undo` again (the journal keeps this path)",
+                )
+            )
+            return report
+        if not any(removed):
+            report.notices.append(f"{path}: coffer's entries were already removed")
+            if not dry_run:
+                journal.drop(record["key"])
+            return report
+        if record.get("created_file") and doc.empty():
+            new, how = None, "deleted the file coffer created"
+        else:
+            new = doc.dump()
+            if record.get("format") == "toml" and new.strip():
+                # tomlkit may leave the blank line it put before coffer's table at the end.
+                new = new.rstrip() + str(record.get("eof", "")).encode()
+            how = "removed coffer's entries (the file changed since, so only those)"
+    report.changes.append(
+        Change(
+            path,
+            "remove" if new is None else "restore",
+            f"{agent}: {how}",
+            text_diff(path, data, new),
+        )
+    )
+    if dry_run:
+        return report
+    if new is None:
+        os.unlink(path)
+        remove_created_dirs(list(record.get("created_dirs", [])))
+    elif new != data:
+        fsutil.atomic_write_bytes(path, new, mode=None)
+    journal.drop(record["key"])
+    return report
+
+
+__all__ = [
+    "KIND",
+    "FilePlan",
+    "Plan",
+    "apply",
+    "key",
+    "plan",
+    "records",
+    "resolve_launch",
+    "undo",
+]
