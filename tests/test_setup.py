@@ -552,3 +552,33 @@ def test_examples_are_what_setup_writes(home: Path, monkeypatch: pytest.MonkeyPa
 def test_setup_is_reachable_from_the_cli_help() -> None:
     shown = coffer("--help")
     assert "setup" in shown.stdout and "mcp" in shown.stdout
+
+
+GEMINI_SETTINGS = """\
+{
+  "general": {"vimMode": true},
+  "mcpServers": {
+    "docs": {"command": "npx", "args": ["-y", "docs-mcp"]}
+  },
+  "hooks": {
+    "SessionEnd": [{"hooks": [{"type": "command", "command": "~/bin/bye.sh"}]}]
+  }
+}
+"""
+
+
+def test_gemini_setup_and_undo(home: Path) -> None:
+    settings = home / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(GEMINI_SETTINGS)
+    before = snapshot(home)
+    done = coffer("setup", "--yes", "--agent", "gemini")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(settings.read_text())
+    assert list(data["mcpServers"]) == ["docs", "coffer"]
+    assert data["mcpServers"]["coffer"]["env"]["ECC_MEMORY_HARNESS"] == "gemini"
+    hook = data["hooks"]["SessionStart"][0]["hooks"][0]
+    assert hook["type"] == "command" and hook["command"].endswith("project --quiet")
+    assert data["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "~/bin/bye.sh"
+    assert coffer("setup", "--undo").returncode == 0
+    assert snapshot(home) == before

@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from coffer.adapter import Context, Mode, Target, no_native_memory
+from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
 
 NAME = "gemini"
 MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.RENDER}
@@ -63,3 +63,10 @@ def targets(ctx: Context) -> Sequence[Target]:
 
 def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     return ("GEMINI_CLI_HOME",), [gemini_dir(ctx) / "settings.json"]
+
+
+def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
+    """`coffer setup`: the MCP server and a SessionStart hook (_setup_gemini)."""
+    from coffer_adapters import _setup_gemini
+
+    return _setup_gemini.wiring(ctx, launch)
