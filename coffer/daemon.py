@@ -293,7 +293,8 @@ def status_lines(data: Mapping[str, Any]) -> list[str]:
 
 
 class _OneLine(logging.Formatter):
-    converter = time.gmtime
+    def converter(self, secs: float | None) -> time.struct_time:
+        return time.gmtime(secs)
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)

@@ -38,6 +38,7 @@ from watchdog.events import (
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from coffer import daemon, fsutil
+from coffer.errors import CofferError
 from coffer.ids import GLOBAL_ID
 from coffer.index import INDEX_NAME
 from coffer.projection.engine import Engine
@@ -126,6 +127,7 @@ class Watcher:
         self.watches: dict[str, _Watch] = {}  # role -> watch
         self.index_digest: dict[str, str | None] = {}  # tier id -> MEMORY.md after our pass
         self.reported: dict[str, tuple[str, ...]] = {}  # key -> problem lines last logged
+        self.noted: dict[str, tuple[str, ...]] = {}  # tier id -> notices last logged
         self._scan_sig: object = None
         self._status_due: float | None = None
         self._last_status = 0.0
@@ -139,17 +141,20 @@ class Watcher:
             self._write_status()
             self._install_signals()
             self._start()
-            while not self.stop_requested:
+            while not self._stopping():
                 for burst in self.coalescer.pop_due():
-                    if self.stop_requested:
+                    if self._stopping():
                         break
                     self._process(burst)
                 self._flush_status()
-                if not self.stop_requested:
+                if not self._stopping():
                     self.waker.wait(self._timeout())
         finally:
             self._shutdown()
         return 0
+
+    def _stopping(self) -> bool:
+        return self.stop_requested  # set by a signal handler between any two statements
 
     def request_stop(self) -> None:
         self.stop_requested = True
@@ -361,8 +366,11 @@ class Watcher:
         for change in report.changes:
             self.log.info("%s: %s", tier.label, change.line())
             self.status.changes += 1
-        for note in report.notices:
-            self.log.info("%s: note: %s", tier.label, note)
+        notes = tuple(report.notices)
+        for note in notes:  # like problems: once while it lasts ("12 entries did not fit")
+            seen = note in self.noted.get(tier.info.id, ())
+            self.log.log(logging.DEBUG if seen else logging.INFO, "%s: note: %s", tier.label, note)
+        self.noted[tier.info.id] = notes
         self._report(_TIER + tier.info.id, report.problems)
 
     def _report(self, key: str, problems: list[Problem]) -> None:
@@ -396,18 +404,30 @@ class Watcher:
     def _rescan(self, *, force: bool) -> None:
         """Watch the global tier and every projected project; drop the rest."""
         sig = self._signature()
+        for w in self.watches.values():
+            # watchdog reports no event when a watched directory itself is moved away.
+            w.dead = w.dead or not w.path.is_dir()
         dead = any(w.dead for w in self.watches.values())
         if sig == self._scan_sig and not force and not dead:
             return
         self._scan_sig = sig
-        ids = {p.id for p in self.engine.projected_projects()}
-        wanted = {
-            _TIER + t.info.id: t for t in self.store.all_tiers() if t.info.id in ids | {GLOBAL_ID}
-        }
+        try:
+            ids = {p.id for p in self.engine.projected_projects()} | {GLOBAL_ID}
+            wanted = {_TIER + t.info.id: t for t in self.store.all_tiers() if t.info.id in ids}
+        except Exception as exc:  # a corrupt journal record or registry: keep what we watch
+            self._error(Problem(self.store.root, "error", f"cannot list projected projects: {exc}"))
+            self._scan_sig = None  # retry on the next change
+            gtier = self.store.global_tier()
+            wanted = {r: w.tier for r, w in self.watches.items() if w.tier is not None}
+            wanted.setdefault(_TIER + GLOBAL_ID, gtier)
         for role, path in (("root", self.store.root), ("journal", self.engine.journal.dir)):
             if role not in self.watches or self.watches[role].dead:
                 self._unwatch(role)
-                fsutil.ensure_dir(path)  # deleted under us: recreated, as at the start
+                try:
+                    fsutil.ensure_dir(path)  # deleted under us: recreated, as at the start
+                except CofferError as exc:
+                    self._error(Problem(path, "error", str(exc)))
+                    continue
                 self._watch(role, path)
         for role, w in list(self.watches.items()):
             if w.tier is not None and (role not in wanted or w.dead):
@@ -418,7 +438,11 @@ class Watcher:
         for role, tier in wanted.items():
             if role in self.watches:
                 continue
-            fsutil.ensure_dir(tier.dir)  # a tier never written to still needs watching
+            try:
+                fsutil.ensure_dir(tier.dir)  # a tier never written to still needs watching
+            except CofferError as exc:
+                self._error(Problem(tier.dir, "error", f"cannot watch {tier.label}: {exc}"))
+                continue
             if self._watch(role, tier.dir, tier):
                 self.log.info("watching %s: %s", tier.label, tier.dir)
                 # Catch up on anything that changed while nobody was watching.

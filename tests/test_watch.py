@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from watchdog.events import FileCreatedEvent, FileModifiedEvent, FileMovedEvent
@@ -52,7 +53,7 @@ def tier_of(repo: Path) -> Tier:
     return tier
 
 
-def status() -> dict[str, object]:
+def status() -> dict[str, Any]:
     return daemon.read_status(store().root)
 
 
@@ -100,8 +101,17 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Daemon]]:
         log = tmp_path / f"watch-{len(started)}.log"
         err = open(tmp_path / f"watch-{len(started)}.err", "wb")  # noqa: SIM115
         proc = subprocess.Popen(
-            [sys.executable, "-m", "coffer", "watch", "--log-file", str(log), "--debounce", "50"]
-            + list(args),
+            [
+                sys.executable,
+                "-m",
+                "coffer",
+                "watch",
+                "--log-file",
+                str(log),
+                "--debounce",
+                "50",
+                *args,
+            ],
             env=os.environ,
             stdout=subprocess.DEVNULL,
             stderr=err,
@@ -140,9 +150,7 @@ def test_written_entry_appears_and_deleted_entry_disappears(
     agents = repo / "AGENTS.md"
     entry = write_entry(tier.dir, "deploy-freeze", "deploys freeze on fridays zqxv")
     wait_for(lambda: "zqxv" in agents.read_text(), "the entry in AGENTS.md", d.log)
-    wait_for(
-        lambda: "deploy-freeze.md" in (tier.dir / "MEMORY.md").read_text(), "the index", d.log
-    )
+    wait_for(lambda: "deploy-freeze.md" in (tier.dir / "MEMORY.md").read_text(), "the index", d.log)
     entry.unlink()
     wait_for(lambda: "zqxv" not in agents.read_text(), "the entry to leave AGENTS.md", d.log)
     wait_for(
@@ -169,7 +177,6 @@ def test_burst_of_200_files_settles_in_one_consistent_state(
     repo = project("repo")
     d = start()
     before = status()["renders"]
-    assert isinstance(before, int)
     tier = tier_of(repo)
     for i in range(200):
         write_entry(tier.dir, f"burst-{i:03d}", f"burst entry number {i}")
@@ -181,12 +188,12 @@ def test_burst_of_200_files_settles_in_one_consistent_state(
         return index_ok and target_state(repo, "codex", "project") == "ok"
 
     wait_for(settled, "MEMORY.md and AGENTS.md to match the 200 entries", d.log)
-    assert "burst-199" in (tier.dir / "MEMORY.md").read_text() or "more entries" in (
-        tier.dir / "MEMORY.md"
-    ).read_text()
+    assert (
+        "burst-199" in (tier.dir / "MEMORY.md").read_text()
+        or "more entries" in (tier.dir / "MEMORY.md").read_text()
+    )
     wait_for(lambda: status().get("pending") == 0, "the queue to drain", d.log)
     renders = status()["renders"]
-    assert isinstance(renders, int)
     # Coalesced: a handful of passes, not one per file (a loose bound, not a timing test).
     assert renders - before < 40, d.text()
 
@@ -206,7 +213,7 @@ def test_hand_edited_block_is_reported_not_overwritten(
     assert agents.read_text() == edited
     assert target_state(repo, "codex", "project") == "drifted"
     wait_for(
-        lambda: any(str(agents) in p for p in status().get("problems", [])),  # type: ignore[attr-defined]
+        lambda: any(str(agents) in p for p in status().get("problems", [])),
         "the drift in --status",
         d.log,
     )
@@ -214,6 +221,22 @@ def test_hand_edited_block_is_reported_not_overwritten(
     write_entry(tier_of(repo).dir, "newer-fact", "another fact")
     wait_for(lambda: status().get("pending") == 0 and status()["renders"], "a pass", d.log)
     assert d.text().count(f"drifted: {agents}") == 1
+
+
+def test_replaced_claude_symlink_is_reported_not_relinked(
+    project: Callable[[str], Path], start: Callable[..., Daemon]
+) -> None:
+    Path(os.environ["CLAUDE_CONFIG_DIR"]).mkdir()  # Claude Code "installed"
+    repo = project("repo")
+    (link,) = Path(os.environ["CLAUDE_CONFIG_DIR"]).glob("projects/*/memory")
+    assert link.is_symlink()
+    d = start()
+    link.unlink()
+    link.mkdir()  # Claude (or a person) put a real directory back
+    write_entry(tier_of(repo).dir, "fact", "a fact")
+    wait_for(lambda: str(link) in d.text(), "the replaced link report", d.log)
+    assert not link.is_symlink()
+    assert target_state(repo, "claude", "project") != "ok"
 
 
 def test_second_daemon_is_refused_and_sigterm_exits_zero(
@@ -280,7 +303,12 @@ def test_polling_mode(project: Callable[[str], Path], start: Callable[..., Daemo
     assert status()["mode"] == "polling"
     write_entry(tier_of(repo).dir, "polled", "seen by polling mmzq")
     wait_for(lambda: "mmzq" in (repo / "AGENTS.md").read_text(), "the polled change", d.log)
-    assert d.stop() == 0
+    # A daemon killed outright leaves its status file behind, but not its lock.
+    d.proc.kill()
+    d.proc.wait(timeout=DEADLINE)
+    r = coffer("watch", "--status", "--json")
+    assert r.returncode == daemon.EXIT_NOT_RUNNING
+    assert json.loads(r.stdout)["running"] is False
 
 
 def test_status_when_never_run() -> None:
@@ -345,7 +373,9 @@ def test_event_filter_ignores_temp_hidden_and_foreign_files(tmp_path: Path) -> N
 
 
 def test_a_failing_refresh_is_logged_and_survived(
-    project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    project: Callable[[str], Path],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from coffer.watch import Watcher
 
@@ -369,19 +399,49 @@ def test_a_failing_refresh_is_logged_and_survived(
 def test_engine_refresh_reports_an_unwritable_target(
     project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from coffer.projection import blocks
+    from coffer import fsutil
 
     repo = project("repo")
     write_entry(tier_of(repo).dir, "fact", "a fact")
 
-    real = blocks.fsutil.atomic_write_bytes
+    real = fsutil.atomic_write_bytes
 
     def denied(path: Path, data: bytes, mode: int | None = 0o600) -> None:
         if path.name == "AGENTS.md":
             raise PermissionError(13, "Permission denied", str(path))
         real(path, data, mode)
 
-    monkeypatch.setattr(blocks.fsutil, "atomic_write_bytes", denied)
+    monkeypatch.setattr(fsutil, "atomic_write_bytes", denied)
     report = Engine(store(), os.environ).refresh("project", repo)
     assert [p.state for p in report.problems] == ["error"]
     assert "Permission denied" in report.problems[0].message
+
+
+def test_falls_back_to_polling_when_the_kernel_refuses_a_watch(
+    project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import watchdog.observers
+
+    from coffer.watch import Watcher
+
+    class Refusing(watchdog.observers.Observer):  # type: ignore[misc,valid-type]
+        def schedule(self, *args: object, **kwargs: object) -> object:
+            raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(watchdog.observers, "Observer", Refusing)
+    repo = project("repo")
+    w = Watcher(store(), os.environ, log=logging.getLogger("test-fallback"), poll_interval=0.1)
+    t = threading.Thread(target=w.run)
+    t.start()
+    try:
+        wait_for(lambda: status().get("state") == "watching", "the in-process daemon")
+        assert status()["mode"] == "polling"
+        write_entry(tier_of(repo).dir, "fallback", "seen after the fallback ppqz")
+        wait_for(lambda: "ppqz" in (repo / "AGENTS.md").read_text(), "the polled change")
+    finally:
+        w.request_stop()
+        t.join(timeout=DEADLINE)
+    assert not t.is_alive()
+    assert status()["state"] == "stopped"

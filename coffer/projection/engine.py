@@ -406,6 +406,7 @@ class Engine:
         ptier = self.store.project_tier(root) if root is not None else None
         tiers: dict[str, Tier | None] = {"project": ptier, "global": self.store.global_tier()}
         entries = {k: self._entries(t) for k, t in tiers.items()}
+        readers = self._readers(ctx)
         out = []
         for name, adapter in self.loaded.adapters.items():
             report = Report()
@@ -419,7 +420,8 @@ class Engine:
             )
             targets = self._call(name, report, partial(adapter.targets, ctx), _NO_TARGETS)
             for t in targets:
-                st.targets.append(self._target_status(ctx, name, t, tiers, entries))
+                agents = readers.get(t.path) or [name]
+                st.targets.append(self._target_status(ctx, agents, t, tiers, entries))
             nm = self._call(name, report, partial(adapter.native_memory, ctx), None)
             if nm is not None:
                 on = nm.enabled(fsutil.read_bytes_or_none(nm.config))
@@ -456,10 +458,21 @@ class Engine:
             )
         return out
 
+    def _readers(self, ctx: Context) -> dict[Path, list[str]]:
+        """The enabled adapters rendering each file, as ``project`` groups them: a shared
+        block lists the handoffs of all its readers, so its status is judged the same way."""
+        out: dict[Path, list[str]] = defaultdict(list)
+        report = Report()
+        for name, adapter in self.enabled(ctx, report).items():
+            for t in self._call(name, report, partial(adapter.targets, ctx), _NO_TARGETS):
+                if t.mode is Mode.RENDER:
+                    out[t.path].append(name)
+        return out
+
     def _target_status(
         self,
         ctx: Context,
-        name: str,
+        agents: Sequence[str],
         t: Target,
         tiers: Mapping[str, Tier | None],
         entries: Mapping[str, list[Entry]],
@@ -487,7 +500,6 @@ class Engine:
             state, detail = links.state(t.path, tier.dir)
             return TargetStatus(state=state, detail=detail, **base)
         data = fsutil.read_bytes_or_none(t.path) if t.path.is_file() else None
-        agents = [name]
         rendered = render.render(
             block_title(tier),
             t.tier,
