@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from coffer.projection.engine import Engine
 
-_MAGIC = "coffer-fastpath 2"
+_MAGIC = "coffer-fastpath 3"  # 3: signs the vault's handoff directories (docs/adr/0011)
 MAX_SIGNED_ENTRIES = 2000
 _ABSENT = "-"
 
@@ -134,8 +134,24 @@ def _paths(engine: Engine, root: Path) -> tuple[set[str], set[str]]:
             env |= set(env_names)
             paths |= {str(f) for f in files}
     if engine.handoffs is not None:
+        # Vault handoffs shown in blocks: a new handoff file changes only its kind
+        # directory, and one retired by hand (status edited, spec §1.1) only its own
+        # file, so both are signed, for the project and team scopes (docs/adr/0011).
+        env.add("ECC_MEMORY_PROJECT_ROOT")
         paths |= {str(root / ".ecc"), str(root / ".ecc" / "memory")}
+        try:
+            from coffer.vault.handoffs import watched_paths
+
+            paths |= watched_paths(str(root), engine.environ, MAX_SIGNED_ENTRIES)
+        except Exception:
+            # What would change the list cannot be named (e.g. an invalid override): no
+            # stamp, so every run takes the full path and renders the block afresh.
+            raise _Unsignable from None
     return env, paths
+
+
+class _Unsignable(Exception):
+    """The projection's inputs cannot all be signed; record no stamp."""
 
 
 def record(engine: Engine, path: Path) -> None:
@@ -143,7 +159,14 @@ def record(engine: Engine, path: Path) -> None:
     from coffer import __version__, fsutil
 
     root = engine.store.resolve_root(path)
-    env, paths = _paths(engine, root)
+    try:
+        env, paths = _paths(engine, root)
+    except _Unsignable:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.unlink(_stamp_path(str(engine.store.root), str(root)))
+        return
     lines = [_MAGIC, f"version\t{__version__}", f"root\t{root}"]
     if not _clean(str(root)):
         return

@@ -3,9 +3,38 @@ directly (keeps the engine free of the vault)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from coffer.projection.engine import HandoffSource
+
+if TYPE_CHECKING:
+    from coffer.adapter import Context
+    from coffer.render import Handoff
+
+
+def _vault_handoffs(ctx: Context, agents: Sequence[str]) -> Sequence[Handoff]:
+    """Active vault handoffs for ``agents`` (coffer.vault.handoffs); never raises.
+
+    Without ``ECC_MEMORY_PROJECT_ROOT`` the project vault is ``<root>/.ecc/memory`` (spec
+    §6.2), so one ``stat`` tells a project without a vault, which then costs no import of
+    the vault package at all.
+    """
+    if ctx.project is None:
+        return ()
+    try:
+        if not ctx.environ.get("ECC_MEMORY_PROJECT_ROOT") and not os.path.isdir(
+            os.path.join(ctx.project, ".ecc", "memory")
+        ):
+            return ()
+        from coffer.vault.handoffs import handoffs_for
+
+        return handoffs_for(ctx, agents)
+    except Exception:
+        return ()  # a courtesy list: a vault problem must never fail a projection
 
 
 def handoff_source() -> HandoffSource | None:
-    """The vault's handoff lister for managed blocks, when the vault supports it."""
-    return None
+    """The vault's handoff lister for managed blocks."""
+    return _vault_handoffs

@@ -134,8 +134,17 @@ def test_remember_twice_same_name_needs_replace(repo, monkeypatch, capsys):
 
 @pytest.mark.parametrize(
     "argv",
-    [["remember", "x", "--name", "x"], ["recall", "x"], ["list"], ["doctor"], ["where"],
-     ["project"], ["adapter", "list"], ["vault", "search", "x"], ["--help"]],
+    [
+        ["remember", "x", "--name", "x"],
+        ["recall", "x"],
+        ["list"],
+        ["doctor"],
+        ["where"],
+        ["project"],
+        ["adapter", "list"],
+        ["vault", "search", "x"],
+        ["--help"],
+    ],
 )
 def test_no_command_but_watch_and_mcp_imports_watchdog_or_mcp(repo, argv):
     import os
@@ -149,6 +158,12 @@ def test_no_command_but_watch_and_mcp_imports_watchdog_or_mcp(repo, argv):
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print([m for m in ('watchdog', 'mcp') if m in sys.modules], file=sys.stderr)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True,
-                         text=True, env=dict(os.environ), timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=60,
+    )
     assert out.stderr.strip().splitlines()[-1] == "[]"

@@ -148,9 +148,11 @@ def save(
     return {"memory": memory, "path": destination}
 
 
-def _load(roots: Roots | None, scopes: object) -> Scan:
+def _load(roots: Roots | None, scopes: object, env: Mapping[str, str] | None) -> Scan:
     normalized = normalize_scopes(scopes)
-    return load(roots or resolve_roots(), normalized)
+    # ``env`` locates coffer's parse cache (outside the vault; docs/adr/0011) and can turn it
+    # off (COFFER_VAULT_CACHE=0); it changes no result.
+    return load(roots or resolve_roots(), normalized, os.environ if env is None else env)
 
 
 def search(
@@ -162,6 +164,7 @@ def search(
     limit: object = None,
     *,
     roots: Roots | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """§7.2–§7.3: ``{results: [{memory, score, excerpt}], diagnostics}``."""
     text = validate_query(query)
@@ -169,7 +172,7 @@ def search(
     trust_filter = None if trust is None else enum_value(trust, "memory trust", ("unreviewed",))
     target = validate_target(target_harness)
     count = normalize_limit(limit)
-    scan = _load(roots, scopes)
+    scan = _load(roots, scopes, env)
     results = rank(scan.entries, text, kind_filter, trust_filter, target, count)
     return {"results": results, "diagnostics": scan.diagnostics()}
 
@@ -180,11 +183,12 @@ def read(
     target_harness: object = None,
     *,
     roots: Roots | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """§8: ``{memory, path, backlinks, backlinksTruncated}``; all statuses are readable."""
     wanted = memory_id(memory_id_value)
     target = validate_target(target_harness)
-    scan = _load(roots, scopes)
+    scan = _load(roots, scopes, env)
     matches = [
         entry
         for entry in scan.entries
@@ -211,9 +215,13 @@ def read(
 
 
 def doctor(
-    scopes: object = None, target_harness: object = None, *, roots: Roots | None = None
+    scopes: object = None,
+    target_harness: object = None,
+    *,
+    roots: Roots | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """§9: the audit report; the target harness is validated after loading."""
-    scan = _load(roots, scopes)
+    scan = _load(roots, scopes, env)
     target = validate_target(target_harness)
     return _doctor.report(scan, target)

@@ -254,6 +254,7 @@ def _cmd_search(ctx: _Context) -> str:
         args.single.get("--target-harness"),
         args.single.get("--limit"),
         roots=ctx.roots,
+        env=ctx.env,
     )
     if args.json:
         payload = {"schemaVersion": "ecc.memory.search.v1", "query": query, **result}
@@ -275,7 +276,7 @@ def _cmd_read(ctx: _Context) -> str:
     args = ctx.args
     if len(args.positionals) != 1:
         raise VaultError("read requires exactly one memory ID.")
-    result = api.read(args.positionals[0], args.scopes(), roots=ctx.roots)
+    result = api.read(args.positionals[0], args.scopes(), roots=ctx.roots, env=ctx.env)
     if args.json:
         return json_pretty({"schemaVersion": "ecc.memory.read.v1", **result}) + "\n"
     memory = result["memory"]
@@ -294,7 +295,7 @@ def _cmd_read(ctx: _Context) -> str:
 
 def _cmd_doctor(ctx: _Context) -> str:
     _no_positionals(ctx)
-    report = api.doctor(ctx.args.scopes(), roots=ctx.roots)
+    report = api.doctor(ctx.args.scopes(), roots=ctx.roots, env=ctx.env)
     if ctx.args.json:
         return json_pretty(report) + "\n"
     return (

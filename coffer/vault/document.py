@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from coffer.vault.errors import VaultError
-from coffer.vault.ids import is_timestamp
+from coffer.vault.ids import is_leap
 from coffer.vault.jscompat import (
     JS_WHITESPACE,
     JSONValueError,
@@ -81,6 +81,19 @@ _CANONICAL = re.compile(
 _SHORT_MONTHS = frozenset({"02", "04", "06", "09", "11"})
 
 
+def _day_exists(stamp: str) -> bool:
+    """§3.1's calendar check for a timestamp the fast regex matched (month 01-12, day 01-31).
+
+    Same answer as ``is_timestamp`` there, without its regex and integer conversions.
+    """
+    day, month = stamp[8:10], stamp[5:7]
+    if day <= "28" or month not in _SHORT_MONTHS:
+        return True
+    if month != "02":
+        return day != "31"
+    return day == "29" and is_leap(int(stamp[:4]))
+
+
 def _items(raw: str, limit: int) -> list[str] | None:
     items = raw[1:-1].split('","') if raw else []
     if len(items) > limit or len(set(items)) != len(items):
@@ -103,9 +116,8 @@ def _fast(text: str) -> tuple[dict[str, Any] | None, str]:
     if targets is None or tags is None or links is None:
         return None, ""
     # The regex bounds every field; only days 29-31 of short months need the calendar.
-    for stamp in (created, updated):
-        if stamp[8:10] > "28" and stamp[5:7] in _SHORT_MONTHS and not is_timestamp(stamp):
-            return None, ""
+    if not (_day_exists(created) and _day_exists(updated)):
+        return None, ""
     memory = {
         "schema": SCHEMA,
         "id": match["id"],

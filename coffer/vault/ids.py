@@ -15,7 +15,7 @@ _TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}
 _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-def _is_leap(year: int) -> bool:
+def is_leap(year: int) -> bool:
     # Proleptic Gregorian; year 0000 is a leap year (§3.1, Q16).
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
 
@@ -28,7 +28,7 @@ def is_timestamp(value: str) -> bool:
     year, month, day, hour, minute, second = (int(g) for g in match.groups())
     if not 1 <= month <= 12:
         return False
-    days = 29 if month == 2 and _is_leap(year) else _MONTH_DAYS[month - 1]
+    days = 29 if month == 2 and is_leap(year) else _MONTH_DAYS[month - 1]
     return 1 <= day <= days and hour <= 23 and minute <= 59 and second <= 59
 
 

@@ -9,7 +9,6 @@ import errno
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from coffer.vault.errors import VaultError
 from coffer.vault.validate import SCOPES, enum_value, non_empty_string, unique_list
@@ -17,14 +16,52 @@ from coffer.vault.validate import SCOPES, enum_value, non_empty_string, unique_l
 DEFAULT_RECALL_SCOPES = ("project", "team")
 
 
-@dataclass(frozen=True)
 class Roots:
-    """Absolute scope roots and their hidden trusted boundaries (§6.2 steps 6–7)."""
+    """Absolute scope roots and their hidden trusted boundaries (§6.2 steps 6–7).
 
+    Immutable. A plain class, not a dataclass: importing dataclasses costs ~7 ms of every
+    `coffer vault` command (docs/adr/0011).
+    """
+
+    __slots__ = ("boundaries", "project", "team", "user")
     project: str
     team: str
     user: str
     boundaries: Mapping[str, str] | None
+
+    def __init__(
+        self, project: str, team: str, user: str, boundaries: Mapping[str, str] | None
+    ) -> None:
+        for name, value in (
+            ("project", project),
+            ("team", team),
+            ("user", user),
+            ("boundaries", boundaries),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Roots is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Roots is immutable; cannot delete {name!r}")
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.project, self.team, self.user, self.boundaries)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Roots):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Roots(project={self.project!r}, team={self.team!r}, user={self.user!r}, "
+            f"boundaries={self.boundaries!r})"
+        )
 
     def root(self, scope: str) -> str:
         return {"project": self.project, "team": self.team, "user": self.user}[scope]

@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
+from coffer.vault import cache as _cache
+from coffer.vault.cache import ScanCache
 from coffer.vault.collation import sorted_by
 from coffer.vault.document import MAX_DOCUMENT_BYTES, parse
 from coffer.vault.errors import VaultError, raw_os_error
@@ -26,14 +28,27 @@ _BOM = b"\xef\xbb\xbf"
 INVALID = ("invalid-document", "Memory document is invalid or unreadable.")
 MISPLACED = ("location-mismatch", "Memory metadata does not match its vault location.")
 QUARANTINED = ("suspected-secret", "Memory document was quarantined.")
+_PROBLEMS = {_cache.INVALID: INVALID, _cache.MISPLACED: MISPLACED, _cache.QUARANTINED: QUARANTINED}
 
 
-@dataclass(slots=True)
+# Plain classes rather than dataclasses: importing dataclasses (and inspect with it) costs
+# ~7 ms, a noticeable share of a `coffer vault search` (docs/adr/0011).
 class Entry:
     """A parsed, location-checked, secret-free memory and its vault-relative path."""
 
-    memory: dict[str, Any]
-    path: str
+    __slots__ = ("memory", "path")
+
+    def __init__(self, memory: dict[str, Any], path: str) -> None:
+        self.memory = memory
+        self.path = path
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Entry):
+            return NotImplemented
+        return (self.memory, self.path) == (other.memory, other.path)
+
+    def __repr__(self) -> str:
+        return f"Entry(memory={self.memory!r}, path={self.path!r})"
 
 
 def _display(name: str) -> str:
@@ -44,15 +59,15 @@ def _display(name: str) -> str:
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-@dataclass
 class _Walk:
-    budget: int
-    visited: int = 0
-    truncated: bool = False
-    symlink_count: int = 0
-    symlinks: list[str] = field(default_factory=list)
-    # (absolute path, "/"-separated path relative to the scope root, readable)
-    candidates: list[tuple[str, str, bool]] = field(default_factory=list)
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.visited = 0
+        self.truncated = False
+        self.symlink_count = 0
+        self.symlinks: list[str] = []
+        # (absolute path, "/"-separated path relative to the scope root, readable)
+        self.candidates: list[tuple[str, str, bool]] = []
 
     def visit(self, directory: str, rel: str, depth: int) -> None:
         if depth > MAX_DEPTH or self.visited >= self.budget:
@@ -107,18 +122,24 @@ def walk(root: str, budget: int) -> _Walk:
     return result
 
 
-@dataclass
 class Scan:
-    """The loader's result: entries plus the §7.1 diagnostics."""
+    """The loader's result: entries plus the §7.1 diagnostics.
 
-    entries: list[Entry] = field(default_factory=list)
-    invalid_files: list[dict[str, str]] = field(default_factory=list)
-    invalid_file_count: int = 0
-    skipped_symlinks: list[str] = field(default_factory=list)
-    skipped_symlink_count: int = 0
-    visited: int = 0
-    scanned_bytes: int = 0
-    truncated: bool = False
+    ``env`` decides whether the parse cache (:mod:`coffer.vault.cache`) is used and where it
+    lives; None means no cache.
+    """
+
+    def __init__(self, env: Mapping[str, str] | None = None, *, write_cache: bool = True) -> None:
+        self.entries: list[Entry] = []
+        self.invalid_files: list[dict[str, str]] = []
+        self.invalid_file_count = 0
+        self.skipped_symlinks: list[str] = []
+        self.skipped_symlink_count = 0
+        self.visited = 0
+        self.scanned_bytes = 0
+        self.truncated = False
+        self.env = env
+        self.write_cache = write_cache
 
     def invalid(self, path: str, problem: tuple[str, str]) -> None:
         self.invalid_file_count += 1
@@ -142,12 +163,36 @@ class Scan:
             "diagnosticsTruncated": self.diagnostics_truncated,
         }
 
+    def _record(self, vpath: str, outcome: int, memory: dict[str, Any] | None) -> None:
+        if outcome == _cache.ENTRY and memory is not None:
+            self.entries.append(Entry(memory, vpath))
+        else:
+            self.invalid(vpath, _PROBLEMS[outcome])
+
     def _load_file(
-        self, scope: str, root: str, canon: str, candidate: tuple[str, str, bool]
+        self,
+        scope: str,
+        root: str,
+        canon: str,
+        candidate: tuple[str, str, bool],
+        cache: ScanCache | None,
     ) -> bool:
         """Load one candidate; False means "stop this scope" (byte budget)."""
         path, rel, readable = candidate
         vpath = f"{scope}:{rel}"
+        # The cache stands in for steps 2 and 6-8 only: the budget arithmetic below runs on
+        # the cached decoded length exactly as on a fresh read.
+        key = cache.key(path) if cache is not None and readable else None
+        if key is not None and cache is not None:
+            hit = cache.get(path, key)
+            if hit is not None:
+                cached_size, cached_outcome, cached_memory = hit
+                if self.scanned_bytes + cached_size > MAX_SCANNED_BYTES:
+                    self.truncated = True
+                    return False
+                self.scanned_bytes += cached_size
+                self._record(vpath, cached_outcome, cached_memory)
+                return True
         try:
             if not readable:
                 raise VaultError("unreadable name")
@@ -163,18 +208,22 @@ class Scan:
             self.truncated = True
             return False
         self.scanned_bytes += size
+        memory: dict[str, Any] | None
         try:
             memory = parse(text, path, byte_length=size)
         except VaultError:
-            self.invalid(vpath, INVALID)
-            return True
-        # Location check (Q13): scope and the first path segment only.
-        if memory["scope"] != scope or rel.split("/", 1)[0] != memory["kind"] + "s":
-            self.invalid(vpath, MISPLACED)
-        elif is_quarantined(memory):
-            self.invalid(vpath, QUARANTINED)
+            memory, outcome = None, _cache.INVALID
         else:
-            self.entries.append(Entry(memory, vpath))
+            # Location check (Q13): scope and the first path segment only.
+            if memory["scope"] != scope or rel.split("/", 1)[0] != memory["kind"] + "s":
+                outcome = _cache.MISPLACED
+            elif is_quarantined(memory):
+                outcome = _cache.QUARANTINED
+            else:
+                outcome = _cache.ENTRY
+        if key is not None and cache is not None:
+            cache.put(path, key, size, outcome, memory)
+        self._record(vpath, outcome, memory)
         return True
 
     def load_scope(self, roots: Roots, scope: str) -> None:
@@ -193,17 +242,35 @@ class Scan:
             canon = canonical(root)
         except OSError:
             canon = ""
+        cache = (
+            ScanCache.open(self.env, scope, root, writable=self.write_cache)
+            if self.env is not None
+            else None
+        )
         for candidate in walked.candidates:
             if self.scanned_bytes >= MAX_SCANNED_BYTES:
                 self.truncated = True
-                return
-            if not self._load_file(scope, root, canon, candidate):
-                return
+                break
+            if not self._load_file(scope, root, canon, candidate, cache):
+                break
+        if cache is not None:
+            cache.save()
 
 
-def load(roots: Roots, scopes: list[str]) -> Scan:
-    """§7.1 loading over normalized ``scopes``, in order."""
-    scan = Scan()
+def load(
+    roots: Roots,
+    scopes: list[str],
+    env: Mapping[str, str] | None = None,
+    *,
+    write_cache: bool = True,
+) -> Scan:
+    """§7.1 loading over normalized ``scopes``, in order.
+
+    With ``env``, the parse cache of :mod:`coffer.vault.cache` may stand in for re-reading
+    unchanged files (invisibly); without it every file is read. ``write_cache=False`` uses
+    the cache without ever updating it.
+    """
+    scan = Scan(env, write_cache=write_cache)
     for scope in scopes:
         if scan.visited >= MAX_VISITED or scan.scanned_bytes >= MAX_SCANNED_BYTES:
             scan.truncated = True

@@ -70,12 +70,22 @@ def score(memory: Mapping[str, Any], query: str | Query) -> int:
     body = memory["body"].lower()
     tags = [tag.lower() for tag in memory["tags"]]
     meta = " ".join(
-        value.lower()
-        for value in (
-            memory["kind"],
-            memory["scope"],
-            memory["sourceHarness"],
-            *memory["targetHarnesses"],
+        (memory["kind"], memory["scope"], memory["sourceHarness"], *memory["targetHarnesses"])
+    )
+    # Lowering the joined text equals joining the lowered values when it is ASCII (always,
+    # for validated slugs and enums); otherwise per value, as Greek final sigma depends on
+    # the neighbouring characters.
+    meta = (
+        meta.lower()
+        if meta.isascii()
+        else " ".join(
+            value.lower()
+            for value in (
+                memory["kind"],
+                memory["scope"],
+                memory["sourceHarness"],
+                *memory["targetHarnesses"],
+            )
         )
     )
     total = 20 if q.lower in title else 5 if q.lower in body else 0
@@ -176,9 +186,9 @@ def rank(
         scored.append((entry, points))
     # Stable multi-pass sort == the reference comparator (score desc, updatedAt desc, id asc).
     # Ids are over the exact rank alphabet; fixed-shape timestamps compare as plain strings.
+    # A reverse sort keeps equal keys in their order, so the last two passes are one.
     scored.sort(key=lambda pair: rank_key(pair[0].memory["id"]))
-    scored.sort(key=lambda pair: pair[0].memory["updatedAt"], reverse=True)
-    scored.sort(key=lambda pair: pair[1], reverse=True)
+    scored.sort(key=lambda pair: (pair[1], pair[0].memory["updatedAt"]), reverse=True)
     return [
         {
             "memory": summary(entry.memory),

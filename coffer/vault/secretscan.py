@@ -22,19 +22,24 @@ _ANY = re.compile(
 )
 
 
+# Every literal that ends with "_" (patterns 2-6); the rest are tested with `in` below.
+_UNDERSCORE_LITERALS = ("_live_", "npm_", "hf_", "hp_", "ho_", "hr_", "hs_", "_pat_")
+
+
 def _maybe(text: str) -> bool:
     """Cheap, never-missing pre-check: every pattern needs one of these literals (pattern 1
-    case-insensitively; ASCII-only folding matches nothing that lower() misses)."""
+    case-insensitively; ASCII-only folding matches nothing that lower() misses).
+
+    The underscore literals are found from the few "_" in a text (ids hold two) rather than
+    with eight whole-text searches: half the cost of this check on a typical memory.
+    """
+    at = text.find("_")
+    while at >= 0:
+        if text.endswith(_UNDERSCORE_LITERALS, 0, at + 1):
+            return True
+        at = text.find("_", at + 1)
     return (
-        "_live_" in text
-        or "npm_" in text
-        or "hf_" in text
-        or "hp_" in text
-        or "ho_" in text
-        or "hr_" in text
-        or "hs_" in text
-        or "_pat_" in text
-        or "AIza" in text
+        "AIza" in text
         or "xox" in text
         or "AKIA" in text
         or "ASIA" in text
@@ -84,6 +89,33 @@ def scan_for_save(memory: Mapping[str, Any], *, reference: bool = False) -> None
         )
 
 
+def _raw_text(memory: Mapping[str, Any]) -> str | None:
+    """Keys and string values joined by NUL; None if a value is not a string or string list."""
+    parts: list[Any] = list(memory)
+    for value in memory.values():
+        if type(value) is str:
+            parts.append(value)
+        elif type(value) is list:
+            parts.extend(value)
+        else:
+            return None
+    try:
+        return "\x00".join(parts)
+    except TypeError:  # a key or list item that is not a string
+        return None
+
+
 def is_quarantined(memory: Mapping[str, Any]) -> bool:
-    """§5.4: the read-side scan, exactly the reference's (compact JSON only)."""
+    """§5.4: the read-side scan, exactly the reference's (compact JSON only).
+
+    The compact JSON is built only when the raw strings hold a literal of :func:`_maybe`.
+    That pre-check is exact: no literal contains a JSON structural character, a quote or a
+    backslash, so an occurrence in the JSON text lies inside one key or one escaped value,
+    and escaping adds only a backslash plus one of ``n r t b f u " \\`` or lowercase hex
+    digits. The only literal that can start with such a letter is ``npm_``, after the
+    ``\\n`` of a line feed (R1), hence the second test.
+    """
+    raw = _raw_text(memory)
+    if raw is not None and "\npm_" not in raw and not _maybe(raw):
+        return False
     return _hit(json_compact(memory))
