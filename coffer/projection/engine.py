@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from coffer import fsutil, projects, registry, render, settings
+from coffer import projects, registry, render, settings
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
 from coffer.errors import CofferError, InvalidInputError
@@ -23,41 +22,21 @@ from coffer.projects import ProjectInfo
 from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
 
+if TYPE_CHECKING:
+    from coffer.projection.status import AdapterStatus
+
 T = TypeVar("T")
-_NO_TARGETS: Sequence[Target] = ()
+NO_TARGETS: Sequence[Target] = ()
 HandoffSource = Callable[[Context, Sequence[str]], Sequence[render.Handoff]]
 
 
-@dataclass(frozen=True)
-class TargetStatus:
-    tier: str
-    mode: str
-    path: str
-    state: str
-    detail: str = ""
-    note: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.state == "ok"
-
-
-@dataclass
-class AdapterStatus:
-    name: str
-    origin: str
-    present: bool
-    enabled: bool
-    modes: dict[str, str]
-    targets: list[TargetStatus] = field(default_factory=list)
-    native: str = "none"
-    error: str = ""
-
-    @property
-    def ok(self) -> bool:
-        if not self.enabled:
-            return True
-        return not self.error and self.native != "on" and all(t.ok for t in self.targets)
+class BlockPlan(NamedTuple):
+    tier_name: str
+    tier: Tier | None
+    title: str
+    budget: int | None
+    handoffs: Sequence[render.Handoff]
+    agents: list[str]
 
 
 def block_title(tier: Tier) -> str:
@@ -88,7 +67,7 @@ class Engine:
     def context(self, project: Path | None) -> Context:
         return Context(home_dir(self.environ), self.environ, self.store.root, project)
 
-    def _call(self, name: str, report: Report, fn: Callable[[], T], default: T) -> T:
+    def call_adapter(self, name: str, report: Report, fn: Callable[[], T], default: T) -> T:
         # A third-party adapter's bug is reported against that adapter and skipped.
         try:
             return fn()
@@ -101,7 +80,7 @@ class Engine:
     def enabled(self, ctx: Context, report: Report) -> dict[str, Adapter]:
         out = {}
         for name, adapter in self.loaded.adapters.items():
-            present = self._call(name, report, partial(adapter.detect, ctx), False)
+            present = self.call_adapter(name, report, partial(adapter.detect, ctx), False)
             if self.settings.enabled(name, present):
                 out[name] = adapter
         return out
@@ -153,12 +132,12 @@ class Engine:
         ptier = self.store.project_tier(root, create=not dry_run)
         gtier = self.store.global_tier(create=not dry_run)
         for name, adapter in adapters.items():
-            nm = self._call(name, report, partial(adapter.native_memory, ctx), None)
+            nm = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
             if nm is not None:
                 establish = partial(
                     native.establish, self.journal, self.store, gtier, name, nm, dry_run=dry_run
                 )
-                report.extend(self._call(name, report, establish, Report()))
+                report.extend(self.call_adapter(name, report, establish, Report()))
         if not dry_run:
             for tier in (ptier, gtier):
                 if tier is not None:
@@ -166,7 +145,9 @@ class Engine:
         tiers: dict[str, Tier | None] = {"project": ptier, "global": gtier}
         groups: dict[Path, list[tuple[str, Target]]] = defaultdict(list)
         for name, adapter in adapters.items():
-            for target in self._call(name, report, partial(adapter.targets, ctx), _NO_TARGETS):
+            for target in self.call_adapter(
+                name, report, partial(adapter.targets, ctx), NO_TARGETS
+            ):
                 tier = tiers.get(target.tier)
                 if target.mode is Mode.NONE or (tier is None and not dry_run):
                     continue
@@ -201,6 +182,30 @@ class Engine:
             report.extend(self._render(ctx, file, items, tiers, entries, dry_run, replace_edited))
         return report
 
+    def block_plan(
+        self, ctx: Context, items: Sequence[tuple[str, Target]], tiers: Mapping[str, Tier | None]
+    ) -> BlockPlan | str:
+        """How the one block of a file read by ``items`` is rendered, or why it cannot be.
+
+        Shared by ``project`` and ``status`` so an audit judges a block exactly as it is
+        written: every reader's handoffs, the smallest budget among them.
+        """
+        tier_names = {t.tier for _, t in items}
+        if len(tier_names) > 1:
+            return (
+                f"adapters disagree on which tier this file shows ({', '.join(sorted(tier_names))})"
+            )
+        tier_name = items[0][1].tier
+        tier = tiers[tier_name]
+        budgets = [t.max_bytes for _, t in items if t.max_bytes is not None]
+        agents = [n for n, _ in items]
+        name = tier.info.name if tier else (ctx.project.name if ctx.project else "")
+        title = block_title(tier) if tier else f"Coffer memory: project {name}"
+        handoffs = self._handoffs(ctx, agents) if tier_name == "project" else ()
+        return BlockPlan(
+            tier_name, tier, title, min(budgets) if budgets else None, handoffs, agents
+        )
+
     def _render(
         self,
         ctx: Context,
@@ -211,38 +216,21 @@ class Engine:
         dry_run: bool,
         replace_edited: bool,
     ) -> Report:
-        tier_names = {t.tier for _, t in items}
-        if len(tier_names) > 1:
+        plan = self.block_plan(ctx, items, tiers)
+        if isinstance(plan, str):
             r = Report()
-            r.problems.append(
-                Problem(
-                    file,
-                    "error",
-                    "adapters disagree on which tier this "
-                    f"file shows ({', '.join(sorted(tier_names))})",
-                )
-            )
+            r.problems.append(Problem(file, "error", plan))
             return r
-        tier_name = items[0][1].tier
-        tier = tiers[tier_name]
-        budgets = [t.max_bytes for _, t in items if t.max_bytes is not None]
-        agents = [n for n, _ in items]
-        title = (
-            block_title(tier)
-            if tier
-            else f"Coffer memory: project {ctx.project and ctx.project.name}"
-        )
-        handoffs = self._handoffs(ctx, agents) if tier_name == "project" else ()
         return blocks.establish(
             self.journal,
             file,
-            agents,
-            tier_name,
-            tier.info.id if tier else None,
-            title,
-            entries[tier_name],
-            min(budgets) if budgets else None,
-            handoffs,
+            plan.agents,
+            plan.tier_name,
+            plan.tier.info.id if plan.tier else None,
+            plan.title,
+            entries[plan.tier_name],
+            plan.budget,
+            plan.handoffs,
             dry_run=dry_run,
             replace_edited=replace_edited,
         )
@@ -279,7 +267,9 @@ class Engine:
         self.store.regenerate_index(tier)
         groups: dict[Path, list[tuple[str, Target]]] = defaultdict(list)
         for name, adapter in self.enabled(ctx, report).items():
-            for target in self._call(name, report, partial(adapter.targets, ctx), _NO_TARGETS):
+            for target in self.call_adapter(
+                name, report, partial(adapter.targets, ctx), NO_TARGETS
+            ):
                 if target.tier != scope:
                     continue
                 if target.mode is Mode.RENDER:
@@ -401,111 +391,6 @@ class Engine:
 
     def status(self, path: Path | None) -> tuple[list[AdapterStatus], list[str]]:
         """Per adapter: presence, modes, targets with their state, native memory state."""
-        root = self.store.resolve_root(path) if path is not None else None
-        ctx = self.context(root)
-        ptier = self.store.project_tier(root) if root is not None else None
-        tiers: dict[str, Tier | None] = {"project": ptier, "global": self.store.global_tier()}
-        entries = {k: self._entries(t) for k, t in tiers.items()}
-        readers = self._readers(ctx)
-        out = []
-        for name, adapter in self.loaded.adapters.items():
-            report = Report()
-            present = self._call(name, report, partial(adapter.detect, ctx), False)
-            st = AdapterStatus(
-                name=name,
-                origin=self.loaded.origins.get(name, "?"),
-                present=present,
-                enabled=self.settings.enabled(name, present),
-                modes={k: v.value for k, v in adapter.MODES.items()},
-            )
-            targets = self._call(name, report, partial(adapter.targets, ctx), _NO_TARGETS)
-            for t in targets:
-                agents = readers.get(t.path) or [name]
-                st.targets.append(self._target_status(ctx, agents, t, tiers, entries))
-            nm = self._call(name, report, partial(adapter.native_memory, ctx), None)
-            if nm is not None:
-                on = nm.enabled(fsutil.read_bytes_or_none(nm.config))
-                by_us = self.journal.get(native.key(name, nm.config)) is not None
-                st.native = "on" if on else ("off (turned off by coffer)" if by_us else "off")
-            st.targets += self._orphans(name, {t.path for t in targets}, ptier)
-            if report.problems:
-                st.error = "; ".join(p.message for p in report.problems)
-            out.append(st)
-        return out, list(self.loaded.errors)
+        from coffer.projection.status import status
 
-    def _orphans(self, name: str, current: set[Path], ptier: Tier | None) -> list[TargetStatus]:
-        """Blocks coffer wrote for this adapter that it no longer reads (e.g. an
-        AGENTS.override.md appeared beside the AGENTS.md holding the block)."""
-        out = []
-        for record in self.journal.records():
-            path = Path(record["path"])
-            if record.get("kind") != "block" or name not in record.get("adapters", []):
-                continue
-            if path in current or (
-                record.get("tier") == "project"
-                and (ptier is None or record.get("project_id") != ptier.info.id)
-            ):
-                continue
-            out.append(
-                TargetStatus(
-                    tier=str(record.get("tier")),
-                    mode=Mode.RENDER.value,
-                    path=str(path),
-                    state="shadowed",
-                    detail=f"{name} no longer reads this file; "
-                    "`coffer unproject` removes the block",
-                )
-            )
-        return out
-
-    def _readers(self, ctx: Context) -> dict[Path, list[str]]:
-        """The enabled adapters rendering each file, as ``project`` groups them: a shared
-        block lists the handoffs of all its readers, so its status is judged the same way."""
-        out: dict[Path, list[str]] = defaultdict(list)
-        report = Report()
-        for name, adapter in self.enabled(ctx, report).items():
-            for t in self._call(name, report, partial(adapter.targets, ctx), _NO_TARGETS):
-                if t.mode is Mode.RENDER:
-                    out[t.path].append(name)
-        return out
-
-    def _target_status(
-        self,
-        ctx: Context,
-        agents: Sequence[str],
-        t: Target,
-        tiers: Mapping[str, Tier | None],
-        entries: Mapping[str, list[Entry]],
-    ) -> TargetStatus:
-        tier = tiers.get(t.tier)
-        base: dict[str, Any] = {
-            "tier": t.tier,
-            "mode": t.mode.value,
-            "path": str(t.path),
-            "note": t.note,
-        }
-        if t.mode is Mode.NONE:
-            return TargetStatus(state="ok", detail="nothing to write", **base)
-        if t.shadowed_by is not None and t.shadowed_by.exists():
-            return TargetStatus(state="shadowed", detail=f"{t.shadowed_by} hides this file", **base)
-        if not t.active:
-            return TargetStatus(
-                state="shadowed", detail=t.note or "the agent will not read it", **base
-            )
-        if tier is None:
-            return TargetStatus(
-                state="missing", detail="the project has no store yet; run `coffer project`", **base
-            )
-        if t.mode is Mode.SYMLINK:
-            state, detail = links.state(t.path, tier.dir)
-            return TargetStatus(state=state, detail=detail, **base)
-        data = fsutil.read_bytes_or_none(t.path) if t.path.is_file() else None
-        rendered = render.render(
-            block_title(tier),
-            t.tier,
-            entries[t.tier],
-            blocks.room_for(data, t.max_bytes),
-            self._handoffs(ctx, agents) if t.tier == "project" else (),
-        )
-        state, detail = blocks.state(t.path, rendered.body)
-        return TargetStatus(state=state, detail=detail, **base)
+        return status(self, path)
