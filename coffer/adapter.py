@@ -144,10 +144,16 @@ class Launch:
     @property
     def session_start(self) -> str:
         """The POSIX shell command of a session-start hook: ``coffer project --quiet``."""
+        return self.session_start_for(None)
+
+    def session_start_for(self, agent: str | None) -> str:
+        """The hook command; with ``agent``, it also prints the handoffs waiting for it
+        (``--for``), for agents that read a session-start hook's output as context."""
         import shlex
 
         prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())]
-        return " ".join([*prefix, shlex.join([*self.argv, "project", "--quiet"])])
+        extra = ["--for", agent] if agent else []
+        return " ".join([*prefix, shlex.join([*self.argv, "project", "--quiet", *extra])])
 
 
 # Strings a session-start hook of coffer's always contains (see ConfigEdit.marker).

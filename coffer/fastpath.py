@@ -15,6 +15,7 @@ signed by its directory only, so an in-place edit to one of its files is picked 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 import zlib
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 _MAGIC = "coffer-fastpath 3"  # 3: signs the vault's handoff directories (docs/adr/0011)
 MAX_SIGNED_ENTRIES = 2000
 _ABSENT = "-"
+_AGENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 
 def store_root(environ: Mapping[str, str]) -> str | None:
@@ -67,29 +69,51 @@ def _clean(text: str) -> bool:
     return "\t" not in text and "\n" not in text and "\r" not in text
 
 
-def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> bool:
-    """True when ``coffer project`` with ``argv`` provably has nothing to do."""
-    target = cwd
+def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None] | None:
+    """(target directory, agent for --for) when argv is a plain `project` call, else None."""
+    if argv[:1] != ["project"]:
+        return None
+    target, agent = cwd, None
     rest = argv[1:]
-    if rest[:1] == ["--project"] and len(rest) >= 2:
-        target, rest = rest[1], rest[2:]
-    if argv[:1] != ["project"] or any(a not in ("--quiet", "-q") for a in rest):
-        return False
+    while rest:
+        head = rest[0]
+        if head in ("--quiet", "-q"):
+            rest = rest[1:]
+        elif head in ("--project", "--for") and len(rest) >= 2:
+            if head == "--project":
+                target = rest[1]
+            else:
+                agent = rest[1]
+            rest = rest[2:]
+        else:
+            return None
+    if agent is not None and not _AGENT_RE.fullmatch(agent):
+        return None
+    return target, agent
+
+
+def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | None:
+    """What ``coffer project`` with ``argv`` prints when it provably has nothing to do
+    (usually ""), or None when the full path must run."""
+    parsed = _parse_argv(argv, cwd)
     store = store_root(environ)
-    if store is None:
-        return False
+    if parsed is None or store is None:
+        return None
+    target, agent = parsed
     from coffer.identity import root_of
 
     root = root_of(os.path.abspath(target))
+    stamp = _stamp_path(store, root)
     try:
-        with open(_stamp_path(store, root), encoding="utf-8", errors="surrogateescape") as fh:
-            lines = fh.read().split("\n")
+        with open(stamp, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read()
     except OSError:
-        return False
+        return None
+    lines = text.split("\n")
     from coffer import __version__
 
     if lines[:3] != [_MAGIC, f"version\t{__version__}", f"root\t{root}"]:
-        return False
+        return None
     for line in lines[3:]:
         if not line:
             continue
@@ -97,13 +121,25 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> bool:
         name, _, value = rest_line.partition("\t")
         if kind == "env":
             if environ.get(name, _ABSENT) != value:
-                return False
+                return None
         elif kind == "file":
             if signature(value) != name:
-                return False
+                return None
         else:
-            return False
-    return True
+            return None
+    if agent is None:
+        return ""
+    # What --for printed is kept beside the stamp, valid only for this exact stamp.
+    try:
+        with open(f"{stamp}.for-{agent}", encoding="utf-8", errors="surrogateescape") as fh:
+            head, _, output = fh.read().partition("\n")
+    except OSError:
+        return None
+    return output if head == _digest(text) else None
+
+
+def _digest(stamp_text: str) -> str:
+    return f"{zlib.crc32(stamp_text.encode('utf-8', 'surrogateescape')):08x}"
 
 
 def _paths(engine: Engine, root: Path) -> tuple[set[str], set[str]]:
@@ -183,6 +219,24 @@ def record(engine: Engine, path: Path) -> None:
     fsutil.write_if_changed(
         _Path(stamp), ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
     )
+
+
+def record_output(engine: Engine, path: Path, agent: str, output: str) -> None:
+    """Keep what `coffer project --for AGENT` printed, bound to the current stamp."""
+    from pathlib import Path as _Path
+
+    from coffer import fsutil
+
+    if not _AGENT_RE.fullmatch(agent):
+        return
+    stamp = _stamp_path(str(engine.store.root), str(engine.store.resolve_root(path)))
+    try:
+        with open(stamp, encoding="utf-8", errors="surrogateescape") as fh:
+            text = fh.read()
+    except OSError:
+        return
+    data = f"{_digest(text)}\n{output}".encode("utf-8", "surrogateescape")
+    fsutil.write_if_changed(_Path(f"{stamp}.for-{agent}"), data)
 
 
 def _sorted_clean(paths: Iterable[str]) -> list[str]:

@@ -18,10 +18,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         from coffer import fastpath
 
         try:
-            if fastpath.unchanged(args, os.environ, os.getcwd()):
-                raise SystemExit(0)
+            output = fastpath.unchanged(args, os.environ, os.getcwd())
         except OSError:
-            pass  # any doubt: take the full path
+            output = None  # any doubt: take the full path
+        if output is not None:
+            sys.stdout.write(output)
+            raise SystemExit(0)
     if args[:1] == ["vault"]:
         # The vault parses its own arguments (its messages must match ECC's byte for
         # byte), so it skips typer and its ~150 ms of start-up entirely.

@@ -75,7 +75,7 @@ def _line(entry: Entry) -> str:
     return f"- {block.render_fragment(entry.name)}{desc}"
 
 
-def _handoff_lines(handoffs: Sequence[Handoff]) -> list[str]:
+def handoff_lines(handoffs: Sequence[Handoff]) -> list[str]:
     if not handoffs:
         return []
     lines = [
@@ -113,7 +113,7 @@ def render(
             withheld.append(entry.name)
         else:
             safe.append(entry)
-    out = _header(title, scope) + _handoff_lines(handoffs)
+    out = _header(title, scope) + handoff_lines(handoffs)
     used = _size("\n".join(out))
     full_limit = budget * FULL_SHARE
     full = 0

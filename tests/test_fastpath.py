@@ -21,7 +21,7 @@ def repo(tmp_path, fake_home):
 
 
 def noop(repo, *args):
-    return fastpath.unchanged(["project", *args], dict(os.environ), str(repo))
+    return fastpath.unchanged(["project", *args], dict(os.environ), str(repo)) is not None
 
 
 def test_noop_after_a_clean_run(repo):
@@ -32,7 +32,8 @@ def test_noop_after_a_clean_run(repo):
 
 def test_other_arguments_take_the_full_path(repo):
     assert not noop(repo, "--dry-run")
-    assert not fastpath.unchanged(["project", "--replace-edited"], dict(os.environ), str(repo))
+    assert fastpath.unchanged(["project", "--replace-edited"], dict(os.environ), str(repo)) is None
+    assert fastpath.unchanged(["project", "--for", "Bad Name"], dict(os.environ), str(repo)) is None
 
 
 def test_entry_edited_in_place_is_seen(repo):

@@ -76,7 +76,7 @@ def project(repo: Path, **env: str) -> str:
 
 
 def noop(repo: Path, **env: str) -> bool:
-    return fastpath.unchanged(["project"], {**os.environ, **env}, str(repo))
+    return fastpath.unchanged(["project"], {**os.environ, **env}, str(repo)) is not None
 
 
 def test_block_lists_the_handoffs_addressed_to_the_agent(repo: Path) -> None:
@@ -254,3 +254,25 @@ def test_shared_block_status_uses_every_reader(repo: Path) -> None:
         if target["path"] == str(repo / "AGENTS.md")
     }
     assert states == {("codex", "ok"), ("opencode", "ok")}
+
+
+def test_for_agent_prints_its_handoffs_and_the_fast_path_replays_them(repo: Path) -> None:
+    """Claude's project memory is a linked directory, not a block: its session-start hook
+    (`coffer project --quiet --for claude`) prints the handoffs, which Claude reads."""
+    first = coffer("project", "--quiet", "--for", "claude", cwd=repo)
+    assert (first.returncode, first.stdout) == (0, "")
+    handoff(repo, "Review the flaky test", ["claude"], source="codex")
+    shown = coffer("project", "--quiet", "--for", "claude", cwd=repo)
+    assert shown.returncode == 0, shown.stderr
+    assert "Review the flaky test" in shown.stdout and "coffer vault read" in shown.stdout
+    assert "unreviewed" in shown.stdout
+    argv = ["project", "--quiet", "--for", "claude"]
+    replay = fastpath.unchanged(argv, dict(os.environ), str(repo))
+    assert replay == shown.stdout  # the no-op path prints the same text
+    assert coffer(*argv, cwd=repo).stdout == shown.stdout
+    assert fastpath.unchanged(["project", "--for", "codex"], dict(os.environ), str(repo)) is None
+    # A plain run rewrites the stamp; the --for text is then no longer trusted.
+    handoff(repo, "Second one", ["claude"], source="codex")
+    assert coffer("project", "--quiet", cwd=repo).returncode == 0
+    assert fastpath.unchanged(argv, dict(os.environ), str(repo)) is None
+    assert "Second one" in coffer(*argv, cwd=repo).stdout

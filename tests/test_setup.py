@@ -178,7 +178,7 @@ def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
     assert starts[0]["hooks"][0]["command"] == "echo 'hello from my hook'"
     ours = starts[1]["hooks"][0]
     assert ours["type"] == "command"
-    assert ours["command"].endswith("project --quiet")
+    assert ours["command"].endswith("project --quiet --for claude")
     assert ours["timeout"] == 30
     assert settings["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
 
@@ -416,7 +416,7 @@ def test_a_new_coffer_location_replaces_the_old_entry_in_place(home: Path) -> No
     }
     assert setup_mod.apply(journal, second).ok
     text = (home / ".claude" / "settings.json").read_text()
-    assert "/new/bin/coffer project --quiet" in text and "/old/bin" not in text
+    assert "/new/bin/coffer project --quiet --for claude" in text and "/old/bin" not in text
     assert text.count("project --quiet") == 1
     assert setup_mod.undo(journal).ok
     assert {p: p.read_bytes() for p in originals} == originals

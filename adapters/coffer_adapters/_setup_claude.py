@@ -11,7 +11,9 @@ docs/adr/0009-mcp-and-setup.md):
 - Hooks live in ``<config>/settings.json`` under ``hooks.<Event>``: a list of matcher groups
   ``{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}``. ``SessionStart``
   without a matcher runs for every start source (startup, resume, clear, compact); stdout of a
-  SessionStart hook becomes context, and ``coffer project --quiet`` prints nothing there.
+  SessionStart hook becomes context: ``coffer project --quiet --for claude`` prints nothing
+  there but the vault handoffs waiting for Claude (its project memory is a linked
+  directory, not a rendered block, so this is how handoffs reach it).
 """
 
 from __future__ import annotations
@@ -44,7 +46,13 @@ def _hooks_disabled(settings: Path) -> bool:
 def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
     settings = config_root(ctx) / "settings.json"
     hook = {
-        "hooks": [{"type": "command", "command": launch.session_start, "timeout": HOOK_TIMEOUT}]
+        "hooks": [
+            {
+                "type": "command",
+                "command": launch.session_start_for("claude"),
+                "timeout": HOOK_TIMEOUT,
+            }
+        ]
     }
     return [
         ConfigEdit(

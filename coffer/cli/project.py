@@ -56,6 +56,15 @@ def project(
         ),
     ] = False,
     resume: Annotated[bool, typer.Option(help="Project again after `coffer unproject`.")] = False,
+    for_agent: Annotated[
+        str | None,
+        typer.Option(
+            "--for",
+            metavar="AGENT",
+            help="Also print the vault handoffs waiting for AGENT (for a session-start "
+            "hook whose output the agent reads as context).",
+        ),
+    ] = None,
     path: ProjectOpt = None,
 ) -> None:
     """Make every enabled agent see this project's and the global memory (idempotent)."""
@@ -64,10 +73,20 @@ def project(
         project_path(path), dry_run=dry_run, replace_edited=replace_edited, resume=resume
     )
     _print(report, quiet=quiet, dry_run=dry_run)
+    output = ""
+    if for_agent:
+        from coffer.render import handoff_lines
+
+        root = engine.store.resolve_root(project_path(path))
+        found = engine.handoffs_for(engine.context(root), [for_agent])
+        output = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
+        sys.stdout.write(output)
     if report.ok and not dry_run:
         from coffer import fastpath
 
         fastpath.record(engine, project_path(path))
+        if for_agent:
+            fastpath.record_output(engine, project_path(path), for_agent, output)
     raise typer.Exit(0 if report.ok else 1)
 
 

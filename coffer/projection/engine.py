@@ -88,7 +88,8 @@ class Engine:
     def _entries(self, tier: Tier | None) -> list[Entry]:
         return list(self.store.scan(tier).entries) if tier is not None else []
 
-    def _handoffs(self, ctx: Context, agents: Sequence[str]) -> Sequence[render.Handoff]:
+    def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[render.Handoff]:
+        """Active vault handoffs addressed to any of ``agents`` in ``ctx.project``."""
         if self.handoffs is None or ctx.project is None:
             return ()
         try:
@@ -201,7 +202,7 @@ class Engine:
         agents = [n for n, _ in items]
         name = tier.info.name if tier else (ctx.project.name if ctx.project else "")
         title = block_title(tier) if tier else f"Coffer memory: project {name}"
-        handoffs = self._handoffs(ctx, agents) if tier_name == "project" else ()
+        handoffs = self.handoffs_for(ctx, agents) if tier_name == "project" else ()
         return BlockPlan(
             tier_name, tier, title, min(budgets) if budgets else None, handoffs, agents
         )
