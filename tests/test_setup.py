@@ -533,7 +533,7 @@ def test_examples_are_what_setup_writes(home: Path, monkeypatch: pytest.MonkeyPa
     "after" trees with COFFER_REGEN_EXAMPLES=1."""
     root = store_root(os.environ)
     loaded = registry.load_adapters()
-    for agent in ("claude", "codex"):
+    for agent in ("claude", "codex", "gemini"):
         before = EXAMPLES / agent / "before"
         for path in before.rglob("*"):
             if path.is_file():
