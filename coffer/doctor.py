@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from coffer import index, projects
+from coffer.errors import StoreError
 from coffer.secrets import find_secrets
 from coffer.store import Store, Tier
 
@@ -77,7 +78,12 @@ def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
     global_names = {e.name for e in store.scan(global_tier).entries}
     for tier in tiers:
         findings += check_tier(store, tier, global_names if tier.scope == "project" else set())
-    for info in projects.all_projects(store.root):
+    try:
+        known = projects.all_projects(store.root)
+    except StoreError as exc:
+        findings.append(Finding("error", "store", str(store.root / projects.REGISTRY), str(exc)))
+        known = []
+    for info in known:
         if not Path(info.root).is_dir():
             findings.append(
                 Finding(

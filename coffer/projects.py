@@ -58,8 +58,8 @@ def read_registry(store_root: Path) -> dict[str, str]:
         return {str(k): str(v) for k, v in projects.items()}
     except (ValueError, KeyError, TypeError) as exc:
         raise StoreError(
-            f"{store_root / REGISTRY} is corrupt; run `coffer doctor` (it can be rebuilt "
-            "from projects/*/project.json)"
+            f"{store_root / REGISTRY} is corrupt; `coffer doctor --rebuild-registry` rebuilds "
+            "it from projects/*/project.json (the damaged file is kept)"
         ) from exc
 
 
@@ -135,3 +135,28 @@ def all_projects(store_root: Path) -> list[ProjectInfo]:
         if info is not None:
             out.append(info)
     return out
+
+
+def rebuild_registry(store_root: Path) -> dict[str, str]:
+    """Rebuild ``projects.json`` from every ``projects/<id>/project.json``.
+
+    The current file, damaged or not, is kept beside it as ``projects.json.<time>.bak``.
+    The caller holds the store-wide lock.
+    """
+    import time
+
+    mapping: dict[str, str] = {}
+    base = store_root / "projects"
+    for child in sorted(base.iterdir()) if base.is_dir() else []:
+        if child.name == GLOBAL_ID:
+            continue
+        info = load_info(store_root, child.name)
+        if info is not None:
+            # Two ids claiming one root: keep the older (ULIDs sort by creation time).
+            mapping.setdefault(info.root, info.id)
+    current = fsutil.read_bytes_or_none(store_root / REGISTRY)
+    if current is not None:
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        fsutil.atomic_write_bytes(store_root / f"{REGISTRY}.{stamp}.bak", current)
+    _write_registry(store_root, mapping)
+    return mapping

@@ -153,8 +153,7 @@ class Store:
         if info is None:
             if not create:
                 return None
-            self._ensure_root()
-            with self._lock(self.root / ".lock"):
+            with self.store_lock():
                 info = projects.register(self.root, root)
         return Tier("project", info, self.root / "projects" / info.id)
 
@@ -192,6 +191,11 @@ class Store:
             raise LockTimeoutError(
                 f"another coffer process has held {path} for {LOCK_TIMEOUT:.0f}s; try again"
             ) from exc
+
+    def store_lock(self) -> contextlib.AbstractContextManager[None]:
+        """The store-wide lock (the project registry)."""
+        self._ensure_root()
+        return self._lock(self.root / ".lock")
 
     def lock(self, tier: Tier) -> contextlib.AbstractContextManager[None]:
         """The per-tier write lock shared by every coffer process."""

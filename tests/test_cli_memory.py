@@ -167,3 +167,21 @@ def test_no_command_but_watch_and_mcp_imports_watchdog_or_mcp(repo, argv):
         timeout=60,
     )
     assert out.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_corrupt_registry_is_reported_and_rebuilt(repo, monkeypatch, capsys):
+    monkeypatch.chdir(repo)
+    assert run(["remember", "fact", "--name", "f"]) == 0
+    from tests.helpers import store
+
+    registry = store().root / "projects.json"
+    registry.write_text("{not json")
+    capsys.readouterr()
+    assert run(["list"]) == 1
+    assert "--rebuild-registry" in capsys.readouterr().err
+    assert run(["doctor"]) == 1
+    assert "projects.json" in capsys.readouterr().out
+    assert run(["doctor", "--rebuild-registry"]) == 0
+    assert "rebuilt" in capsys.readouterr().out
+    assert run(["show", "f"]) == 0
+    assert [p.read_text() for p in registry.parent.glob("projects.json.*.bak")] == ["{not json"]

@@ -225,15 +225,32 @@ def reindex(scope_value: ScopeOpt = None, project: ProjectOpt = None) -> None:
 @app.command()
 def doctor(
     all_projects: Annotated[bool, typer.Option("--all", help="Check every project.")] = False,
+    rebuild_registry: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild-registry",
+            help="Rebuild projects.json from projects/*/project.json (keeps the old file).",
+        ),
+    ] = False,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Check store health (unparsable files, duplicates, broken links, stale index).
 
-    Reports only; exits 1 when anything needs attention.
+    Reports only, unless asked to rebuild the registry; exits 1 when anything needs attention.
     """
+    from coffer import projects
+    from coffer.errors import StoreError
+
     s = store()
-    tiers = s.all_tiers() if all_projects else s.tiers(project_path(project), None)
+    if rebuild_registry:
+        with s.store_lock():
+            mapping = projects.rebuild_registry(s.root)
+        echo(f"rebuilt {s.root / projects.REGISTRY}: {len(mapping)} projects")
+    try:
+        tiers = s.all_tiers() if all_projects else s.tiers(project_path(project), None)
+    except StoreError:
+        tiers = [s.global_tier()]  # the registry itself is damaged: doctor says so below
     findings = doctor_mod.run(s, tiers)
     bad = any(f.level != "info" for f in findings)
     if as_json:
