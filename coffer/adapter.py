@@ -180,3 +180,18 @@ class ConfigEdit:
     # item that was changed is recognised (and never silently duplicated or removed)
     marker: tuple[str, ...] = ()
     note: str = ""  # what the user still has to do or should know
+
+
+def session_start_hook(path: Path, group: Mapping[str, Any], note: str = "") -> ConfigEdit:
+    """Append one hook group to ``hooks.SessionStart`` of a JSON config: the shape Claude
+    Code, Codex (hooks.json) and Gemini CLI share."""
+    return ConfigEdit(
+        path,
+        "json",
+        ("hooks", "SessionStart"),
+        dict(group),
+        append=True,
+        what="SessionStart hook: coffer project --quiet",
+        marker=SESSION_START_MARKER,
+        note=note,
+    )

@@ -22,7 +22,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer.adapter import SESSION_START_MARKER, ConfigEdit, Context, Launch
+from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 from coffer_adapters.claude_code import config_root
 
 HOOK_TIMEOUT = 30  # seconds; the no-op path takes milliseconds
@@ -64,18 +64,11 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
             note="restart Claude Code (or run /mcp) to connect to coffer's MCP server; "
             "Claude rewrites ~/.claude.json while it runs, so set up with Claude closed",
         ),
-        ConfigEdit(
+        session_start_hook(
             settings,
-            "json",
-            ("hooks", "SessionStart"),
             hook,
-            append=True,
-            what="SessionStart hook: coffer project --quiet",
-            marker=SESSION_START_MARKER,
-            note=(
-                f"disableAllHooks is true in {settings}, so the hook will not run until "
-                "hooks are allowed again"
-            )
+            note=f"disableAllHooks is true in {settings}, so the hook will not run until "
+            "hooks are allowed again"
             if _hooks_disabled(settings)
             else "",
         ),

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coffer.adapter import SESSION_START_MARKER, ConfigEdit, Context, Launch
+from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 from coffer_adapters.codex import codex_home
 
 HOOK_TIMEOUT = 30  # seconds
@@ -70,14 +70,9 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
             launch.mcp_server("codex"),
             what="MCP server `coffer` ([mcp_servers.coffer])",
         ),
-        ConfigEdit(
+        session_start_hook(
             home / "hooks.json",
-            "json",
-            ("hooks", "SessionStart"),
             hook,
-            append=True,
-            what="SessionStart hook: coffer project --quiet",
-            marker=SESSION_START_MARKER,
             note=off
             or "Codex runs a new hook only after you trust it: start codex and open /hooks "
             "to review and trust coffer's SessionStart hook",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coffer.adapter import SESSION_START_MARKER, ConfigEdit, Context, Launch
+from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 from coffer_adapters.gemini import gemini_dir
 
 HOOK_TIMEOUT_MS = 30_000  # Gemini's hook timeout is in milliseconds
@@ -40,14 +40,9 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
             what="MCP server `coffer`",
             note="restart Gemini CLI (or run /mcp) to connect to coffer's MCP server",
         ),
-        ConfigEdit(
+        session_start_hook(
             settings,
-            "json",
-            ("hooks", "SessionStart"),
             hook,
-            append=True,
-            what="SessionStart hook: coffer project --quiet",
-            marker=SESSION_START_MARKER,
             note="if your Gemini CLI release keeps hooks behind a setting, enable hooks "
             "there; coffer does not change that switch",
         ),
