@@ -1,0 +1,302 @@
+"""The config documents ``coffer setup`` edits: JSON spliced as text, TOML through tomlkit.
+
+Both expose one small interface (:class:`Doc`): get, set, append to a list, replace or remove
+an item, so planning and undo in :mod:`coffer.setup` never care which format a file uses,
+and every byte coffer does not own stays as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from coffer.adapter import ConfigEdit
+from coffer.errors import CofferError
+from coffer.setup_json import MISSING, JsonText
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class _Doc(Protocol):
+    """A parsed config file, edited with plain values, written back in its own style."""
+
+    def get(self, path: Sequence[str]) -> Any: ...  # MISSING when absent
+    def set(self, path: Sequence[str], value: Any) -> int | None: ...
+    def items(self, path: Sequence[str]) -> list[Any] | None: ...
+    def append(self, path: Sequence[str], value: Any) -> int | None: ...
+    def replace_item(self, path: Sequence[str], index: int, value: Any) -> None: ...
+    def remove(self, path: Sequence[str], index: int | None, created: int) -> None: ...
+    def empty(self) -> bool: ...
+    def dump(self) -> bytes: ...
+
+
+class _JsonDoc:
+    """JSON edited as text (coffer.setup_json): untouched bytes stay untouched."""
+
+    def __init__(self, data: bytes | None, path: Path) -> None:
+        raw = data or b""
+        self.bom = raw.startswith(_BOM)
+        try:
+            self.doc = JsonText(_decode(raw.removeprefix(_BOM), path))
+        except CofferError as exc:
+            raise CofferError(f"{path}: {exc}; fix it, then run coffer setup again") from exc
+
+    def get(self, path: Sequence[str]) -> Any:
+        node = self.doc.node(path)
+        return MISSING if node is None else self.doc.value(node)
+
+    def set(self, path: Sequence[str], value: Any) -> int | None:
+        return self.doc.set(path, value)
+
+    def items(self, path: Sequence[str]) -> list[Any] | None:
+        return self.doc.items(path)
+
+    def append(self, path: Sequence[str], value: Any) -> int | None:
+        return self.doc.append(path, value)
+
+    def replace_item(self, path: Sequence[str], index: int, value: Any) -> None:
+        self.doc.replace_item(path, index, value)
+
+    def remove(self, path: Sequence[str], index: int | None, created: int) -> None:
+        self.doc.remove(path, index, created)
+
+    def empty(self) -> bool:
+        return self.doc.empty()
+
+    def dump(self) -> bytes:
+        return (_BOM if self.bom else b"") + self.doc.text.encode("utf-8")
+
+
+class _TomlDoc:
+    """TOML edited with tomlkit, which keeps comments, order and layout."""
+
+    def __init__(self, data: bytes | None, path: Path) -> None:
+        import tomlkit
+
+        raw = data or b""
+        self.bom = raw.startswith(_BOM)
+        try:
+            self.root: Any = tomlkit.parse(_decode(raw.removeprefix(_BOM), path))
+        except CofferError:
+            raise
+        except Exception as exc:  # tomlkit raises several unrelated types
+            raise CofferError(
+                f"{path} is not valid TOML ({exc}); fix it, then run coffer setup again"
+            ) from exc
+
+    def _parent(self, path: Sequence[str], *, create: bool) -> tuple[Any, int | None]:
+        """The table holding ``path[-1]`` and the depth of the first table created."""
+        import tomlkit
+
+        node, created = self.root, None
+        for depth, name in enumerate(path[:-1]):
+            child = node.get(name)
+            if child is None:
+                if not create:
+                    return None, None
+                node[name] = tomlkit.inline_table() if _is_inline(node) else tomlkit.table(True)
+                child = node[name]
+                created = depth if created is None else created
+            elif not isinstance(child, Mapping):
+                raise CofferError(f"{'.'.join(path[: depth + 1])} is not a table")
+            node = child
+        return node, created
+
+    def _item(self, parent: Any, value: Any) -> Any:
+        """``value`` as ``parent`` can hold it: a table, or inline tables inside."""
+        import tomlkit
+
+        if not isinstance(value, dict):
+            return value
+        if _is_inline(parent) or isinstance(parent, list):
+            inline = tomlkit.inline_table()
+            inline.update({k: self._item(inline, v) for k, v in value.items()})
+            return inline
+        table = tomlkit.table()
+        for k, v in value.items():
+            # Nested mappings stay inline: env = {A = "b"}, as `codex mcp add` writes it.
+            table.add(k, self._item(tomlkit.inline_table(), v))
+        return table
+
+    def get(self, path: Sequence[str]) -> Any:
+        parent, _ = self._parent(path, create=False)
+        if parent is None or path[-1] not in parent:
+            return MISSING
+        return _plain(parent[path[-1]])
+
+    def set(self, path: Sequence[str], value: Any) -> int | None:
+        import tomlkit
+        from tomlkit.items import Table
+
+        parent, created = self._parent(path, create=True)
+        item = self._item(parent, value)
+        parent[path[-1]] = item
+        if isinstance(item, Table) and not tomlkit.dumps(self.root).endswith(item.as_string()):
+            item.add(tomlkit.nl())  # a table inserted before others: keep the blank line
+        return created
+
+    def items(self, path: Sequence[str]) -> list[Any] | None:
+        parent, _ = self._parent(path, create=False)
+        if parent is None or path[-1] not in parent:
+            return None
+        array = parent[path[-1]]
+        if not isinstance(array, list):
+            raise CofferError(f"{'.'.join(path)} is not an array")
+        return [_plain(i) for i in array]
+
+    def append(self, path: Sequence[str], value: Any) -> int | None:
+        import tomlkit
+
+        parent, created = self._parent(path, create=True)
+        if path[-1] not in parent:
+            parent[path[-1]] = tomlkit.array()
+            created = len(path) - 1 if created is None else created
+        parent[path[-1]].append(self._item(parent[path[-1]], value))
+        return created
+
+    def replace_item(self, path: Sequence[str], index: int, value: Any) -> None:
+        parent, _ = self._parent(path, create=False)
+        array = parent[path[-1]]
+        array[index] = self._item(array, value)
+
+    def remove(self, path: Sequence[str], index: int | None, created: int) -> None:
+        parent, _ = self._parent(path, create=False)
+        if index is None:
+            del parent[path[-1]]
+            nodes = list(path[:-1])
+        else:
+            del parent[path[-1]][index]
+            nodes = list(path)
+        for depth in range(len(nodes) - 1, created - 1, -1):  # deepest first, while empty
+            holder, _ = self._parent([*nodes[:depth], "_"], create=False)
+            node = holder.get(nodes[depth]) if holder is not None else None
+            if node is None or len(node) != 0:
+                return
+            del holder[nodes[depth]]
+
+    def empty(self) -> bool:
+        return len(self.root) == 0
+
+    def dump(self) -> bytes:
+        import tomlkit
+
+        return (_BOM if self.bom else b"") + tomlkit.dumps(self.root).encode("utf-8")
+
+
+def _decode(raw: bytes, path: Path) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CofferError(f"{path} is not UTF-8 ({exc}); coffer leaves it alone") from exc
+
+
+def _load(fmt: str, data: bytes | None, path: Path) -> _Doc:
+    return _TomlDoc(data, path) if fmt == "toml" else _JsonDoc(data, path)
+
+
+def _is_inline(node: Any) -> bool:
+    return type(node).__name__ == "InlineTable"
+
+
+def _plain(value: Any) -> Any:
+    unwrap = getattr(value, "unwrap", None)
+    return unwrap() if callable(unwrap) else value
+
+
+def _resembles(item: Any, marker: Sequence[str]) -> bool:
+    if not marker:
+        return False
+    text = json.dumps(item, ensure_ascii=False, default=str)
+    return all(part in text for part in marker)
+
+
+class _Changed(CofferError):
+    """coffer's entry is no longer what coffer wrote."""
+
+
+def _add(
+    doc: _Doc, edit: ConfigEdit, previous: Mapping[str, Any] | None
+) -> tuple[dict[str, Any] | None, bool]:
+    """Make ``edit`` hold in ``doc``: the journal entry for it (None when the entry is not
+    coffer's to remove later) and whether ``doc`` changed. Raises CofferError when a
+    foreign entry is in the way."""
+    keys = list(edit.keys)
+    value = json.loads(json.dumps(edit.value))  # plain data, compared as JSON
+    entry: dict[str, Any] = {
+        "keys": keys,
+        "value": value,
+        "append": edit.append,
+        "marker": list(edit.marker),
+        "what": edit.what,
+    }
+    old = previous.get("value") if previous is not None else None
+    if previous is not None:
+        entry["created"] = previous.get("created", len(keys))
+    if not edit.append:
+        current = doc.get(keys)
+        if current is MISSING:
+            created = doc.set(keys, value)
+            entry["created"] = len(keys) - 1 if created is None else created
+            return entry, True
+        if current == value:
+            return (entry if previous is not None else None), False
+        if previous is not None and current == old:
+            doc.set(keys, value)
+            return entry, True
+        raise CofferError(
+            f"{'.'.join(keys)} already holds something coffer did not write; left alone "
+            "(remove it to let coffer register its own)"
+        )
+    items = doc.items(keys)
+    if items is None:
+        created = doc.append(keys, value)
+        entry["created"] = len(keys) - 1 if created is None else created
+        return entry, True
+    if value in items:
+        return (entry if previous is not None else None), False
+    if previous is not None and old in items:
+        doc.replace_item(keys, items.index(old), value)
+        return entry, True
+    if any(_resembles(i, edit.marker) for i in items):
+        return None, False  # wired already, by hand or by an older coffer: left as it is
+    doc.append(keys, value)
+    entry.setdefault("created", len(keys))
+    return entry, True
+
+
+def _remove(doc: _Doc, entry: Mapping[str, Any]) -> bool:
+    """Remove coffer's entry; False when it is already gone. Raises _Changed when someone
+    changed it since coffer wrote it."""
+    keys = list(entry["keys"])
+    value = entry["value"]
+    created = int(entry.get("created", len(keys)))
+    try:
+        if not entry.get("append"):
+            current = doc.get(keys)
+            if current is MISSING:
+                return False
+            if current != value:
+                raise _Changed(f"{'.'.join(keys)} was changed since coffer wrote it")
+            doc.remove(keys, None, created)
+            return True
+        items = doc.items(keys)
+    except _Changed:
+        raise
+    except CofferError as exc:
+        raise _Changed(str(exc)) from exc
+    if items is None:
+        return False
+    if value in items:
+        doc.remove(keys, items.index(value), created)
+        return True
+    if any(_resembles(i, entry.get("marker", ())) for i in items):
+        raise _Changed(f"coffer's entry in {'.'.join(keys)} was edited since coffer wrote it")
+    return False
+
+
+def _eof(data: bytes | None) -> str:
+    m = re.search(rb"\s*\Z", data or b"")
+    return m.group().decode("ascii", "replace") if m else ""
