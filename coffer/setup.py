@@ -43,7 +43,6 @@ from coffer.report import Change, Problem, Report
 from coffer.setup_docs import _add, _Changed, _eof, _load, _remove
 
 KIND = "setup"
-_BOM = b"\xef\xbb\xbf"
 
 
 def key(agent: str, path: Path) -> str:
