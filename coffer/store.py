@@ -335,7 +335,7 @@ class Store:
     ) -> Saved:
         """Change an existing entry's body, description or type; keeps every other key."""
         check_type(type)
-        found = self.find([tier], name)
+        found = self._find_for_change(tier, name)
         body = text.strip() if text is not None else found.entry.body.strip()
         if not body:
             raise InvalidInputError("the new text is empty; use forget to delete an entry")
@@ -351,9 +351,23 @@ class Store:
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
 
+    def _find_for_change(self, tier: Tier, name: str) -> Found:
+        try:
+            return self.find([tier], name)
+        except EntryNotFoundError:
+            other = self.global_tier() if tier.scope == "project" else None
+            if other is not None and other.dir.is_dir():
+                with contextlib.suppress(EntryNotFoundError):
+                    self.find([other], name)
+                    raise EntryNotFoundError(
+                        f"no entry named {name!r} in {tier.label}; it is in the global tier "
+                        "(add --scope global)"
+                    ) from None
+            raise
+
     def forget(self, tier: Tier, name: str) -> Found:
         """Remove an entry; the file is moved to the tier's trash, not destroyed."""
-        found = self.find([tier], name)
+        found = self._find_for_change(tier, name)
         with self.lock(tier):
             trash = tier.base / "trash"
             fsutil.ensure_dir(trash)

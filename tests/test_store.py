@@ -287,3 +287,14 @@ def test_store_directories_and_lock_are_private(repo, tier):
     for d in (root, root / "projects", tier.base, tier.dir):
         assert oct(os.stat(d).st_mode & 0o777) == "0o700", d
     assert oct(os.stat(tier.base / ".lock").st_mode & 0o777) == "0o600"
+
+
+def test_forget_in_the_wrong_tier_says_where_the_entry_is(tier):
+    from coffer.errors import EntryNotFoundError
+
+    s = store()
+    s.remember(s.global_tier(create=True), "Prefer tabs.", name="tabs")
+    with pytest.raises(EntryNotFoundError, match="it is in the global tier"):
+        s.forget(tier, "tabs")
+    with pytest.raises(EntryNotFoundError, match="no entry named 'nothing'"):
+        s.forget(tier, "nothing")
