@@ -356,13 +356,15 @@ class Store:
             return self.find([tier], name)
         except EntryNotFoundError:
             other = self.global_tier() if tier.scope == "project" else None
+            in_global = False
             if other is not None and other.dir.is_dir():
                 with contextlib.suppress(EntryNotFoundError):
-                    self.find([other], name)
-                    raise EntryNotFoundError(
-                        f"no entry named {name!r} in {tier.label}; it is in the global tier "
-                        "(add --scope global)"
-                    ) from None
+                    in_global = bool(self.find([other], name))
+            if in_global:
+                raise EntryNotFoundError(
+                    f"no entry named {name!r} in {tier.label}; it is in the global tier "
+                    "(add --scope global)"
+                ) from None
             raise
 
     def forget(self, tier: Tier, name: str) -> Found:
