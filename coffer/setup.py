@@ -34,8 +34,10 @@ from coffer.journal import Journal, Record, sha256
 from coffer.paths import home_dir
 from coffer.projection.common import (
     ensure_parent,
+    mtime_ns,
     now_iso,
     remove_created_dirs,
+    restore_mtime,
     text_diff,
 )
 from coffer.registry import Loaded
@@ -265,6 +267,7 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
             "created_file": fp.before is None,
             "created_dirs": [],
             "before_sha256": None if fp.before is None else sha256(fp.before),
+            "before_mtime_ns": None if fp.before is None else mtime_ns(fp.path),
             "after_sha256": None,
             "exact": True,
             "eof": _eof(fp.before),
@@ -390,6 +393,7 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
         remove_created_dirs(list(record.get("created_dirs", [])))
     elif new != data:
         fsutil.atomic_write_bytes(path, new, mode=None)
+        restore_mtime(path, new, record.get("before_sha256"), record.get("before_mtime_ns"))
     journal.drop(record["key"])
     return report
 
