@@ -142,14 +142,14 @@ def _digest(stamp_text: str) -> str:
     return f"{zlib.crc32(stamp_text.encode('utf-8', 'surrogateescape')):08x}"
 
 
-def _paths(engine: Engine, root: Path) -> tuple[set[str], set[str]]:
+def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
     from coffer.report import Report
 
     store = engine.store
     env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
     paths: set[str] = {str(store.root / n) for n in ("projects.json", "config.json", "journal")}
     paths |= {p for p in sys.path if p and os.path.isdir(p)}
-    tiers = [store.global_tier(), store.project_tier(root)]
+    tiers = [store.global_tier(), store.project_tier(root) if root is not None else None]
     for tier in tiers:
         if tier is None:
             continue
@@ -169,7 +169,7 @@ def _paths(engine: Engine, root: Path) -> tuple[set[str], set[str]]:
             env_names, files = adapter.inputs(ctx)
             env |= set(env_names)
             paths |= {str(f) for f in files}
-    if engine.handoffs is not None:
+    if engine.handoffs is not None and root is not None:
         # Vault handoffs shown in blocks: a new handoff file changes only its kind
         # directory, and one retired by hand (status edited, spec §1.1) only its own
         # file, so both are signed, for the project and team scopes (docs/adr/0011).
@@ -193,18 +193,22 @@ class _Unsignable(Exception):
 def record(engine: Engine, path: Path) -> None:
     """Write the stamp for the project containing ``path`` (after a clean run)."""
     from coffer import __version__, fsutil
+    from coffer.identity import root_of
 
-    root = engine.store.resolve_root(path)
+    # Keyed by where `unchanged` will look: the git-or-directory root of the path, which
+    # for the home directory (global tier only) is not a project root.
+    key_root = root_of(os.path.abspath(path))
+    root = engine.store.project_root_or_none(path)
     try:
         env, paths = _paths(engine, root)
     except _Unsignable:
         import contextlib
 
         with contextlib.suppress(OSError):
-            os.unlink(_stamp_path(str(engine.store.root), str(root)))
+            os.unlink(_stamp_path(str(engine.store.root), key_root))
         return
-    lines = [_MAGIC, f"version\t{__version__}", f"root\t{root}"]
-    if not _clean(str(root)):
+    lines = [_MAGIC, f"version\t{__version__}", f"root\t{key_root}"]
+    if not _clean(key_root):
         return
     for name in sorted(env):
         value = engine.environ.get(name, _ABSENT)
@@ -212,7 +216,7 @@ def record(engine: Engine, path: Path) -> None:
             return
         lines.append(f"env\t{name}\t{value}")
     lines += [f"file\t{signature(p)}\t{p}" for p in _sorted_clean(paths)]
-    stamp = _stamp_path(str(engine.store.root), str(root))
+    stamp = _stamp_path(str(engine.store.root), key_root)
     fsutil.ensure_dir(engine.store.root / "state")
     from pathlib import Path as _Path
 
@@ -229,7 +233,9 @@ def record_output(engine: Engine, path: Path, agent: str, output: str) -> None:
 
     if not _AGENT_RE.fullmatch(agent):
         return
-    stamp = _stamp_path(str(engine.store.root), str(engine.store.resolve_root(path)))
+    from coffer.identity import root_of
+
+    stamp = _stamp_path(str(engine.store.root), root_of(os.path.abspath(path)))
     try:
         with open(stamp, encoding="utf-8", errors="surrogateescape") as fh:
             text = fh.read()

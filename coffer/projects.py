@@ -88,6 +88,11 @@ def load_info(store_root: Path, project_id: str) -> ProjectInfo | None:
         return None
 
 
+def not_a_project(root: Path, home: Path) -> bool:
+    """The filesystem root and the home directory hold projects; they are not one."""
+    return root.parent == root or os.path.realpath(home) == str(root)
+
+
 def check_project_root(root: Path, home: Path) -> None:
     """Refuse roots that are not projects: the filesystem root and the home directory."""
     if root.parent == root:

@@ -145,6 +145,17 @@ class Store:
         projects.check_project_root(root, self.home)
         return root
 
+    def project_root_or_none(self, path: Path) -> Path | None:
+        """The project root for ``path``, or None where there is no project (the home
+        directory, ``/``): there only the global tier applies. Other bad paths raise."""
+        if not path.exists():
+            raise InvalidInputError(f"{path} does not exist")
+        root = project_root(path)
+        if projects.not_a_project(root, self.home):
+            return None
+        projects.check_project_root(root, self.home)
+        return root
+
     def project_tier(self, path: Path, *, create: bool = False) -> Tier | None:
         """The project tier for the project containing ``path`` (None if never used)."""
         root = self.resolve_root(path)

@@ -111,3 +111,18 @@ def test_noop_cli_prints_nothing_and_imports_no_typer(repo):
         check=True,
     )
     assert out.stdout.strip() == "0 []"
+
+
+def test_home_directory_projects_the_global_tier_quietly(fake_home):
+    (fake_home / ".claude").mkdir()
+    s = store()
+    s.remember(s.global_tier(create=True), "Prefer tabs.", name="tabs")
+    out = coffer("project", "--quiet", cwd=fake_home)
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    assert "tabs" in (fake_home / ".claude" / "CLAUDE.md").read_text()
+    assert not list((fake_home / ".claude").glob("projects/*"))  # no project tier for ~
+    loud = coffer("project", cwd=fake_home)
+    assert loud.returncode == 0
+    assert fastpath.unchanged(["project", "-q"], dict(os.environ), str(fake_home)) is not None
+    for_claude = coffer("project", "--quiet", "--for", "claude", cwd=fake_home)
+    assert (for_claude.returncode, for_claude.stdout) == (0, "")

@@ -77,8 +77,8 @@ def project(
     if for_agent:
         from coffer.render import handoff_lines
 
-        root = engine.store.resolve_root(project_path(path))
-        found = engine.handoffs_for(engine.context(root), [for_agent])
+        root = engine.store.project_root_or_none(project_path(path))
+        found = engine.handoffs_for(engine.context(root), [for_agent]) if root else ()
         output = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
         sys.stdout.write(output)
     if report.ok and not dry_run:

@@ -109,8 +109,14 @@ class Engine:
     ) -> Report:
         """Establish every enabled adapter's projection for the project and global tier."""
         report = Report()
-        root = self.store.resolve_root(path)
-        if str(root) in self.settings.paused:
+        root = self.store.project_root_or_none(path)
+        if root is None:
+            # Agents start in the home directory too: project the global tier only, so a
+            # session-start hook there succeeds quietly instead of failing every time.
+            report.notices.append(
+                f"{path} is not inside a project: only the global memory was projected"
+            )
+        elif str(root) in self.settings.paused:
             if not resume:
                 report.notices.append(
                     f"coffer is paused for {root} (`coffer unproject`); "
@@ -130,7 +136,7 @@ class Engine:
                 "`coffer adapter list` and `coffer adapter enable NAME`"
             )
             return report
-        ptier = self.store.project_tier(root, create=not dry_run)
+        ptier = self.store.project_tier(root, create=not dry_run) if root else None
         gtier = self.store.global_tier(create=not dry_run)
         for name, adapter in adapters.items():
             nm = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
