@@ -127,12 +127,12 @@ def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     """Audit what is projected where. Exits 1 when anything enabled is not ok."""
     engine = _engine()
     statuses, errors = engine.status(project_path(path))
-    root = engine.store.resolve_root(project_path(path))
+    root = engine.store.project_root_or_none(project_path(path))
     ok = all(s.ok for s in statuses) and not errors
     if as_json:
         data: dict[str, Any] = {
             "ok": ok,
-            "project": {"root": str(root), "name": root.name},
+            "project": {"root": str(root), "name": root.name} if root else None,
             "errors": errors,
             "adapters": [
                 {
@@ -151,7 +151,7 @@ def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
         }
         emit_json(data)
         raise typer.Exit(0 if ok else 1)
-    echo(f"project: {root.name} ({root})")
+    echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
     for s in statuses:
         modes = " ".join(f"{k}={v}" for k, v in s.modes.items())
         flags = f"{'present' if s.present else 'absent'}, {'enabled' if s.enabled else 'disabled'}"

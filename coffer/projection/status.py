@@ -59,7 +59,7 @@ class AdapterStatus:
 
 def status(engine: Engine, path: Path | None) -> tuple[list[AdapterStatus], list[str]]:
     """Per adapter: presence, modes, targets with their state, native memory state."""
-    root = engine.store.resolve_root(path) if path is not None else None
+    root = engine.store.project_root_or_none(path) if path is not None else None
     ctx = engine.context(root)
     ptier = engine.store.project_tier(root) if root is not None else None
     tiers: dict[str, Tier | None] = {"project": ptier, "global": engine.store.global_tier()}
