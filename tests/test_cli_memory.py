@@ -185,3 +185,10 @@ def test_corrupt_registry_is_reported_and_rebuilt(repo, monkeypatch, capsys):
     assert "rebuilt" in capsys.readouterr().out
     assert run(["show", "f"]) == 0
     assert [p.read_text() for p in registry.parent.glob("projects.json.*.bak")] == ["{not json"]
+
+
+def test_version():
+    from coffer import __version__
+
+    out = coffer("--version")
+    assert (out.returncode, out.stdout) == (0, f"coffer {__version__}\n")
