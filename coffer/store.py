@@ -203,6 +203,13 @@ class Store:
                 f"another coffer process has held {path} for {LOCK_TIMEOUT:.0f}s; try again"
             ) from exc
 
+    def projection_lock(self) -> contextlib.AbstractContextManager[None]:
+        """Serialises projection runs: two agents starting at once both run
+        `coffer project`, and must not both merge and link the same directory."""
+        self._ensure_root()
+        fsutil.ensure_dir(self.root / "state")
+        return self._lock(self.root / "state" / "projection.lock")
+
     def store_lock(self) -> contextlib.AbstractContextManager[None]:
         """The store-wide lock (the project registry)."""
         self._ensure_root()

@@ -458,3 +458,29 @@ def test_dry_run_on_a_fresh_machine_writes_nothing_anywhere(tmp_path, home):
     assert "would link" in out.stdout and "would create" in out.stdout
     assert "would disable" in out.stdout and "+memories = false" in out.stdout
     assert snapshot(tmp_path, tmp_path / "nothing-skipped") == before
+
+
+def test_agents_starting_at_once_do_not_race(repo, home):
+    """Two session-start hooks firing together: both succeed, one link, one block."""
+    import subprocess
+    import sys
+
+    native = claude_dir(home, repo)
+    native.mkdir(parents=True)
+    (native / "note.md").write_text("---\nname: note\ndescription: n\n---\nbody\n")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "coffer", "project", "--quiet"],
+            cwd=repo,
+            env=dict(os.environ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(4)
+    ]
+    results = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, results
+    assert native.is_symlink()
+    assert (repo / "AGENTS.md").read_text().count(block.START_MARKER) == 1
+    assert len(list((store().root / "backups" / "dirs").iterdir())) == 1
+    assert (store().project_tier(repo).dir / "note.md").is_file()

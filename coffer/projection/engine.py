@@ -108,6 +108,14 @@ class Engine:
         resume: bool = False,
     ) -> Report:
         """Establish every enabled adapter's projection for the project and global tier."""
+        if dry_run:
+            return self._project(path, dry_run=True, replace_edited=replace_edited, resume=resume)
+        with self.store.projection_lock():
+            # Re-read the choices the previous holder of the lock may have changed.
+            self.settings = settings.load(self.store.root)
+            return self._project(path, dry_run=False, replace_edited=replace_edited, resume=resume)
+
+    def _project(self, path: Path, *, dry_run: bool, replace_edited: bool, resume: bool) -> Report:
         report = Report()
         root = self.store.project_root_or_none(path)
         if root is None:
@@ -254,6 +262,10 @@ class Engine:
         show it (for ``root``'s project, or the global files). Never links, imports or
         disables anything, and never overwrites a hand edit: that is `coffer project`'s job.
         """
+        with self.store.projection_lock():
+            return self._refresh(scope, root)
+
+    def _refresh(self, scope: str, root: Path | None) -> Report:
         report = Report()
         if scope == "project":
             if root is None:
@@ -327,6 +339,25 @@ class Engine:
         force: bool = False,
     ) -> Report:
         """Undo exactly what the journal records. Refused paths stay in the journal."""
+        if dry_run:
+            return self._unproject(
+                path, agents=agents, global_=global_, all_=all_, dry_run=True, force=force
+            )
+        with self.store.projection_lock():
+            return self._unproject(
+                path, agents=agents, global_=global_, all_=all_, dry_run=False, force=force
+            )
+
+    def _unproject(
+        self,
+        path: Path | None,
+        *,
+        agents: Iterable[str],
+        global_: bool,
+        all_: bool,
+        dry_run: bool,
+        force: bool,
+    ) -> Report:
         report = Report()
         wanted = set(agents)
         unknown = (
