@@ -64,6 +64,7 @@ _EVENTS: list[type[FileSystemEvent]] = [
 _PROJECTS = "projects"
 _CONFIG = "config"
 _TIER = "tier:"
+_HANDOFFS = "handoffs:"
 
 
 def _relevant(name: str) -> bool:
@@ -96,6 +97,7 @@ class _Watch:
     observed: ObservedWatch | None = None
     tier: Tier | None = None
     dead: bool = False  # the directory itself was deleted or moved away
+    recursive: bool = False  # handoffs may sit in subdirectories (ecc-memory-v1 §7.1)
 
 
 class Watcher:
@@ -236,7 +238,9 @@ class Watcher:
     def _schedule(self, w: _Watch) -> bool:
         assert self.observer is not None
         try:
-            w.observed = self.observer.schedule(w.handler, str(w.path), event_filter=_EVENTS)
+            w.observed = self.observer.schedule(
+                w.handler, str(w.path), recursive=w.recursive, event_filter=_EVENTS
+            )
             return True
         except OSError as exc:
             if self.status.mode == "polling":
@@ -253,8 +257,10 @@ class Watcher:
                 self._schedule(other)
         return self._schedule(w)
 
-    def _watch(self, role: str, path: Path, tier: Tier | None = None) -> bool:
-        w = _Watch(path, _Handler(self._on_event, role), tier=tier)
+    def _watch(
+        self, role: str, path: Path, tier: Tier | None = None, *, recursive: bool = False
+    ) -> bool:
+        w = _Watch(path, _Handler(self._on_event, role), tier=tier, recursive=recursive)
         if not self._schedule(w):
             return False
         self.watches[role] = w
@@ -289,6 +295,10 @@ class Watcher:
                     key = _CONFIG
                 elif "projects.json" in names:
                     key = _PROJECTS
+            elif role.startswith(_HANDOFFS):
+                # A handoff saved, retired or removed: that project's blocks list them.
+                if any(n.endswith(".md") for n in names):
+                    key = _TIER + role.removeprefix(_HANDOFFS).split(":", 1)[0]
             elif role == "journal":
                 if any(n.endswith(".json") and not fsutil.is_tmp_name(n) for n in names):
                     key = _PROJECTS
@@ -447,9 +457,37 @@ class Watcher:
                 self.log.info("watching %s: %s", tier.label, tier.dir)
                 # Catch up on anything that changed while nobody was watching.
                 self.coalescer.add(role, immediate=True)
+        self._rescan_handoffs(wanted)
         self.status.projects = sum(
             1 for w in self.watches.values() if w.tier is not None and w.tier.scope == "project"
         )
+
+    def _rescan_handoffs(self, wanted: Mapping[str, Tier]) -> None:
+        """Watch the vault handoff directories of every projected project, so a handoff
+        reaches the blocks that list it without waiting for the next `coffer project`.
+        Only directories that exist are watched; a vault created later is picked up at the
+        next rescan (journal or registry change)."""
+        from coffer.vault.handoffs import project_vault
+
+        want: dict[str, tuple[Path, Tier]] = {}
+        for tier in wanted.values():
+            if tier.scope != "project" or not tier.info.root:
+                continue
+            try:
+                vault = Path(project_vault(tier.info.root, self.environ))
+            except Exception as exc:  # an invalid ECC_MEMORY_PROJECT_ROOT: nothing to watch
+                self.log.debug("no vault to watch for %s: %s", tier.label, exc)
+                continue
+            for scope in ("project", "team"):
+                directory = vault / scope / "handoffs"
+                if directory.is_dir() and not directory.is_symlink():
+                    want[f"{_HANDOFFS}{tier.info.id}:{scope}"] = (directory, tier)
+        for role, w in list(self.watches.items()):
+            if role.startswith(_HANDOFFS) and (role not in want or w.dead):
+                self._unwatch(role)
+        for role, (directory, tier) in want.items():
+            if role not in self.watches and self._watch(role, directory, recursive=True):
+                self.log.info("watching handoffs for %s: %s", tier.label, directory)
 
     def _signature(self) -> object:
         # Cheap: a listing and two stats, so coffer's own journal updates cost no parsing.

@@ -161,6 +161,31 @@ def test_written_entry_appears_and_deleted_entry_disappears(
     assert d.stop() == 0
 
 
+def test_new_handoff_reaches_the_block_without_a_new_session(
+    project: Callable[[str], Path], start: Callable[..., Daemon]
+) -> None:
+    repo = project("repo")
+    assert coffer("vault", "init", cwd=repo).returncode == 0
+    d = start()
+    agents = repo / "AGENTS.md"
+    saved = coffer(
+        "vault",
+        "handoff",
+        "--from",
+        "claude",
+        "--target",
+        "codex",
+        "--title",
+        "Rotate the staging keys qpzm",
+        "--stdin",
+        cwd=repo,
+        input="Soon.\n",
+    )
+    assert saved.returncode == 0, saved.stderr
+    wait_for(lambda: "qpzm" in agents.read_text(), "the handoff in AGENTS.md", d.log)
+    assert "watching handoffs for repo" in d.text()
+
+
 def test_global_entry_reaches_the_global_file(
     project: Callable[[str], Path], start: Callable[..., Daemon]
 ) -> None:
