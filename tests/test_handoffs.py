@@ -251,7 +251,7 @@ def test_shared_block_status_uses_every_reader(repo: Path) -> None:
         (adapter["name"], target["state"])
         for adapter in json.loads(done.stdout)["adapters"]
         for target in adapter["targets"]
-        if target["path"] == str(repo / "AGENTS.md")
+        if target["path"] == str(repo / "AGENTS.md") and adapter["enabled"]
     }
     assert states == {("codex", "ok"), ("opencode", "ok")}
 
