@@ -484,3 +484,24 @@ def test_agents_starting_at_once_do_not_race(repo, home):
     assert (repo / "AGENTS.md").read_text().count(block.START_MARKER) == 1
     assert len(list((store().root / "backups" / "dirs").iterdir())) == 1
     assert (store().project_tier(repo).dir / "note.md").is_file()
+
+
+def test_a_disable_switch_that_does_not_work_is_refused(repo, home):
+    """Coffer verifies the effect of turning a native memory off, not just its edit."""
+    from coffer.adapter import NativeMemory
+    from coffer.projection import native
+    from coffer.report import Report
+
+    config = home / "agent.toml"
+    config.write_text("memories = true\n")
+    broken = NativeMemory(
+        config=config,
+        enabled=lambda data: data is not None and b"memories = true" in data,
+        disable=lambda data: ((data or b"") + b"# tried\n", {"memories": True}),
+        restore=lambda data, previous: data or b"",
+        describe="memories",
+    )
+    r = native.establish(engine().journal, store(), store().global_tier(create=True), "x", broken)
+    assert isinstance(r, Report)
+    assert [p.state for p in r.problems] == ["error"]
+    assert config.read_text() == "memories = true\n"

@@ -68,6 +68,17 @@ def establish(
         )
         return report
     new, previous = native.disable(data)
+    if native.enabled(new):
+        # Verify the effect, not just the edit: a switch the agent does not read would leave
+        # two memories diverging while coffer reports success.
+        report.problems.append(
+            Problem(
+                native.config,
+                "error",
+                f"{adapter}'s adapter could not turn its memory off; nothing was changed",
+            )
+        )
+        return report
     report.changes.append(
         Change(
             native.config,
@@ -108,6 +119,15 @@ def establish(
         merged.update(record.get("previous", {}))
         record["previous"] = merged
     journal.put(record)
+    if fsutil.read_bytes_or_none(native.config) != data:
+        report.problems.append(
+            Problem(
+                native.config,
+                "refused",
+                "the file changed while coffer was updating it; run `coffer project` again",
+            )
+        )
+        return report
     if data is None:
         fsutil.ensure_dir(native.config.parent)
     fsutil.atomic_write_bytes(native.config, new, mode=None)
