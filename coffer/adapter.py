@@ -102,6 +102,12 @@ class Adapter(Protocol):
     def inputs(self, ctx: Context) -> tuple[Sequence[str], Sequence[Path]]: ...
 
 
+# Optional adapter attributes, looked up with getattr (not part of the Protocol):
+# - HARNESSES: tuple[str, ...], the ecc.memory.v1 harness slugs whose vault handoffs are
+#   for this agent (default: the adapter's NAME);
+# - wiring(ctx, launch): what `coffer setup` adds to the agent's config (see ConfigEdit).
+
+
 def no_native_memory(ctx: Context) -> NativeMemory | None:
     """For adapters whose agent has no memory of its own to switch off."""
     return None

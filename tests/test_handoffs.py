@@ -192,10 +192,14 @@ def test_newest_first_and_capped(repo: Path) -> None:
 
 
 def test_harness_names() -> None:
-    assert harness_names(["claude"]) == {"all", "claude", "claude-code"}
     assert harness_names(["codex", "opencode"]) == {"all", "codex", "opencode"}
-    assert harness_names(["gemini"]) == {"all", "gemini", "gemini-cli"}
-    assert harness_names(["some-plugin"]) == {"all", "some-plugin"}
+    from coffer.projection.engine import Engine
+    from tests.helpers import store
+
+    engine = Engine(store(), dict(os.environ))
+    assert engine.harnesses(["claude"]) == ["claude", "claude-code"]
+    assert engine.harnesses(["gemini", "codex"]) == ["gemini", "gemini-cli", "codex"]
+    assert engine.harnesses(["some-plugin"]) == ["some-plugin"]
 
 
 def context(repo: Path, **env: str) -> Context:
@@ -208,7 +212,13 @@ def test_source_maps_adapter_names(repo: Path) -> None:
     assert source is not None
     claude = write_by_hand(repo, "project", id="mem_for_claude", targetHarnesses=["claude-code"])
     codex = handoff(repo, "For codex", ["codex"])
-    assert [h.id for h in source(context(repo), ["claude"])] == [claude]
+    from coffer.projection.engine import Engine
+    from tests.helpers import store
+
+    # The engine expands adapter names to the slugs they answer to (claude -> claude-code).
+    engine = Engine(store(), dict(os.environ), handoffs=source)
+    assert [h.id for h in engine.handoffs_for(context(repo), ["claude"])] == [claude]
+    assert source(context(repo), ["claude"]) == []  # the source itself matches slugs only
     assert [h.id for h in source(context(repo), ["codex", "opencode"])] == [codex]
     assert source(context(repo), ["hermes-free"]) == []
 

@@ -31,6 +31,9 @@ from coffer.adapter import (
 NAME = "claude"
 MODES: Mapping[str, Mode] = {"project": Mode.SYMLINK, "global": Mode.RENDER}
 native_memory = no_native_memory  # the store *is* Claude's memory: nothing competes
+# Vault handoffs addressed to either name reach Claude: ECC's own slug is `claude`
+# (ecc-memory-v1 §2.4 Example B); `claude-code` is the tool's name, which people write too.
+HARNESSES = ("claude", "claude-code")
 
 _MAX_UNITS = 200
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -21,6 +21,7 @@ from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_
 NAME = "gemini"
 MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.RENDER}
 native_memory = no_native_memory
+HARNESSES = ("gemini", "gemini-cli")  # vault handoff targets that address Gemini CLI
 
 
 def gemini_dir(ctx: Context) -> Path:

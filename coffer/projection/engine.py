@@ -88,12 +88,21 @@ class Engine:
     def _entries(self, tier: Tier | None) -> list[Entry]:
         return list(self.store.scan(tier).entries) if tier is not None else []
 
+    def harnesses(self, agents: Sequence[str]) -> list[str]:
+        """The vault harness slugs that address ``agents``: an adapter's optional
+        ``HARNESSES`` (e.g. ``claude`` and ``claude-code``), else its own name."""
+        out: list[str] = []
+        for agent in agents:
+            declared = getattr(self.loaded.adapters.get(agent), "HARNESSES", None)
+            out += [str(h) for h in declared] if declared else [agent]
+        return out
+
     def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[render.Handoff]:
         """Active vault handoffs addressed to any of ``agents`` in ``ctx.project``."""
         if self.handoffs is None or ctx.project is None:
             return ()
         try:
-            return self.handoffs(ctx, agents)
+            return self.handoffs(ctx, self.harnesses(agents))
         except Exception:
             return ()  # handoffs are a courtesy; never block the projection on them
 

@@ -8,9 +8,10 @@ location check apply exactly as for ``coffer vault search``, and every listed id
 ``coffer vault read <id>`` run at the project root can read.
 
 Addressing follows the §7.3 target filter: a memory is for harness *h* when its
-``targetHarnesses`` holds ``all`` or *h*. coffer's adapter names are mapped to ECC harness
-slugs by :data:`HARNESSES`; the spec's examples name ``claude``, ``codex``, ``hermes``,
-``cursor`` and ``opencode`` (§1.1, §2.4 Example B).
+``targetHarnesses`` holds ``all`` or *h*. The engine turns adapter names into the harness
+slugs they answer to (an adapter's optional ``HARNESSES``, else its name) before calling
+in here; the spec's examples name ``claude``, ``codex``, ``hermes``, ``cursor`` and
+``opencode`` (§1.1, §2.4 Example B).
 
 Callers reach this through :func:`coffer.integrations.handoff_source`, which first checks with
 one ``stat`` that the project has a vault at all, so projects without one never import the
@@ -34,25 +35,13 @@ if TYPE_CHECKING:
 
 MAX_HANDOFFS = 10
 
-# coffer adapter name -> the ECC harness slugs that address it. ECC's own name for Claude
-# Code is `claude` (spec §2.4 Example B: `--target claude`); `claude-code` and `gemini-cli`
-# are accepted too because they are the tools' own names and a person may well write them.
-# An adapter not listed is addressed by its own name (opencode, codex, a third-party one).
-HARNESSES: Mapping[str, tuple[str, ...]] = {
-    "claude": ("claude", "claude-code"),
-    "codex": ("codex",),
-    "gemini": ("gemini", "gemini-cli"),
-    "opencode": ("opencode",),
-}
 ALL = "all"  # §2.2 field 9: an ordinary slug value that means "every harness"
 
 
-def harness_names(agents: Iterable[str]) -> frozenset[str]:
-    """The target-harness values that address any of ``agents`` (adapter names)."""
-    names = {ALL}
-    for agent in agents:
-        names.update(HARNESSES.get(agent, (agent,)))
-    return frozenset(names)
+def harness_names(harnesses: Iterable[str]) -> frozenset[str]:
+    """The target-harness values that address a reader known by ``harnesses`` (the engine
+    expands each adapter to the ECC slugs it answers to: its optional ``HARNESSES``)."""
+    return frozenset({ALL, *harnesses})
 
 
 def project_vault(root: str, environ: Mapping[str, str]) -> str:
