@@ -505,3 +505,18 @@ def test_a_disable_switch_that_does_not_work_is_refused(repo, home):
     assert isinstance(r, Report)
     assert [p.state for p in r.problems] == ["error"]
     assert config.read_text() == "memories = true\n"
+
+
+def test_native_subdirectories_are_kept_in_the_backup_and_reported(repo, home):
+    native = claude_dir(home, repo)
+    (native / "team").mkdir(parents=True)
+    (native / "team" / "shared.md").write_text("team memory\n")
+    (native / "mine.md").write_text("---\nname: mine\ndescription: m\n---\nx\n")
+    r = engine().project(repo)
+    assert r.ok, r.problems
+    merged = next(c for c in r.changes if c.action == "merge")
+    assert "not merged (kept in the backup): team" in merged.detail
+    backup = next((store().root / "backups" / "dirs").iterdir())
+    assert (backup / "team" / "shared.md").read_text() == "team memory\n"
+    tier = store().project_tier(repo)
+    assert (tier.dir / "mine.md").is_file() and not (tier.dir / "team").exists()
