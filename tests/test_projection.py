@@ -520,3 +520,21 @@ def test_native_subdirectories_are_kept_in_the_backup_and_reported(repo, home):
     assert (backup / "team" / "shared.md").read_text() == "team memory\n"
     tier = store().project_tier(repo)
     assert (tier.dir / "mine.md").is_file() and not (tier.dir / "team").exists()
+
+
+def test_no_symlinks_allowed_leaves_the_native_directory_in_place(repo, home, monkeypatch):
+    native = claude_dir(home, repo)
+    native.mkdir(parents=True)
+    (native / "a.md").write_text("---\nname: a\ndescription: a\n---\na\n")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    from coffer.projection import links
+
+    monkeypatch.setattr(links.os, "symlink", refuse)
+    r = engine().project(repo)
+    assert any(p.path == native and "cannot create a symlink" in p.message for p in r.problems)
+    assert native.is_dir() and not native.is_symlink()
+    assert (native / "a.md").is_file()
+    assert all(rec["kind"] != "symlink" for rec in engine().journal.records())

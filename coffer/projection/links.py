@@ -163,7 +163,25 @@ def establish(
         link, tier_dir, adapter, tier, project_id, before, backup, dirs
     )
     journal.put(rec)
-    os.symlink(tier_dir, link, target_is_directory=True)
+    try:
+        os.symlink(tier_dir, link, target_is_directory=True)
+    except OSError as exc:
+        # No symlinks here (a Windows account without the privilege, an odd file system):
+        # put the agent's own directory back and say so; its files are in the store anyway.
+        if backup is not None:
+            shutil.move(backup, str(link))
+        journal.drop(rec["key"])
+        report.changes = [c for c in report.changes if c.action != "link"]
+        report.notices = [n for n in report.notices if "original directory is kept" not in n]
+        report.problems.append(
+            Problem(
+                link,
+                "error",
+                f"cannot create a symlink here "
+                f"({exc.strerror or exc}); the agent's directory was "
+                "left as it was",
+            )
+        )
     return report
 
 
