@@ -42,3 +42,29 @@ def coffer(
         timeout=60,
         env={**os.environ, **(env or {})},
     )
+
+
+def imported_after(
+    argv: list[str], cwd: Path, modules: tuple[str, ...]
+) -> tuple[object, list[str]]:
+    """Run ``coffer *argv`` in a fresh interpreter; (exit code, which ``modules`` it imported)."""
+    code = (
+        "import sys\n"
+        f"sys.argv = ['coffer', *{argv!r}]\n"
+        "from coffer.main import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        f"print(repr((code, [m for m in {modules!r} if m in sys.modules])), file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=60,
+        check=False,
+    )
+    import ast
+
+    result: tuple[object, list[str]] = ast.literal_eval(out.stderr.strip().splitlines()[-1])
+    return result

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from coffer.cli import run
-from tests.helpers import coffer, make_repo
+from tests.helpers import coffer, imported_after, make_repo
 
 
 @pytest.fixture
@@ -147,26 +147,8 @@ def test_remember_twice_same_name_needs_replace(repo, monkeypatch, capsys):
     ],
 )
 def test_no_command_but_watch_and_mcp_imports_watchdog_or_mcp(repo, argv):
-    import os
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        f"sys.argv = ['coffer', *{argv!r}]\n"
-        "from coffer.main import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print([m for m in ('watchdog', 'mcp') if m in sys.modules], file=sys.stderr)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=60,
-    )
-    assert out.stderr.strip().splitlines()[-1] == "[]"
+    _, heavy = imported_after(argv, repo, ("watchdog", "mcp"))
+    assert heavy == []
 
 
 def test_corrupt_registry_is_reported_and_rebuilt(repo, monkeypatch, capsys):

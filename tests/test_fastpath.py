@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from coffer import fastpath
-from tests.helpers import coffer, make_repo, store
+from tests.helpers import coffer, imported_after, make_repo, store
 
 
 @pytest.fixture
@@ -92,25 +92,8 @@ def test_store_root_matches_platformdirs(monkeypatch, tmp_path):
 def test_noop_cli_prints_nothing_and_imports_no_typer(repo):
     probe = coffer("project", cwd=repo, env={"PYTHONVERBOSE": ""})
     assert (probe.returncode, probe.stdout, probe.stderr) == (0, "", "")
-    import subprocess
-
-    code = (
-        "import sys, os; sys.argv=['coffer','project']\n"
-        "from coffer.main import main\n"
-        "try:\n    main()\nexcept SystemExit as e:\n"
-        "    bad = [m for m in ('typer', 'yaml', 'watchdog', 'mcp', 'sqlite3',"
-        " 'importlib.metadata', 'pathlib') if m in sys.modules]\n"
-        "    print(e.code, bad)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        check=True,
-    )
-    assert out.stdout.strip() == "0 []"
+    heavy = ("typer", "yaml", "watchdog", "mcp", "sqlite3", "importlib.metadata", "pathlib")
+    assert imported_after(["project"], repo, heavy) == (0, [])
 
 
 def test_home_directory_projects_the_global_tier_quietly(fake_home):
