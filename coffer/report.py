@@ -49,6 +49,8 @@ class Report:
     changes: list[Change] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    # Said even with --quiet (on stderr): switching an agent's own memory off is never silent.
+    alerts: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -58,3 +60,4 @@ class Report:
         self.changes += other.changes
         self.problems += other.problems
         self.notices += other.notices
+        self.alerts += other.alerts

@@ -270,7 +270,7 @@ def test_codex_native_memory_imported_then_disabled_and_restored(repo, home):
     (home / ".codex" / "memories" / "memory_summary.md").write_text("Use pnpm, not npm.\n")
     r = engine().project(repo)
     assert r.ok, r.problems
-    assert any("unproject --agent codex" in n for n in r.notices)
+    assert any("unproject --agent codex" in n for n in r.alerts)
     text = config.read_bytes()
     assert text == CODEX_CONFIG.replace(
         b"memories = true     # on for now", b"memories = false     # on for now"
@@ -281,7 +281,7 @@ def test_codex_native_memory_imported_then_disabled_and_restored(repo, home):
     assert imported.metadata["source"].startswith("codex:")
     assert "Use pnpm" in (home / ".claude" / "CLAUDE.md").read_text()
     again = engine().project(repo)
-    assert again.changes == [] and not any("turned off" in n for n in again.notices)
+    assert again.changes == [] and not again.alerts
     r = engine().unproject(repo, agents=["codex"])
     assert r.ok, r.problems
     assert config.read_bytes() == CODEX_CONFIG
@@ -538,3 +538,13 @@ def test_no_symlinks_allowed_leaves_the_native_directory_in_place(repo, home, mo
     assert native.is_dir() and not native.is_symlink()
     assert (native / "a.md").is_file()
     assert all(rec["kind"] != "symlink" for rec in engine().journal.records())
+
+
+def test_turning_native_memory_off_is_said_even_with_quiet(repo, home):
+    (home / ".codex" / "config.toml").write_bytes(CODEX_CONFIG)
+    out = coffer("project", "--quiet", cwd=repo)
+    assert out.returncode == 0 and out.stdout == ""
+    assert "turned off codex's own memory" in out.stderr
+    assert "coffer unproject --agent codex" in out.stderr
+    again = coffer("project", "--quiet", cwd=repo)
+    assert (again.stdout, again.stderr) == ("", "")

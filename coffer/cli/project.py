@@ -37,6 +37,8 @@ def _print(report: Report, *, quiet: bool, dry_run: bool) -> None:
     if not quiet:
         for n in report.notices:
             echo(f"note: {n}")
+    for a in report.alerts:
+        typer.echo(f"coffer: {a}", err=True)
     for p in report.problems:
         typer.echo(f"coffer: {p.line()}", err=True)
 
