@@ -29,6 +29,8 @@ _PAST = {
     "import": "imported",
     "remove": "removed",
     "restore": "restored",
+    "start": "started",
+    "stop": "stopped",
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -131,11 +132,13 @@ def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     statuses, errors = engine.status(project_path(path))
     root = engine.store.project_root_or_none(project_path(path))
     ok = all(s.ok for s in statuses) and not errors
+    watch = _watch_info(engine.store.root)
     if as_json:
         data: dict[str, Any] = {
             "ok": ok,
             "project": {"root": str(root), "name": root.name} if root else None,
             "errors": errors,
+            "watch": watch,
             "adapters": [
                 {
                     "name": s.name,
@@ -167,9 +170,31 @@ def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
             echo(f"  {t.tier:<8} {t.mode:<8} {t.state:<9} {t.path}{detail}")
             if t.note:
                 echo(f"  {'':<8} {'':<8} {'':<9} note: {t.note}")
+    echo(_watch_line(watch))
     for e in errors:
         echo(f"error: {e}")
     raise typer.Exit(0 if ok else 1)
+
+
+def _watch_info(root: Path) -> dict[str, Any]:
+    """Whether `coffer watch` runs for this store, and as which service (not part of `ok`:
+    without the watcher, blocks still refresh at every session start)."""
+    from coffer import daemon, service
+
+    data = daemon.read_status(root)
+    running = bool(data.get("running"))
+    return {
+        "running": running,
+        "pid": data.get("pid") if running else None,
+        "service": service.status(root, os.environ),
+    }
+
+
+def _watch_line(watch: dict[str, Any]) -> str:
+    from coffer import service
+
+    head = f"watch: running (pid {watch['pid']})" if watch["running"] else "watch: not running"
+    return f"{head}; service: {service.describe(watch['service'])}"
 
 
 def _set_adapter(name: str, on: bool) -> None:

@@ -36,9 +36,18 @@ def setup(
         list[str] | None,
         typer.Option("--agent", help="Only this agent (repeatable); wires it even if absent."),
     ] = None,
+    service: Annotated[
+        bool,
+        typer.Option(
+            "--service/--no-service",
+            help="Also run `coffer watch` as a user service (systemd, launchd), or with "
+            "--undo stop and remove it; --undo --agent leaves it.",
+        ),
+    ] = True,
 ) -> None:
     """Register coffer's MCP server and a session-start `coffer project --quiet` hook in
-    each agent's own config (asks first; journaled; `coffer setup --undo` reverses it)."""
+    each agent's own config, and run `coffer watch` as a user service (asks first;
+    journaled; `coffer setup --undo` reverses it)."""
     from coffer import registry
     from coffer import setup as setup_mod
     from coffer.journal import Journal
@@ -47,6 +56,10 @@ def setup(
     journal = Journal(s.root)
     if undo:
         report = setup_mod.undo(journal, agent or (), dry_run=dry_run)
+        if service and not agent:  # the watcher serves every agent
+            from coffer import service as service_mod
+
+            report.extend(service_mod.undo(journal, os.environ, dry_run=dry_run))
         for c in report.changes:
             echo(c.line(planned=dry_run))
             if dry_run and c.diff:
@@ -57,9 +70,16 @@ def setup(
             echo("nothing to undo: coffer setup has not changed any agent's config")
         raise typer.Exit(0 if report.ok else 1)
 
-    plan = setup_mod.plan(s.root, os.environ, registry.load_adapters(), agent or ())
+    loaded = registry.load_adapters()
+    plan = setup_mod.plan(s.root, os.environ, loaded, agent or ())
+    svc = None
+    if service:
+        from coffer import service as service_mod
+
+        svc = service_mod.plan(s.root, os.environ, loaded, plan.launch)
+        plan.report.extend(svc.report)
     _problems(plan.report)
-    changes = plan.changes()
+    changes = plan.changes() + (svc.changes() if svc else [])
     if not changes:
         _notices(plan.report)
         if plan.wired:
@@ -82,9 +102,12 @@ def setup(
             echo("nothing changed (rerun with --yes to apply without asking)")
             raise typer.Exit(1)
     report = setup_mod.apply(journal, plan)
+    if svc is not None:
+        report.extend(service_mod.apply(journal, svc, os.environ))
     for c in report.changes:
         echo(c.line())
     _notices(plan.report)
+    _notices(report)
     _problems(report)
     if report.changes:
         echo("`coffer setup --undo` reverses these edits exactly")

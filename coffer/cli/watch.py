@@ -20,8 +20,8 @@ def watch(
         bool,
         typer.Option(
             "--status",
-            help="Say whether the daemon runs, since when, and what it did; exit 0 if it "
-            f"runs, {daemon.EXIT_NOT_RUNNING} if not.",
+            help="Say whether the daemon runs, since when, what it did and whether it is "
+            f"installed as a service; exit 0 if it runs, {daemon.EXIT_NOT_RUNNING} if not.",
         ),
     ] = False,
     as_json: JsonOpt = False,
@@ -54,11 +54,14 @@ def watch(
     """Keep every agent's projection current while memory changes (runs in the foreground)."""
     s = store()
     if status:
+        from coffer import service
+
         data = daemon.read_status(s.root)
+        data["service"] = service.status(s.root, os.environ)
         if as_json:
             emit_json(data)
         else:
-            for line in daemon.status_lines(data):
+            for line in daemon.status_lines(data) + service.status_lines(data["service"], data):
                 echo(line)
         raise typer.Exit(0 if data["running"] else daemon.EXIT_NOT_RUNNING)
     if as_json:

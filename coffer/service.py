@@ -1,0 +1,411 @@
+"""``coffer watch`` as a user service: what `coffer setup` installs, `--undo` removes, and
+`coffer watch --status` / `coffer adapter list` report (docs/adr/0017-watch-as-a-service.md).
+
+The service file lives outside the store, so it follows the journal's rules like every other
+setup edit: one record of kind ``service`` (key ``service:<path>``) written before the file,
+a file coffer created is deleted on undo, and a file coffer did not write, or that was edited
+since, is never overwritten or removed. The manager's commands (``systemctl --user``,
+``launchctl``) run through one runner (coffer.service_managers). Where no manager can be
+reached, nothing is written or journaled and the user is told how to run the watcher.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from coffer import daemon, fsutil
+from coffer import service_managers as sm
+from coffer.adapter import Context, Launch
+from coffer.journal import Journal, Record, sha256
+from coffer.paths import home_dir
+from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs, text_diff
+from coffer.registry import Loaded
+from coffer.report import Change, Problem, Report
+
+KIND = "service"
+FILE_MODE = 0o644  # what systemctl/launchctl users expect; it holds no secret
+
+
+def key(path: Path) -> str:
+    return f"service:{path}"
+
+
+def service_env(environ: Mapping[str, str], loaded: Loaded, launch: Launch) -> dict[str, str]:
+    """The environment the service needs to see what the agents see: the store (as the
+    agents' launch carries it), ``PATH`` (agents are detected by their command on it) and
+    every variable an adapter says moves its files, when set here. Names no agent."""
+    env = {"PATH": environ["PATH"]} if environ.get("PATH") else {}
+    ctx = Context(home_dir(environ), environ, Path(), None)
+    for adapter in loaded.adapters.values():
+        try:
+            names = adapter.inputs(ctx)[0]
+        except Exception:  # noqa: S112 (one adapter's bug must not stop setup)
+            continue
+        for name in names:
+            if environ.get(name, "").strip():
+                env[name] = environ[name]
+    env.update(launch.env)
+    return env
+
+
+def run_yourself(launch: Launch, environ: Mapping[str, str], platform: str | None = None) -> str:
+    """The command that runs the watcher without a service manager."""
+    log = sm.default_log_file(environ, platform)
+    prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(launch.env.items())]
+    argv = shlex.join([*launch.argv, "watch", "--log-file", str(log)])
+    return " ".join([*prefix, "nohup", argv, ">/dev/null 2>&1 &"])
+
+
+def _run_yourself_here(store_root: Path, environ: Mapping[str, str], platform: str | None) -> str:
+    from coffer.setup import resolve_launch
+
+    return run_yourself(resolve_launch(environ, store_root), environ, platform)
+
+
+# ---- planning -------------------------------------------------------------------------------
+
+
+@dataclass
+class ServicePlan:
+    """What setup would do about the watcher service."""
+
+    manager: sm.Manager | None
+    action: str = ""  # create, update, start, or "" (nothing to do)
+    before: bytes | None = None
+    after: bytes | None = None
+    report: Report = field(default_factory=Report)
+
+    def changes(self) -> list[Change]:
+        m = self.manager
+        if m is None or not self.action:
+            return []
+        commands = "; ".join(shlex.join(_short(c)) for c in m.start(update=self.action == "update"))
+        if self.action == "start":
+            return [Change(m.path, "start", f"{m.describe()} (installed, not running): {commands}")]
+        return [
+            Change(
+                m.path,
+                self.action,
+                f"run coffer watch as a {m.describe()}, then {commands}",
+                text_diff(m.path, self.before, self.after),
+            )
+        ]
+
+
+def _short(argv: Sequence[str]) -> list[str]:
+    # Shown to the user: `systemctl --user ...`, not the absolute path found on PATH.
+    return [os.path.basename(argv[0]), *argv[1:]]
+
+
+def plan(
+    store_root: Path,
+    environ: Mapping[str, str],
+    loaded: Loaded,
+    launch: Launch,
+    *,
+    platform: str | None = None,
+    run: sm.Runner | None = None,
+) -> ServicePlan:
+    """Install, update or start the watcher service, as needed; or say why not."""
+    found = sm.find(environ, platform)
+    run = run or sm.runner(environ)
+    why = found if isinstance(found, str) else found.unreachable(run)
+    if isinstance(found, str) or why is not None:
+        out = ServicePlan(None)
+        out.report.notices.append(
+            f"coffer watch: no service manager is reachable here ({why}), so it was not "
+            "installed as a service. Start it yourself where your sessions start (a login "
+            f"script, tmux): {run_yourself(launch, environ, platform)}"
+        )
+        return out
+    m = found
+    out = ServicePlan(m)
+    before = fsutil.read_bytes_or_none(m.path)
+    after = m.render(launch.argv, service_env(environ, loaded, launch))
+    record = Journal(store_root).get(key(m.path))
+    if before is not None and (record is None or sha256(before) != record.get("after_sha256")):
+        whose = "coffer did not write it" if record is None else "it was edited since"
+        out.report.notices.append(
+            f"coffer watch: left {m.path} alone: {whose}. Remove it and run `coffer setup` "
+            "again to let coffer manage the service"
+        )
+        return out
+    state = m.query(run)
+    if before == after:
+        if isinstance(state, sm.State) and not state.active:
+            out.action = "start"
+        else:
+            out.report.notices.append(f"coffer watch: already runs as a {m.describe()}")
+        return out
+    out.action, out.before, out.after = ("create" if before is None else "update"), before, after
+    watcher = daemon.read_status(store_root)
+    service_pid = state.pid if isinstance(state, sm.State) else None
+    if watcher.get("running") and watcher.get("pid") != service_pid:
+        out.report.notices.append(
+            f"coffer watch already runs outside the service (pid {watcher.get('pid')}); "
+            f"stop it, or the service gives up after a few tries (then: "
+            f"{shlex.join(_short(m.start(update=True)[-1]))})"
+        )
+    return out
+
+
+# ---- applying -------------------------------------------------------------------------------
+
+
+def _run_all(run: sm.Runner, commands: list[tuple[str, ...]], report: Report, path: Path) -> bool:
+    for argv in commands:
+        ran = run(argv)
+        if not ran.ok:
+            report.problems.append(
+                Problem(path, "error", f"`{shlex.join(_short(argv))}` failed: {ran.why()}")
+            )
+            return False
+    return True
+
+
+def apply(
+    journal: Journal,
+    the_plan: ServicePlan,
+    environ: Mapping[str, str],
+    run: sm.Runner | None = None,
+) -> Report:
+    """Write the service file (journal first) and start the service."""
+    report = Report()
+    m = the_plan.manager
+    if m is None or not the_plan.action:
+        return report
+    run = run or sm.runner(environ)
+    path = m.path
+    update = the_plan.action == "update"
+    if the_plan.action != "start":
+        if fsutil.read_bytes_or_none(path) != the_plan.before or the_plan.after is None:
+            report.problems.append(
+                Problem(path, "refused", "changed since the plan was made; run coffer setup again")
+            )
+            return report
+        record = journal.get(key(path))
+        if record is None:
+            record = {
+                "key": key(path),
+                "path": str(path),
+                "kind": KIND,
+                "manager": m.kind,
+                "service": m.name,
+                "adapters": [],
+                "created_file": True,
+                "created_dirs": ensure_parent(path),
+                "before_sha256": None,
+                "created_at": now_iso(),
+            }
+        record.update(after_sha256=None, updated_at=now_iso(), seq=time.time_ns())
+        journal.put(record)  # before the write: a crash leaves a record of what was there
+        fsutil.atomic_write_bytes(path, the_plan.after, mode=FILE_MODE)
+        record["after_sha256"] = sha256(the_plan.after)
+        journal.put(record)
+        report.changes.append(Change(path, the_plan.action, f"coffer watch as a {m.describe()}"))
+    commands = m.start(update=update)
+    record = journal.get(key(path))
+    if record is not None:
+        made = [str(d) for d in m.side_dirs() if not d.exists()]
+        if made:
+            record["created_dirs"] = [*record.get("created_dirs", []), *made]
+            journal.put(record)
+    if _run_all(run, commands, report, path):
+        started = "; ".join(shlex.join(_short(c)) for c in commands)
+        report.changes.append(Change(path, "start", f"{m.describe()} ({started})"))
+        report.notices.append(f"coffer watch's log: {m.log_hint()}")
+    return report
+
+
+# ---- undo -------------------------------------------------------------------------------------
+
+
+def records(journal: Journal) -> list[Record]:
+    return [r for r in journal.records() if r.get("kind") == KIND]
+
+
+def undo(
+    journal: Journal,
+    environ: Mapping[str, str],
+    *,
+    dry_run: bool = False,
+    run: sm.Runner | None = None,
+) -> Report:
+    """Stop and remove every service setup installed. A refusal keeps the record."""
+    report = Report()
+    run = run or sm.runner(environ)
+    for record in records(journal):
+        report.extend(_undo_record(journal, record, environ, run, dry_run=dry_run))
+    return report
+
+
+def _undo_record(
+    journal: Journal,
+    record: Record,
+    environ: Mapping[str, str],
+    run: sm.Runner,
+    *,
+    dry_run: bool,
+) -> Report:
+    report = Report()
+    path = Path(record["path"])
+    found = sm.by_kind(str(record.get("manager")), environ)
+    if isinstance(found, str):
+        report.problems.append(
+            Problem(path, "refused", f"cannot stop the service: {found} (the journal keeps it)")
+        )
+        return report
+    m = found
+    data = fsutil.read_bytes_or_none(path)
+    if data is not None and sha256(data) != record.get("after_sha256"):
+        report.problems.append(
+            Problem(
+                path,
+                "refused",
+                "edited since coffer wrote it, so coffer neither stopped nor removed it; stop "
+                "and remove it by hand, then run `coffer setup --undo` again (the journal "
+                "keeps this path)",
+            )
+        )
+        return report
+    stop = m.stop() if data is not None else []
+    shown = "; ".join(shlex.join(_short(c)) for c in stop)
+    if dry_run:
+        if stop:
+            report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
+            report.changes.append(
+                Change(
+                    path, "remove", "the service file coffer created", text_diff(path, data, None)
+                )
+            )
+        else:
+            report.notices.append(f"{path}: already gone; nothing to undo")
+        return report
+    if data is None:
+        # Removed by hand: forget it, and let the manager forget it too.
+        report.notices.append(f"{path}: already gone; nothing to undo")
+        for argv in m.after_remove():
+            run(argv)
+        remove_created_dirs(list(record.get("created_dirs", [])))
+        journal.drop(record["key"])
+        return report
+    state = m.query(run)
+    if isinstance(state, str):
+        report.problems.append(
+            Problem(path, "refused", f"cannot stop the service: {state} (the journal keeps it)")
+        )
+        return report
+    if (state.loaded or m.kind == "systemd") and not _run_all(run, stop, report, path):
+        return report  # still running or still enabled: keep the file and the record
+    report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
+    os.unlink(path)
+    remove_created_dirs(list(record.get("created_dirs", [])))
+    for argv in m.after_remove():
+        with contextlib.suppress(Exception):
+            run(argv)
+    report.changes.append(Change(path, "remove", "deleted the service file coffer created"))
+    journal.drop(record["key"])
+    return report
+
+
+# ---- status ---------------------------------------------------------------------------------
+
+
+def status(
+    store_root: Path,
+    environ: Mapping[str, str],
+    *,
+    platform: str | None = None,
+    run: sm.Runner | None = None,
+) -> dict[str, Any]:
+    """Whether coffer watch is installed as a service, by whom, and whether it runs."""
+    found = sm.find(environ, platform)
+    if isinstance(found, str):
+        instead = _run_yourself_here(store_root, environ, platform)
+        return {"manager": None, "reachable": False, "problem": found, "instead": instead}
+    m = found
+    info: dict[str, Any] = {
+        "manager": m.kind,
+        "name": m.name,
+        "path": str(m.path),
+        "file": "absent",
+        "reachable": True,
+        "problem": None,
+        "enabled": None,
+        "active": None,
+        "pid": None,
+    }
+    data = fsutil.read_bytes_or_none(m.path)
+    if data is not None:
+        record = Journal(store_root).get(key(m.path))
+        ours = record is not None and sha256(data) == record.get("after_sha256")
+        info["file"] = "coffer" if ours else ("edited" if record else "other")
+    state = m.query(run or sm.runner(environ))
+    if isinstance(state, str):
+        info.update(reachable=False, problem=state)
+        info["instead"] = _run_yourself_here(store_root, environ, platform)
+    else:
+        info.update(enabled=state.enabled, active=state.active, pid=state.pid)
+        info["state"] = state.detail
+        if state.loaded and info["file"] == "absent":
+            info["file"] = "elsewhere"  # loaded from another directory the manager reads
+    return info
+
+
+_FILE = {
+    "coffer": "installed by coffer setup",
+    "edited": "installed by coffer setup, edited since",
+    "other": "not written by coffer",
+    "elsewhere": "loaded from another file",
+}
+
+
+def describe(info: Mapping[str, Any]) -> str:
+    """One line: the service as the manager sees it."""
+    if info.get("manager") is None:
+        return f"no service manager ({info.get('problem')})"
+    what = f"{info['manager']} {'user service' if info['manager'] == 'systemd' else 'agent'}"
+    if info.get("file") == "absent":
+        if not info.get("reachable"):
+            return f"none installed ({info.get('problem')})"
+        return f"no {what} installed (`coffer setup` installs one)"
+    parts = [_FILE.get(str(info.get("file")), str(info.get("file")))]
+    if info.get("reachable"):
+        parts.append("enabled" if info.get("enabled") else "not enabled")
+        parts.append(str(info.get("state") or ("active" if info.get("active") else "inactive")))
+    else:
+        parts.append(str(info.get("problem")))
+    return f"{what} {info.get('name')}: {', '.join(parts)} ({info.get('path')})"
+
+
+def status_lines(info: Mapping[str, Any], watcher: Mapping[str, Any]) -> list[str]:
+    """What `coffer watch --status` adds about the service."""
+    lines = [f"service: {describe(info)}"]
+    if watcher.get("running") and info.get("pid") and info.get("pid") == watcher.get("pid"):
+        lines.append("this daemon is the service's process")
+    if not watcher.get("running") and info.get("instead"):
+        lines.append(f"run it yourself: {info['instead']}")
+    return lines
+
+
+__all__ = [
+    "KIND",
+    "ServicePlan",
+    "apply",
+    "describe",
+    "key",
+    "plan",
+    "records",
+    "run_yourself",
+    "service_env",
+    "status",
+    "status_lines",
+    "undo",
+]
