@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 import os
 import plistlib
+import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from coffer import registry, service, service_managers
+from coffer import daemon, registry, service, service_managers
 from coffer import setup as setup_mod
 from coffer.adapter import Launch
 from coffer.journal import Journal
@@ -158,6 +160,28 @@ def test_dry_run_shows_the_unit_and_the_commands_and_changes_nothing(
     assert service_records() == []
 
 
+def test_no_service_and_undo_dry_run(tmp_path: Path, sm: Path) -> None:
+    skipped = coffer("setup", "--yes", "--no-service")
+    assert skipped.returncode == 0, skipped.stderr
+    assert fake.calls(sm) == [] and not unit_path().exists()
+    assert "coffer watch" not in skipped.stdout
+
+    assert coffer("setup", "--yes").returncode == 0
+    sm.unlink()
+    shown = coffer("setup", "--undo", "--dry-run")
+    assert shown.returncode == 0, shown.stderr
+    assert (
+        f"would stop {unit_path()}: systemd user service {UNIT} "
+        "(systemctl --user disable --now coffer-watch.service)"
+    ) in shown.stdout
+    assert f"would remove {unit_path()}: the service file coffer created" in shown.stdout
+    assert "-WantedBy=default.target" in shown.stdout
+    assert fake.calls(sm) == []
+    kept = coffer("setup", "--undo", "--no-service")
+    assert kept.returncode == 0, kept.stderr
+    assert fake.calls(sm) == [] and unit_path().is_file() and len(service_records()) == 1
+
+
 def test_no_reachable_manager_says_how_to_run_the_watcher_and_journals_nothing(
     tmp_path: Path, sm: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -247,6 +271,51 @@ def test_a_unit_removed_by_hand_is_forgotten(tmp_path: Path, sm: Path) -> None:
     assert "already gone" in undone.stdout
     assert fake.calls(sm) == [["--user", "daemon-reload"]]
     assert service_records() == []
+
+
+def test_status_tells_the_services_daemon_from_one_started_by_hand(
+    tmp_path: Path, sm: Path
+) -> None:
+    root = store_root(os.environ)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coffer", "watch", "--log-file", str(tmp_path / "watch.log")],
+        env=os.environ,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while daemon.read_status(root).get("pid") != proc.pid or not daemon.lock_held(root):
+            assert proc.poll() is None and time.monotonic() < deadline, "the daemon did not start"
+            time.sleep(0.05)
+        done = coffer("setup", "--yes")
+        assert done.returncode == 0, done.stderr
+        assert f"coffer watch already runs outside the service (pid {proc.pid})" in done.stdout
+        assert "systemctl --user restart coffer-watch.service" in done.stdout
+        by_hand = coffer("watch", "--status")
+        assert by_hand.returncode == 0
+        assert "active (running)" in by_hand.stdout
+        assert "this daemon is the service's process" not in by_hand.stdout
+
+        # The service manager now reports this very process as the service's.
+        state = Path(os.environ["FAKE_SM_STATE"])
+        data = json.loads(state.read_text())
+        data["active"][UNIT] = proc.pid
+        state.write_text(json.dumps(data))
+        shown = coffer("watch", "--status")
+        assert shown.returncode == 0
+        assert "this daemon is the service's process" in shown.stdout
+        listed = coffer("adapter", "list").stdout
+        assert f"watch: running (pid {proc.pid}); service: systemd user service {UNIT}" in listed
+        watch = json.loads(coffer("adapter", "list", "--json").stdout)["watch"]
+        assert (watch["running"], watch["pid"], watch["service"]["pid"]) == (
+            True,
+            proc.pid,
+            proc.pid,
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 # ---- in-process: updates, failures, launchd ------------------------------------------------
