@@ -22,7 +22,7 @@ from coffer.journal import Journal
 from coffer.paths import store_root
 from coffer.testing import snapshot
 from tests import fake_service_managers as fake
-from tests.helpers import coffer
+from tests.helpers import coffer, make_repo
 
 UNIT = "coffer-watch.service"
 SHOW = ["--user", "show", UNIT, "--property=LoadState,ActiveState,SubState,UnitFileState,MainPID"]
@@ -316,6 +316,28 @@ def test_status_tells_the_services_daemon_from_one_started_by_hand(
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_undo_without_a_reachable_manager_keeps_the_unit_and_the_record(
+    tmp_path: Path, sm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert coffer("setup", "--yes").returncode == 0
+    installed = unit_path().read_bytes()
+    repo = make_repo(tmp_path / "repo")
+    assert coffer("project", cwd=repo).returncode == 0
+    assert coffer("unproject", "--all", cwd=repo).returncode == 0  # not unproject's to undo
+    assert unit_path().read_bytes() == installed and len(service_records()) == 1
+
+    monkeypatch.setenv("FAKE_SM_NOBUS", "1")
+    refused = coffer("setup", "--undo")
+    assert refused.returncode == 1
+    assert "cannot stop the service: `systemctl --user`: Failed to connect to bus" in (
+        refused.stderr
+    )
+    assert unit_path().read_bytes() == installed and len(service_records()) == 1
+    monkeypatch.delenv("FAKE_SM_NOBUS")
+    assert coffer("setup", "--undo").returncode == 0
+    assert not unit_path().exists() and service_records() == []
 
 
 # ---- in-process: updates, failures, launchd ------------------------------------------------
