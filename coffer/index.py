@@ -62,6 +62,20 @@ class Rendered:
     omitted: int
 
 
+def _target(line: str) -> str | None:
+    match = _LINK_RE.search(line)
+    if match is None:
+        return None
+    target = match.group(1).strip()
+    return target[2:] if target.startswith("./") else target
+
+
+def links_to(line: str, files: Iterable[str]) -> bool:
+    """Whether ``line`` is an index line pointing at one of ``files``."""
+    target = _target(line)
+    return target is not None and target in set(files)
+
+
 def preserved_lines(
     current: str, entry_files: Iterable[str], previously_generated: Iterable[str]
 ) -> list[str]:
@@ -77,8 +91,7 @@ def preserved_lines(
             continue
         if line in generated:
             continue
-        match = _LINK_RE.search(line)
-        if match and match.group(1).strip() in files:
+        if _target(line) in files:
             continue  # an index line for an existing entry: derivable
         if not stripped and (not kept or not kept[-1].strip()):
             continue  # collapse blank runs

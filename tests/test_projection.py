@@ -120,7 +120,10 @@ def test_existing_claude_memories_are_merged_with_collisions_kept(repo, home):
     assert r.ok, r.problems
     tier = store().project_tier(repo)
     assert (tier.dir / "user_role.md").read_bytes() == originals["user_role.md"]
-    assert (tier.dir / "deploy.imported-1.md").read_bytes() == originals["deploy.md"]
+    # Same bytes but the name, which the store's deploy entry already has.
+    assert (tier.dir / "deploy.imported-1.md").read_bytes() == originals["deploy.md"].replace(
+        b"name: deploy\n", b"name: deploy-imported-1\n"
+    )
     assert "We deploy with make release" in (tier.dir / "deploy.md").read_text()
     assert "- Remember: CI is flaky on Mondays" in (tier.dir / "MEMORY.md").read_text()
     backups = list((store().root / "backups" / "dirs").iterdir())

@@ -162,10 +162,6 @@ class Engine:
                     native.establish, self.journal, self.store, gtier, name, nm, dry_run=dry_run
                 )
                 report.extend(self.call_adapter(name, report, establish, Report()))
-        if not dry_run:
-            for tier in (ptier, gtier):
-                if tier is not None:
-                    self.store.regenerate_index(tier)
         tiers: dict[str, Tier | None] = {"project": ptier, "global": gtier}
         groups: dict[Path, list[tuple[str, Target]]] = defaultdict(list)
         for name, adapter in adapters.items():
@@ -177,6 +173,8 @@ class Engine:
                     continue
                 if target.mode is Mode.SYMLINK:
                     if tier is None:  # dry run of a project coffer has never seen
+                        merge = links.preview(self.journal, target.path)
+                        report.changes += [merge] if merge is not None else []
                         report.changes.append(
                             Change(
                                 target.path,
@@ -190,7 +188,7 @@ class Engine:
                             self.journal,
                             target.path,
                             tier.dir,
-                            tier.base,
+                            (e.name for e in self._entries(tier)),
                             name,
                             target.tier,
                             tier.info.id,
@@ -201,6 +199,12 @@ class Engine:
                         report.notices.append(f"{name}: {target.note}")
                 elif target.mode is Mode.RENDER:
                     groups[target.path].append((name, target))
+        if not dry_run:
+            # After the links: a merge adds entries (and hand lines) that the index Claude
+            # loads must list at once; the next run may well be the no-op fast path.
+            for tier in (ptier, gtier):
+                if tier is not None:
+                    self.store.regenerate_index(tier)
         entries = {k: self._entries(t) for k, t in tiers.items()}
         for file, items in sorted(groups.items()):
             report.extend(self._render(ctx, file, items, tiers, entries, dry_run, replace_edited))

@@ -1,20 +1,28 @@
 """SYMLINK targets: an agent's memory directory becomes a link to a tier directory.
 
 Before a real directory is replaced, every file in it is copied into the tier (same bytes;
-a name taken by different content is kept as ``<stem>.imported-<n><suffix>``), each copy is
-verified, hand-written ``MEMORY.md`` lines are carried over, and only then is the original
-directory moved, whole, into coffer's backups. A failure before that leaves it untouched.
+a file name taken by different content is kept as ``<stem>.imported-<n><suffix>``, and an
+entry ``name`` taken by another entry becomes ``<name>-imported-<n>``), each copy is
+verified, hand-written ``MEMORY.md`` lines are carried over (lines pointing at merged entries
+are regenerated from them), and only then is the original directory moved, whole, into
+coffer's backups. A failure before that leaves it untouched. ``plan_merge`` decides all of
+this first, so ``--dry-run`` shows exactly what a real run does (docs/adr/0013).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import stat
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer import fsutil, index
+import yaml
+
+from coffer import entry, fsutil, index
 from coffer.journal import Journal, Record, sha256
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.report import Change, Problem, Report
@@ -27,55 +35,167 @@ def _points_to(path: Path, target: Path) -> bool:
         return False
 
 
-def _free_name(directory: Path, filename: str) -> str:
+def _free_name(directory: Path | None, filename: str, used: set[str]) -> str:
     stem, dot, suffix = filename.rpartition(".")
     if not dot:
         stem, suffix = filename, ""
     n = 1
     while True:
         candidate = f"{stem}.imported-{n}{'.' + suffix if suffix else ''}"
-        if not (directory / candidate).exists():
+        taken = candidate in used or (directory is not None and (directory / candidate).exists())
+        if not taken:
             return candidate
         n += 1
 
 
-def _merge(native: Path, tier_dir: Path, base: Path, dry_run: bool) -> tuple[list[str], list[str]]:
-    """Copy native files into the tier. Returns (merged descriptions, files not merged)."""
-    merged: list[str] = []
-    skipped: list[str] = []
-    kept_lines: list[str] = []
+@dataclass(frozen=True)
+class Move:
+    """One file of the agent's directory and where it goes in the store."""
+
+    source: str  # file name in the agent's directory
+    dest: str  # file name in the store (differs when the name was taken)
+    state: str  # "new", "same" (already in the store, byte for byte) or "renamed"
+    entry_name: str | None = None  # the entry's new `name` when its own was taken
+
+
+@dataclass
+class MergePlan:
+    """What merging an agent's directory into a tier does, decided before anything moves."""
+
+    moves: list[Move] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # not regular files: backup only
+    kept_lines: list[str] = field(default_factory=list)  # index lines no merged entry explains
+    entry_lines: int = 0  # index lines pointing at merged entries (regenerated from them)
+
+    @property
+    def empty(self) -> bool:
+        return not self.moves and not self.skipped and not self.kept_lines
+
+    def describe(self, tier_dir: Path | None, backup: Path) -> list[str]:
+        """One line per decision, for `coffer project --dry-run`."""
+        where = str(tier_dir) if tier_dir is not None else "this project's new store"
+        out = [f"  into {where}; the original directory goes to {backup}"]
+        for m in self.moves:
+            if m.state == "same":
+                out.append(f"  = {m.source} (already in the store)")
+            elif m.state == "renamed":
+                out.append(f"  ! {m.source} -> {m.dest} (a different {m.source} is in the store)")
+            else:
+                out.append(f"  + {m.source}")
+            if m.entry_name:
+                out.append(f"    its name is taken: renamed to {m.entry_name!r}")
+        if self.entry_lines:
+            out.append(
+                f"  MEMORY.md: {self.entry_lines} line(s) for merged entries, listed again from "
+                "the entries"
+            )
+        if self.kept_lines:
+            out.append(f"  MEMORY.md: {len(self.kept_lines)} hand-written line(s) kept")
+        if self.skipped:
+            out.append(f"  not merged (kept in the backup): {', '.join(self.skipped)}")
+        return out
+
+
+def _entry_name(data: bytes, filename: str) -> str | None:
+    try:
+        return entry.parse(data.decode("utf-8"), filename).name
+    except (UnicodeDecodeError, entry.EntryParseError):
+        return None  # listed as unreadable; `coffer doctor` says why
+
+
+def _free_entry_name(name: str, taken: set[str]) -> str:
+    n = 1
+    while f"{name}-imported-{n}" in taken:
+        n += 1
+    return f"{name}-imported-{n}"
+
+
+def plan_merge(native: Path, tier_dir: Path | None, taken_names: Iterable[str]) -> MergePlan:
+    """Decide, without writing, how the files of ``native`` go into ``tier_dir`` (None: a
+    store not created yet). A file name taken by different content gets
+    ``<stem>.imported-<n>``; an entry ``name`` taken by another entry gets
+    ``<name>-imported-<n>``, so no two entries share a name afterwards."""
+    plan = MergePlan()
+    taken = set(taken_names)
+    used: set[str] = set()
     names = sorted(os.listdir(native))
-    entry_files = [n for n in names if n != index.INDEX_NAME]
+    index_text = ""
     for name in names:
         src = native / name
         st = os.lstat(src)
         if name == index.INDEX_NAME:
             if stat.S_ISREG(st.st_mode):
-                text = src.read_bytes().decode("utf-8", "surrogateescape")
-                kept_lines = index.preserved_lines(text, entry_files, [])
+                index_text = src.read_bytes().decode("utf-8", "surrogateescape")
             continue
         if not stat.S_ISREG(st.st_mode):
-            skipped.append(name)  # subdirectories and links stay in the backup
+            plan.skipped.append(name)  # subdirectories and links stay in the backup
             continue
         data = src.read_bytes()
-        dest = tier_dir / name
-        existing = fsutil.read_bytes_or_none(dest) if dest.exists() else None
+        dest = tier_dir / name if tier_dir is not None else None
+        existing = fsutil.read_bytes_or_none(dest) if dest is not None and dest.exists() else None
         if existing == data:
-            merged.append(f"{name} (already in the store)")
+            plan.moves.append(Move(name, name, "same"))
             continue
-        final = name if existing is None else _free_name(tier_dir, name)
-        merged.append(name if final == name else f"{name} -> {final} (name taken)")
-        if not dry_run:
-            fsutil.atomic_write_bytes(tier_dir / final, data)
-            if fsutil.read_bytes_or_none(tier_dir / final) != data:
-                raise OSError(f"copy of {src} did not verify")
-    if kept_lines and not dry_run:
-        _carry_index_lines(tier_dir, base, kept_lines)
-        merged.append(f"{len(kept_lines)} hand-written MEMORY.md lines")
-    return merged, skipped
+        final = name
+        if existing is not None or name in used:
+            final = _free_name(tier_dir, name, used)
+        used.add(final)
+        own = _entry_name(data, final)
+        new_name = None
+        if own is not None:
+            new_name = _free_entry_name(own, taken) if own in taken else None
+            taken.add(new_name or own)
+        plan.moves.append(Move(name, final, "new" if final == name else "renamed", new_name))
+    merged = [m.source for m in plan.moves]
+    if index_text:
+        plan.kept_lines = index.preserved_lines(index_text, merged, [])
+        lines = index_text.splitlines()
+        plan.entry_lines = sum(1 for line in lines if index.links_to(line, merged))
+    return plan
 
 
-def _carry_index_lines(tier_dir: Path, base: Path, lines: list[str]) -> None:
+def _renamed(data: bytes, filename: str, name: str) -> bytes:
+    """``data`` with its frontmatter ``name`` set to ``name``, every other byte kept when
+    the frontmatter allows it (else the entry is written out again)."""
+    text = data.decode("utf-8")
+    value = yaml.safe_dump({"name": name}, default_flow_style=False, width=10_000).strip()
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].rstrip("\r\n") == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") == "---"), None)
+        if end is not None:
+            eol = "\r\n" if lines[0].endswith("\r\n") else "\n"
+            at = next((i for i in range(1, end) if lines[i].startswith("name:")), None)
+            if at is None:
+                lines.insert(1, value + eol)
+            else:
+                stop = at + 1
+                while stop < end and lines[stop][:1] in (" ", "\t"):
+                    stop += 1  # a folded or block value continues on indented lines
+                lines[at:stop] = [value + eol]
+            candidate = "".join(lines)
+            if _entry_name(candidate.encode("utf-8"), filename) == name:
+                return candidate.encode("utf-8")
+    parsed = entry.parse(text, filename)
+    return entry.serialize(dataclasses.replace(parsed, name=name)).encode("utf-8")
+
+
+def _merge(native: Path, tier_dir: Path, plan: MergePlan) -> None:
+    """Copy the planned files into the tier and verify every copy."""
+    for move in plan.moves:
+        if move.state == "same":
+            continue
+        src = native / move.source
+        data = src.read_bytes()
+        if move.entry_name:
+            data = _renamed(data, move.dest, move.entry_name)
+        fsutil.atomic_write_bytes(tier_dir / move.dest, data)
+        if fsutil.read_bytes_or_none(tier_dir / move.dest) != data:
+            raise OSError(f"copy of {src} did not verify")
+    if plan.kept_lines:
+        _carry_index_lines(tier_dir, plan.kept_lines)
+
+
+def _carry_index_lines(tier_dir: Path, lines: list[str]) -> None:
     # Put the lines under the title of the canonical MEMORY.md: the next regeneration sees
     # them as hand-written and keeps them (index.preserved_lines).
     path = tier_dir / index.INDEX_NAME
@@ -89,11 +209,40 @@ def _carry_index_lines(tier_dir: Path, base: Path, lines: list[str]) -> None:
     fsutil.atomic_write_bytes(path, text.encode("utf-8", "surrogateescape"))
 
 
+def backup_dir(journal: Journal, link: Path) -> Path:
+    """Where the agent's original directory is moved (one per merge)."""
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    return journal.backups / "dirs" / f"{stamp}-{sha256(str(link).encode())[:12]}"
+
+
+def merge_change(link: Path, tier_dir: Path | None, plan: MergePlan, backup: Path) -> Change | None:
+    """The report line of a merge; its per-file decisions go where --dry-run shows diffs."""
+    if plan.empty:
+        return None
+    moved = sum(1 for m in plan.moves if m.state != "same")
+    renamed = sum(1 for m in plan.moves if m.state == "renamed" or m.entry_name)
+    where = str(tier_dir) if tier_dir is not None else "this project's new store"
+    detail = f"{moved} native file(s) into {where}"
+    if renamed:
+        detail += f", {renamed} renamed on a collision"
+    if plan.skipped:
+        detail += f"; not merged (kept in the backup): {', '.join(plan.skipped)}"
+    return Change(link, "merge", detail, "\n".join(plan.describe(tier_dir, backup)) + "\n")
+
+
+def preview(journal: Journal, link: Path) -> Change | None:
+    """The merge a first run would make into a store that does not exist yet (--dry-run)."""
+    st = lstat_or_none(link)
+    if st is None or not stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode):
+        return None
+    return merge_change(link, None, plan_merge(link, None, ()), backup_dir(journal, link))
+
+
 def establish(
     journal: Journal,
     link: Path,
     tier_dir: Path,
-    tier_base: Path,
+    taken_names: Iterable[str],
     adapter: str,
     tier: str,
     project_id: str | None,
@@ -130,31 +279,20 @@ def establish(
     before = "absent" if st is None else "dir"
     backup: str | None = None
     if before == "dir":
-        merged, skipped = _merge(link, tier_dir, tier_base, dry_run=True)
-        stamp = time.strftime("%Y%m%dT%H%M%S")
-        backup_dir = journal.backups / "dirs" / f"{stamp}-{sha256(str(link).encode())[:12]}"
-        if merged or skipped:
-            report.changes.append(
-                Change(
-                    link,
-                    "merge",
-                    f"{len(merged)} native files into {tier_dir}"
-                    + (
-                        f"; not merged (kept in the backup): {', '.join(skipped)}"
-                        if skipped
-                        else ""
-                    ),
-                )
-            )
+        plan = plan_merge(link, tier_dir, taken_names)
+        target_dir = backup_dir(journal, link)
+        change = merge_change(link, tier_dir, plan, target_dir)
+        if change is not None:
+            report.changes.append(change)
         if not dry_run:
-            _merge(link, tier_dir, tier_base, dry_run=False)
-            fsutil.ensure_dir(backup_dir.parent)
+            _merge(link, tier_dir, plan)
+            fsutil.ensure_dir(target_dir.parent)
             journal.put(
-                _record(link, tier_dir, adapter, tier, project_id, before, str(backup_dir), [])
+                _record(link, tier_dir, adapter, tier, project_id, before, str(target_dir), [])
             )
-            shutil.move(str(link), str(backup_dir))
-            backup = str(backup_dir)
-            report.notices.append(f"{link}: the original directory is kept at {backup_dir}")
+            shutil.move(str(link), str(target_dir))
+            backup = str(target_dir)
+            report.notices.append(f"{link}: the original directory is kept at {target_dir}")
     report.changes.append(Change(link, "link", f"-> {tier_dir}"))
     if dry_run:
         return report

@@ -30,7 +30,7 @@ class TargetStatus:
     tier: str
     mode: str
     path: str
-    state: str  # ok, missing, drifted, foreign, broken, shadowed
+    state: str  # ok, missing, drifted, stale, foreign, broken, shadowed
     detail: str = ""
     note: str = ""
 
@@ -132,6 +132,8 @@ def _target(
         )
     if t.mode is Mode.SYMLINK:
         state, detail = links.state(t.path, tier.dir)
+        if state == "ok":
+            state, detail = _index_state(engine, tier, detail)
         return TargetStatus(state=state, detail=detail, **base)
     plan = engine.block_plan(ctx, items, tiers)
     if isinstance(plan, str):
@@ -146,6 +148,21 @@ def _target(
     )
     state, detail = blocks.state(t.path, expected.body)
     return TargetStatus(state=state, detail=detail, **base)
+
+
+def _index_state(engine: Engine, tier: Tier, detail: str) -> tuple[str, str]:
+    """A link is only as good as the MEMORY.md behind it: the agent loads that index, so
+    one that no longer matches the entries is reported, not called ok."""
+    rendered, current = engine.store.render_index(tier)
+    if current == rendered.text.encode("utf-8", errors="surrogateescape"):
+        return "ok", detail
+    listed = (current or b"").decode("utf-8", "replace")
+    count = sum(1 for line in rendered.generated if line in listed.splitlines())
+    return (
+        "stale",
+        f"{detail}; its MEMORY.md lists {count} of {len(rendered.generated)} index lines "
+        "(run `coffer project`)",
+    )
 
 
 def _orphans(
