@@ -149,7 +149,7 @@ class Launch:
 
     @property
     def session_start(self) -> str:
-        """The POSIX shell command of a session-start hook: ``coffer project --quiet``."""
+        """The POSIX shell command of a session-start hook: ``coffer project --hook``."""
         return self.session_start_for(None)
 
     def session_start_for(self, agent: str | None) -> str:
@@ -159,11 +159,12 @@ class Launch:
 
         prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())]
         extra = ["--for", agent] if agent else []
-        return " ".join([*prefix, shlex.join([*self.argv, "project", "--quiet", *extra])])
+        return " ".join([*prefix, shlex.join([*self.argv, "project", "--hook", *extra])])
 
 
-# Strings a session-start hook of coffer's always contains (see ConfigEdit.marker).
-SESSION_START_MARKER = ("coffer", "project --quiet")
+# Strings a session-start hook of coffer's always contains (see ConfigEdit.marker): both
+# `project --hook` and the `project --quiet` that coffer wrote before hook mode existed.
+SESSION_START_MARKER = ("coffer", "project --")
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def session_start_hook(path: Path, group: Mapping[str, Any], note: str = "") -> 
         ("hooks", "SessionStart"),
         dict(group),
         append=True,
-        what="SessionStart hook: coffer project --quiet",
+        what="SessionStart hook: coffer project --hook",
         marker=SESSION_START_MARKER,
         note=note,
     )

@@ -79,7 +79,7 @@ def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None] | None:
     rest = argv[1:]
     while rest:
         head = rest[0]
-        if head in ("--quiet", "-q"):
+        if head in ("--quiet", "-q", "--hook"):
             rest = rest[1:]
         elif head in ("--project", "--for") and len(rest) >= 2:
             if head == "--project":

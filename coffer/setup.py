@@ -1,7 +1,7 @@
 """``coffer setup`` / ``coffer setup --undo``: wire coffer into each agent's own config.
 
 Adapters that define ``wiring(ctx, launch)`` describe entries (an MCP server registration,
-a session-start hook running ``coffer project --quiet``) as :class:`ConfigEdit`; this
+a session-start hook running ``coffer project --hook``) as :class:`ConfigEdit`; this
 module plans them against the files as they are, shows the exact edits, and applies them
 under the projection journal's rules (docs/adr/0007-journal.md, 0009-mcp-and-setup.md):
 
@@ -172,7 +172,7 @@ def plan(
         if wiring is None:
             out.report.notices.append(
                 f"{name}: its adapter does not support `coffer setup`; register `coffer mcp` "
-                "and a session-start `coffer project --quiet` by hand"
+                "and a session-start `coffer project --hook` by hand"
             )
             continue
         edits: Sequence[ConfigEdit] = _call(out.report, name, partial(wiring, ctx, out.launch), ())

@@ -117,6 +117,8 @@ class Store:
     def __init__(self, root: Path, home: Path | None = None) -> None:
         self.root = root
         self.home = home if home is not None else Path.home()
+        # time.monotonic() after which lock waits give up (a session-start hook's deadline)
+        self.wait_until: float | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Store:
@@ -194,13 +196,16 @@ class Store:
         # filelock costs ~10 ms to import; only writers pay for it.
         from filelock import FileLock, Timeout
 
-        lock = FileLock(str(path), timeout=LOCK_TIMEOUT, mode=0o600)
+        wait = LOCK_TIMEOUT
+        if self.wait_until is not None:
+            wait = max(0.0, min(wait, self.wait_until - time.monotonic()))
+        lock = FileLock(str(path), timeout=wait, mode=0o600)
         try:
             with lock:
                 yield
         except Timeout as exc:
             raise LockTimeoutError(
-                f"another coffer process has held {path} for {LOCK_TIMEOUT:.0f}s; try again"
+                f"another coffer process has held {path} for {wait:.0f}s; try again"
             ) from exc
 
     def projection_lock(self) -> contextlib.AbstractContextManager[None]:

@@ -27,6 +27,7 @@ def noop(repo, *args):
 def test_noop_after_a_clean_run(repo):
     assert noop(repo)
     assert noop(repo, "--quiet")
+    assert noop(repo, "--hook")  # what `coffer setup` puts in the agents' hooks
     assert noop(repo / "src" if (repo / "src").exists() else repo, "-q")
 
 
@@ -94,6 +95,9 @@ def test_noop_cli_prints_nothing_and_imports_no_typer(repo):
     assert (probe.returncode, probe.stdout, probe.stderr) == (0, "", "")
     heavy = ("typer", "yaml", "watchdog", "mcp", "sqlite3", "importlib.metadata", "pathlib")
     assert imported_after(["project"], repo, heavy) == (0, [])
+    hook = ["project", "--hook", "--for", "claude"]
+    assert coffer(*hook, cwd=repo).returncode == 0  # records what --for prints
+    assert imported_after(hook, repo, heavy) == (0, [])
 
 
 def test_home_directory_projects_the_global_tier_quietly(fake_home):

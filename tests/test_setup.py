@@ -178,7 +178,7 @@ def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
     assert starts[0]["hooks"][0]["command"] == "echo 'hello from my hook'"
     ours = starts[1]["hooks"][0]
     assert ours["type"] == "command"
-    assert ours["command"].endswith("project --quiet --for claude")
+    assert ours["command"].endswith("project --hook --for claude")
     assert ours["timeout"] == 30
     assert settings["hooks"]["PreToolUse"][0]["matcher"] == "Bash"
 
@@ -191,7 +191,7 @@ def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
     assert config["mcp_servers"]["docs"]["command"] == "npx"
     hooks = json.loads((home / ".codex" / "hooks.json").read_text())
     assert list(hooks) == ["hooks"]
-    assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("project --quiet")
+    assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("project --hook")
 
     records = setup_records()
     assert {Path(str(r["path"])).name for r in records} == {
@@ -416,8 +416,8 @@ def test_a_new_coffer_location_replaces_the_old_entry_in_place(home: Path) -> No
     }
     assert setup_mod.apply(journal, second).ok
     text = (home / ".claude" / "settings.json").read_text()
-    assert "/new/bin/coffer project --quiet --for claude" in text and "/old/bin" not in text
-    assert text.count("project --quiet") == 1
+    assert "/new/bin/coffer project --hook --for claude" in text and "/old/bin" not in text
+    assert text.count("project --hook") == 1
     assert setup_mod.undo(journal).ok
     assert {p: p.read_bytes() for p in originals} == originals
 
@@ -472,14 +472,14 @@ def test_the_launch_command_is_absolute_and_carries_a_chosen_store(tmp_path: Pat
         {"COFFER_HOME": str(store)}, store, argv0=str(script), executable="/x/py"
     )
     assert chosen.env == {"COFFER_HOME": str(store)}
-    assert chosen.session_start == f"COFFER_HOME={store} {script} project --quiet"
+    assert chosen.session_start == f"COFFER_HOME={store} {script} project --hook"
     assert chosen.mcp_server("codex") == {
         "command": str(script),
         "args": ["mcp"],
         "env": {"COFFER_HOME": str(store), "ECC_MEMORY_HARNESS": "codex"},
     }
     spaced = Launch(("/opt/my tools/coffer",))
-    assert spaced.session_start == "'/opt/my tools/coffer' project --quiet"
+    assert spaced.session_start == "'/opt/my tools/coffer' project --hook"
 
 
 HOOK = {"hooks": [{"type": "command", "command": "/x/coffer project --quiet"}]}
@@ -578,7 +578,7 @@ def test_gemini_setup_and_undo(home: Path) -> None:
     assert list(data["mcpServers"]) == ["docs", "coffer"]
     assert data["mcpServers"]["coffer"]["env"]["ECC_MEMORY_HARNESS"] == "gemini"
     hook = data["hooks"]["SessionStart"][0]["hooks"][0]
-    assert hook["type"] == "command" and hook["command"].endswith("project --quiet")
+    assert hook["type"] == "command" and hook["command"].endswith("project --hook")
     assert data["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "~/bin/bye.sh"
     assert coffer("setup", "--undo").returncode == 0
     assert snapshot(home) == before

@@ -11,7 +11,7 @@ docs/adr/0009-mcp-and-setup.md):
 - Hooks live in ``<config>/settings.json`` under ``hooks.<Event>``: a list of matcher groups
   ``{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}``. ``SessionStart``
   without a matcher runs for every start source (startup, resume, clear, compact); stdout of a
-  SessionStart hook becomes context: ``coffer project --quiet --for claude`` prints nothing
+  SessionStart hook becomes context: ``coffer project --hook --for claude`` prints nothing
   there but the vault handoffs waiting for Claude (its project memory is a linked
   directory, not a rendered block, so this is how handoffs reach it).
 """

@@ -5,7 +5,8 @@ in google-gemini/gemini-cli): both live in ``~/.gemini/settings.json`` (``GEMINI
 replaces ``~``). MCP servers are ``mcpServers.<name>`` with ``command``, ``args`` and ``env``;
 hooks are ``hooks.<Event>``: a list of groups ``{"matcher"?, "hooks": [{"type": "command",
 "command", "name"?, "timeout"?}]}`` where a hook must print nothing but JSON on stdout,
-which ``coffer project --quiet`` respects (it prints nothing on success). Older releases
+which ``coffer project --hook`` respects (nothing on success, else ``{"systemMessage"}``,
+which Gemini shows at the start of the session). Older releases
 gated hooks behind a setting; coffer does not flip any such switch, it says so instead.
 """
 

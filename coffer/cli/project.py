@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from coffer import hook as hook_mode
 from coffer import settings as settings_mod
 from coffer.cli import app
 from coffer.cli._common import JsonOpt, ProjectOpt, echo, emit_json, project_path, store
@@ -68,14 +69,33 @@ def project(
             "hook whose output the agent reads as context).",
         ),
     ] = None,
+    hook: Annotated[
+        bool,
+        typer.Option(
+            "--hook",
+            help="Run as an agent's session-start hook: implies --quiet; a known problem is "
+            "told once (as a hook message) and exits 0; stops after $COFFER_HOOK_TIMEOUT s.",
+        ),
+    ] = False,
     path: ProjectOpt = None,
 ) -> None:
     """Make every enabled agent see this project's and the global memory (idempotent)."""
     engine = _engine()
-    report = engine.project(
-        project_path(path), dry_run=dry_run, replace_edited=replace_edited, resume=resume
-    )
-    _print(report, quiet=quiet, dry_run=dry_run)
+    deadline = _start_hook(engine) if hook and not dry_run else None
+    try:
+        report = engine.project(
+            project_path(path),
+            dry_run=dry_run,
+            replace_edited=replace_edited,
+            resume=resume,
+            deadline=deadline,
+        )
+    except hook_mode.GaveUp as exc:
+        assert deadline is not None  # only a deadline gives up
+        typer.echo(f"coffer: {exc}", err=True)
+        _end_hook(deadline, "", [f"coffer: {exc}"])
+        raise typer.Exit(0) from None
+    _print(report, quiet=quiet or hook, dry_run=dry_run)
     output = ""
     if for_agent:
         from coffer.render import handoff_lines
@@ -83,14 +103,56 @@ def project(
         root = engine.store.project_root_or_none(project_path(path))
         found = engine.handoffs_for(engine.context(root), [for_agent]) if root else ()
         output = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
-        sys.stdout.write(output)
+        if deadline is None:
+            sys.stdout.write(output)
+    if deadline is not None:
+        _end_hook(deadline, output, _hook_messages(engine, project_path(path), report))
     if report.ok and not dry_run:
         from coffer import fastpath
 
         fastpath.record(engine, project_path(path))
         if for_agent:
             fastpath.record_output(engine, project_path(path), for_agent, output)
+    if deadline is not None:
+        raise typer.Exit(1 if hook_mode.unexpected(report.problems) else 0)
     raise typer.Exit(0 if report.ok else 1)
+
+
+def _start_hook(engine: Engine) -> hook_mode.Deadline:
+    deadline = hook_mode.Deadline(hook_mode.timeout(os.environ))
+
+    def give_up() -> None:
+        # From the watchdog thread, the process ending right after: unbuffered writes.
+        why = "one step took too long (a huge or damaged store?)"
+        text = f"coffer: {deadline.gave_up(why)}"
+        os.write(2, (text + "\n").encode("utf-8", "replace"))
+        os.write(1, hook_mode.output("", text).encode("utf-8", "replace"))
+
+    deadline.watch(give_up)
+    return deadline
+
+
+def _hook_messages(engine: Engine, path: Path, report: Report) -> list[str]:
+    """What the user should see from this hook run: what coffer just switched off (always),
+    and the known problems not already said (once per change)."""
+    from coffer.identity import root_of
+
+    known = [p for p in report.problems if p not in hook_mode.unexpected(report.problems)]
+    fresh = hook_mode.news(
+        engine.store.root, root_of(str(path)), [f"coffer: {p.line()}" for p in known]
+    )
+    if fresh:
+        fresh.append("(said once; `coffer project` repeats it)")
+    # The agent shows the message among others: each line names coffer once.
+    alerts = [a if a.startswith("coffer ") else f"coffer: {a}" for a in report.alerts]
+    return alerts + fresh
+
+
+def _end_hook(deadline: hook_mode.Deadline, context: str, messages: list[str]) -> None:
+    """Print what an agent shows from a session-start hook (stderr has had the problems:
+    agents show it only for a failing hook, but their debug logs keep it)."""
+    deadline.finish()
+    sys.stdout.write(hook_mode.output(context, "\n".join(messages)))
 
 
 @app.command()

@@ -45,7 +45,7 @@ def setup(
         ),
     ] = True,
 ) -> None:
-    """Register coffer's MCP server and a session-start `coffer project --quiet` hook in
+    """Register coffer's MCP server and a session-start `coffer project --hook` hook in
     each agent's own config, and run `coffer watch` as a user service (asks first;
     journaled; `coffer setup --undo` reverses it)."""
     from coffer import registry

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
@@ -14,7 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from coffer import projects, registry, render, settings
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
-from coffer.errors import CofferError, InvalidInputError
+from coffer.errors import CofferError, InvalidInputError, LockTimeoutError
+from coffer.hook import Deadline
 from coffer.journal import Journal, Record
 from coffer.paths import home_dir
 from coffer.projection import blocks, links, native
@@ -61,6 +63,7 @@ class Engine:
         self.settings = settings.load(store.root)
         self.journal = Journal(store.root)
         self.handoffs = handoffs
+        self.deadline: Deadline | None = None
 
     # ---- helpers -----------------------------------------------------------------------
 
@@ -84,6 +87,10 @@ class Engine:
             if self.settings.enabled(name, present):
                 out[name] = adapter
         return out
+
+    def _step(self) -> contextlib.AbstractContextManager[None]:
+        """One change outside the store; a hook run past its deadline stops before it."""
+        return self.deadline.step() if self.deadline is not None else contextlib.nullcontext()
 
     def _entries(self, tier: Tier | None) -> list[Entry]:
         return list(self.store.scan(tier).entries) if tier is not None else []
@@ -115,14 +122,29 @@ class Engine:
         dry_run: bool = False,
         replace_edited: bool = False,
         resume: bool = False,
+        deadline: Deadline | None = None,
     ) -> Report:
-        """Establish every enabled adapter's projection for the project and global tier."""
+        """Establish every enabled adapter's projection for the project and global tier.
+
+        With ``deadline`` (a session-start hook), lock waits end at it and the run stops
+        at the next safe point after it, raising :class:`coffer.hook.GaveUp`.
+        """
+        self.deadline = deadline
+        if deadline is not None:
+            self.store.wait_until = deadline.at
         if dry_run:
             return self._project(path, dry_run=True, replace_edited=replace_edited, resume=resume)
-        with self.store.projection_lock():
-            # Re-read the choices the previous holder of the lock may have changed.
-            self.settings = settings.load(self.store.root)
-            return self._project(path, dry_run=False, replace_edited=replace_edited, resume=resume)
+        try:
+            with self.store.projection_lock():
+                # Re-read the choices the previous holder of the lock may have changed.
+                self.settings = settings.load(self.store.root)
+                return self._project(
+                    path, dry_run=False, replace_edited=replace_edited, resume=resume
+                )
+        except LockTimeoutError as exc:
+            if deadline is None:
+                raise
+            raise deadline.gave_up("another coffer process holds the store") from exc
 
     def _project(self, path: Path, *, dry_run: bool, replace_edited: bool, resume: bool) -> Report:
         report = Report()
@@ -161,7 +183,8 @@ class Engine:
                 establish = partial(
                     native.establish, self.journal, self.store, gtier, name, nm, dry_run=dry_run
                 )
-                report.extend(self.call_adapter(name, report, establish, Report()))
+                with self._step():
+                    report.extend(self.call_adapter(name, report, establish, Report()))
         tiers: dict[str, Tier | None] = {"project": ptier, "global": gtier}
         groups: dict[Path, list[tuple[str, Target]]] = defaultdict(list)
         for name, adapter in adapters.items():
@@ -183,31 +206,38 @@ class Engine:
                             )
                         )
                         continue
-                    report.extend(
-                        links.establish(
-                            self.journal,
-                            target.path,
-                            tier.dir,
-                            (e.name for e in self._entries(tier)),
-                            name,
-                            target.tier,
-                            tier.info.id,
-                            dry_run=dry_run,
+                    taken = [e.name for e in self._entries(tier)]
+                    with self._step():
+                        report.extend(
+                            links.establish(
+                                self.journal,
+                                target.path,
+                                tier.dir,
+                                taken,
+                                name,
+                                target.tier,
+                                tier.info.id,
+                                dry_run=dry_run,
+                            )
                         )
-                    )
                     if target.note:
                         report.notices.append(f"{name}: {target.note}")
                 elif target.mode is Mode.RENDER:
                     groups[target.path].append((name, target))
+        # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut).
+        entries = {k: self._entries(t) for k, t in tiers.items()}
         if not dry_run:
             # After the links: a merge adds entries (and hand lines) that the index Claude
             # loads must list at once; the next run may well be the no-op fast path.
             for tier in (ptier, gtier):
                 if tier is not None:
-                    self.store.regenerate_index(tier)
-        entries = {k: self._entries(t) for k, t in tiers.items()}
+                    with self._step():
+                        self.store.regenerate_index(tier)
         for file, items in sorted(groups.items()):
-            report.extend(self._render(ctx, file, items, tiers, entries, dry_run, replace_edited))
+            with self._step():
+                report.extend(
+                    self._render(ctx, file, items, tiers, entries, dry_run, replace_edited)
+                )
         return report
 
     def block_plan(
