@@ -23,6 +23,7 @@ from coffer.entry import Entry, EntryParseError, parse
 from coffer.index import INDEX_NAME
 
 _SCHEMA_VERSION = 2
+SYNC_BATCH = 1000  # files parsed per committed transaction
 _SCHEMA = """
 CREATE TABLE files (
   id INTEGER PRIMARY KEY,
@@ -148,7 +149,12 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     try:
         for name in stale:
             _delete(conn, name)
-        for name in fresh:
+        for n, name in enumerate(fresh, 1):
+            if n % SYNC_BATCH == 0:
+                # A run cut short (a session-start hook's deadline) keeps what it parsed,
+                # so the next run continues instead of starting over.
+                conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
             st = listing[name]
             entry, error = _read_entry(tier_dir / name, name, st)
             _delete(conn, name)

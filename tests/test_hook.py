@@ -130,7 +130,7 @@ def test_a_step_stuck_on_a_damaged_store_is_cut_short(repo):
     out = hook(repo, COFFER_HOOK_TIMEOUT="0.5")
     took = time.monotonic() - started
     assert out.returncode == 0
-    assert "gave up after 0.5s (one step took too long" in message(out)
+    assert "gave up after 0.5s (still reading or writing" in message(out)
     assert took < 20
 
 
@@ -172,3 +172,29 @@ def test_turning_an_agents_memory_off_is_shown_as_a_hook_message(repo, fake_home
     assert "turned off codex's own memory" in message(out)
     assert "coffer unproject --agent codex" in message(out)
     assert hook(repo).stdout == ""
+
+
+def test_a_scan_cut_short_keeps_what_it_parsed(tmp_path, monkeypatch):
+    """What lets "the next session start continues" hold for a store too large to scan
+    within one hook's deadline: the cache commits in batches."""
+    from coffer import catalog
+
+    for n in range(2500):
+        (tmp_path / f"f-{n}.md").write_text(f"---\nname: f-{n}\ndescription: d\n---\nx\n")
+    real = catalog._read_entry
+    seen = {"n": 0}
+
+    def cut(*args, **kwargs):
+        seen["n"] += 1
+        if seen["n"] > 2200:
+            raise KeyboardInterrupt  # the watchdog ending the process, in effect
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(catalog, "_read_entry", cut)
+    conn = catalog.open_cache(tmp_path / "cache.sqlite")
+    with pytest.raises(KeyboardInterrupt):
+        catalog.sync(conn, tmp_path)
+    kept = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    assert kept == 2 * catalog.SYNC_BATCH - 1  # committed before files 1000 and 2000
+    monkeypatch.setattr(catalog, "_read_entry", real)
+    assert len(catalog.scan(conn, tmp_path).entries) == 2500

@@ -123,7 +123,7 @@ def _start_hook(engine: Engine) -> hook_mode.Deadline:
 
     def give_up() -> None:
         # From the watchdog thread, the process ending right after: unbuffered writes.
-        why = "one step took too long (a huge or damaged store?)"
+        why = "still reading or writing: a huge or damaged store?"
         text = f"coffer: {deadline.gave_up(why)}"
         os.write(2, (text + "\n").encode("utf-8", "replace"))
         os.write(1, hook_mode.output("", text).encode("utf-8", "replace"))
