@@ -99,6 +99,17 @@ def test_an_unexpected_failure_still_exits_non_zero(repo):
     assert "not valid coffer settings" in out.stderr
 
 
+def test_an_unexpected_os_error_fails_the_hook_with_one_line(repo):
+    journal = store().root / "journal"  # a damaged store: a file where a directory goes
+    if journal.is_dir():
+        journal.rmdir()
+    journal.write_text("not a directory")
+    out = hook(repo)
+    assert out.returncode == 1
+    assert out.stderr.startswith("coffer: error: cannot project: ")
+    assert "Traceback" not in out.stderr
+
+
 def test_a_held_lock_does_not_stall_the_hook(repo):
     lock_path = store().root / "state" / "projection.lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)

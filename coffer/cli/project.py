@@ -13,7 +13,7 @@ from coffer import hook as hook_mode
 from coffer import settings as settings_mod
 from coffer.cli import app
 from coffer.cli._common import JsonOpt, ProjectOpt, echo, emit_json, project_path, store
-from coffer.errors import InvalidInputError
+from coffer.errors import CofferError, InvalidInputError
 from coffer.projection.engine import Engine
 from coffer.report import Report
 
@@ -95,6 +95,11 @@ def project(
         typer.echo(f"coffer: {exc}", err=True)
         _end_hook(deadline, "", [f"coffer: {exc}"])
         raise typer.Exit(0) from None
+    except OSError as exc:
+        if deadline is None:
+            raise
+        # Unexpected, so the hook fails; but with a line the agent can show, not a traceback.
+        raise CofferError(f"cannot project: {exc}") from exc
     _print(report, quiet=quiet or hook, dry_run=dry_run)
     output = ""
     if for_agent:

@@ -314,7 +314,7 @@ def establish(
         report.problems.append(
             Problem(
                 link,
-                "error",
+                "refused",  # known and explained: a hook says it once, not every session
                 f"cannot create a symlink here "
                 f"({exc.strerror or exc}); the agent's directory was "
                 "left as it was",
