@@ -74,6 +74,8 @@ class Engine:
         # A third-party adapter's bug is reported against that adapter and skipped.
         try:
             return fn()
+        except LockTimeoutError:
+            raise  # another coffer process, not the adapter: the whole run waits or gives up
         except Exception as exc:
             report.problems.append(
                 Problem(Path(name), "error", f"adapter {name} failed: {type(exc).__name__}: {exc}")
