@@ -166,7 +166,7 @@ def test_setup_writes_the_hook_command_and_an_old_one_keeps_working(repo, fake_h
     settings = fake_home / ".claude" / "settings.json"
     old = {"hooks": [{"type": "command", "command": "coffer project --quiet --for claude"}]}
     settings.write_text(json.dumps({"hooks": {"SessionStart": [old]}}))
-    done = coffer("setup", "--yes", "--agent", "claude", "--agent", "codex")
+    done = coffer("setup", "--yes", "--agent", "claude", "--agent", "codex", "--no-service")
     assert done.returncode == 0, done.stderr
     # A hook coffer wrote before hook mode is recognised, not duplicated.
     assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [old]
@@ -209,3 +209,20 @@ def test_a_scan_cut_short_keeps_what_it_parsed(tmp_path, monkeypatch):
     assert kept == 2 * catalog.SYNC_BATCH - 1  # committed before files 1000 and 2000
     monkeypatch.setattr(catalog, "_read_entry", real)
     assert len(catalog.scan(conn, tmp_path).entries) == 2500
+
+
+def test_running_setup_again_switches_an_older_hook_to_hook_mode(fake_home):
+    (fake_home / ".claude").mkdir()
+    assert coffer("setup", "--yes", "--agent", "claude", "--no-service").returncode == 0
+    settings = fake_home / ".claude" / "settings.json"
+    # What an older coffer wrote and journaled: the same hook with `--quiet`.
+    for path in [settings, *(store().root / "journal").glob("*.json")]:
+        path.write_text(path.read_text().replace("project --hook", "project --quiet"))
+    assert "project --quiet --for claude" in settings.read_text()
+    again = coffer("setup", "--yes", "--agent", "claude", "--no-service")
+    assert again.returncode == 0, again.stderr
+    text = settings.read_text()
+    assert "project --hook --for claude" in text and "--quiet" not in text
+    assert text.count('"command":') == 1
+    assert coffer("setup", "--undo", "--no-service").returncode == 0
+    assert not settings.exists()
