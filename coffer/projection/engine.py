@@ -15,9 +15,10 @@ from coffer import projects, registry, render, settings
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
 from coffer.errors import CofferError, InvalidInputError
+from coffer.identity import root_of
 from coffer.journal import Journal, Record
 from coffer.paths import home_dir
-from coffer.projection import blocks, links, native
+from coffer.projection import blocks, gitside, links, native
 from coffer.projects import ProjectInfo
 from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
@@ -245,7 +246,7 @@ class Engine:
             r = Report()
             r.problems.append(Problem(file, "error", plan))
             return r
-        return blocks.establish(
+        report = blocks.establish(
             self.journal,
             file,
             plan.agents,
@@ -258,6 +259,19 @@ class Engine:
             dry_run=dry_run,
             replace_edited=replace_edited,
         )
+        record = self.journal.get(file)
+        if record is not None and not report.problems:
+            wrote = any(c.path == file for c in report.changes)
+            report.extend(
+                gitside.sync(
+                    self.journal, record, wrote=wrote, commit=self.commits(file), dry_run=dry_run
+                )
+            )
+        return report
+
+    def commits(self, file: Path) -> bool:
+        """Whether git may see the block in ``file``: the project holding it chose so."""
+        return root_of(str(file.parent)) in self.settings.git_commit
 
     # ---- refresh (the watcher's path) ------------------------------------------------
 
@@ -286,6 +300,8 @@ class Engine:
                     )
                 )
                 return report
+            if not self.store.invited(root):
+                return report  # a directory outside git projected before `coffer init` existed
             tier = self.store.project_tier(root)
             if tier is None or str(root) in self.settings.paused:
                 return report
@@ -382,7 +398,7 @@ class Engine:
         root = None
         if path is not None and not all_ and not global_:
             try:
-                root = self.store.resolve_root(path)
+                root = self.store.resolve_root(path, opted_in_only=False)
             except CofferError:
                 if not wanted:
                     raise  # a whole-project undo needs a project
@@ -401,7 +417,10 @@ class Engine:
                 continue
             kind = record.get("kind")
             if kind == "block":
-                report.extend(blocks.undo(self.journal, record, dry_run=dry_run, force=force))
+                undone = blocks.undo(self.journal, record, dry_run=dry_run, force=force)
+                report.extend(undone)
+                if not undone.problems:
+                    report.extend(gitside.forget(self.journal, record, dry_run=dry_run))
             elif kind == "symlink":
                 report.extend(links.undo(self.journal, record, dry_run=dry_run))
             elif kind == "native":
