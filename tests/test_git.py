@@ -229,3 +229,48 @@ def test_an_agent_in_a_scratch_directory_leaves_nothing_there(tmp_path: Path, ho
     assert b"Notes live here" in (scratch / "AGENTS.md").read_bytes()
     ok(coffer("unproject", cwd=scratch))
     assert not (scratch / "AGENTS.md").exists()
+
+
+def test_dry_run_shows_the_git_side_and_writes_nothing(repo: Path) -> None:
+    before = git_files(repo)
+    out = ok(coffer("project", "--dry-run", cwd=repo))
+    assert f"would create {repo / '.git' / 'info' / 'attributes'}" in out.stdout
+    assert f"would update {repo / '.git' / 'config'}" in out.stdout
+    assert git_files(repo) == before
+    assert block.find((repo / "AGENTS.md").read_bytes()) is None
+
+
+def test_git_files_shared_by_two_blocks_lose_a_line_only_with_its_last_user(
+    repo: Path, home: Path
+) -> None:
+    (home / ".gemini").mkdir()  # Gemini CLI reads <repo>/GEMINI.md
+    (repo / "GEMINI.md").write_bytes(b"# Gemini\n")
+    git(repo, "add", "GEMINI.md")
+    git(repo, "commit", "-q", "-m", "gemini")
+    before = git_files(repo)
+    ok(coffer(*HOOK, cwd=repo))
+    attributes = (repo / ".git" / "info" / "attributes").read_text().splitlines()
+    assert {"/AGENTS.md filter=coffer", "/GEMINI.md filter=coffer"} <= set(attributes)
+    assert git(repo, "status", "--porcelain") == ""
+    ok(coffer("unproject", "--agent", "gemini", cwd=repo))
+    attributes = (repo / ".git" / "info" / "attributes").read_text().splitlines()
+    assert "/GEMINI.md filter=coffer" not in attributes
+    assert "/AGENTS.md filter=coffer" in attributes
+    assert "coffer" in git(repo, "config", "filter.coffer.clean")
+    assert git(repo, "status", "--porcelain") == ""
+    ok(coffer("unproject", cwd=repo))
+    assert git_files(repo) == before
+
+
+def test_a_file_the_user_already_ignores_gets_no_line(tmp_path: Path, home: Path) -> None:
+    r = tmp_path / "ignoring"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    (r / ".gitignore").write_bytes(b"AGENTS.md\n")
+    git(r, "add", "-A")
+    git(r, "commit", "-q", "-m", "init")
+    before = git_files(r)
+    ok(coffer(*HOOK, cwd=r))
+    assert (r / "AGENTS.md").exists()
+    assert git_files(r) == before
+    assert git(r, "status", "--porcelain") == ""

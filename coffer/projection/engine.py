@@ -260,8 +260,11 @@ class Engine:
             replace_edited=replace_edited,
         )
         record = self.journal.get(file)
+        wrote = any(c.path == file for c in report.changes)
+        if record is None and dry_run and wrote:
+            # A first run's dry run: show what hiding the new block from git would change.
+            record = {"path": str(file), "created_file": not file.exists()}
         if record is not None and not report.problems:
-            wrote = any(c.path == file for c in report.changes)
             report.extend(
                 gitside.sync(
                     self.journal, record, wrote=wrote, commit=self.commits(file), dry_run=dry_run

@@ -150,8 +150,10 @@ def _without_line(data: bytes, line: str) -> bytes:
     return data
 
 
-def _new_record(journal: Journal, path: Path, kind: str, data: bytes | None) -> Record:
-    if data is not None:
+def _new_record(
+    journal: Journal, path: Path, kind: str, data: bytes | None, *, dry_run: bool
+) -> Record:
+    if data is not None and not dry_run:
         journal.backup_bytes(data)
     return {
         "key": f"git:{path}",
@@ -183,7 +185,9 @@ def _add_line(
 ) -> Report:
     report = Report()
     data = fsutil.read_bytes_or_none(path)
-    record = journal.get(f"git:{path}") or _new_record(journal, path, "git-lines", data)
+    record = journal.get(f"git:{path}") or _new_record(
+        journal, path, "git-lines", data, dry_run=dry_run
+    )
     users: list[str] = record["users"].setdefault(line, [])
     if user not in users:
         users.append(user)
@@ -278,7 +282,7 @@ def _add_filter(journal: Journal, repo: Repo, user: str, *, dry_run: bool) -> Re
     path = repo.common / "config"
     key = f"git:{path}"
     data = fsutil.read_bytes_or_none(path)
-    record = journal.get(key) or _new_record(journal, path, "git-config", data)
+    record = journal.get(key) or _new_record(journal, path, "git-config", data, dry_run=dry_run)
     users: list[str] = record["users"].setdefault(FILTER, [])
     if user not in users:
         users.append(user)
