@@ -53,17 +53,22 @@ def ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[
     return result
 
 
+def init_repo(r: Path, files: dict[str, bytes]) -> Path:
+    """A git repository at ``r`` with ``files`` committed on main."""
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    for name, data in files.items():
+        (r / name).write_bytes(data)
+    git(r, "add", "-A")
+    git(r, "commit", "-q", "-m", "init")
+    return r
+
+
 @pytest.fixture
 def repo(tmp_path: Path, home: Path) -> Path:
     """A repository whose AGENTS.md and CLAUDE.md are tracked, and one project memory."""
-    r = tmp_path / "repo"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    (r / "AGENTS.md").write_bytes(b"# Agents\n\nRun make test.\n")
-    (r / "CLAUDE.md").write_bytes(b"# Claude\n")
-    (r / "src.py").write_bytes(b"print(1)\n")
-    git(r, "add", "-A")
-    git(r, "commit", "-q", "-m", "init")
+    files = {"AGENTS.md": b"# Agents\n\nRun make test.\n", "CLAUDE.md": b"# Claude\n"}
+    r = init_repo(tmp_path / "repo", files | {"src.py": b"print(1)\n"})
     ok(coffer("remember", "The build uses make release.", "--name", "build", cwd=r))
     return r
 
@@ -98,12 +103,7 @@ def test_tracked_block_is_invisible_to_git_and_unproject_restores_git_files(repo
 
 
 def test_a_file_coffer_created_is_excluded_locally(tmp_path: Path, home: Path) -> None:
-    r = tmp_path / "fresh"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    (r / "README").write_bytes(b"x\n")
-    git(r, "add", "-A")
-    git(r, "commit", "-q", "-m", "init")
+    r = init_repo(tmp_path / "fresh", {"README": b"x\n"})
     before = git_files(r)
     ok(coffer("remember", "Deploys go through CI.", "--name", "deploy", cwd=r))
     ok(coffer(*HOOK, cwd=r))
@@ -263,12 +263,7 @@ def test_git_files_shared_by_two_blocks_lose_a_line_only_with_its_last_user(
 
 
 def test_a_file_the_user_already_ignores_gets_no_line(tmp_path: Path, home: Path) -> None:
-    r = tmp_path / "ignoring"
-    r.mkdir()
-    git(r, "init", "-q", "-b", "main")
-    (r / ".gitignore").write_bytes(b"AGENTS.md\n")
-    git(r, "add", "-A")
-    git(r, "commit", "-q", "-m", "init")
+    r = init_repo(tmp_path / "ignoring", {".gitignore": b"AGENTS.md\n"})
     before = git_files(r)
     ok(coffer(*HOOK, cwd=r))
     assert (r / "AGENTS.md").exists()

@@ -205,7 +205,8 @@ def _add_line(
         if header not in added:
             added.append(header)
     new += line.encode() + b"\n"
-    added.append(line)
+    if line not in added:
+        added.append(line)
     report.changes.append(Change(path, "create" if data is None else "update", f"{line} ({why})"))
     if not dry_run:
         _write(journal, record, path, data, new)
