@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
     from coffer.projection.engine import Engine
 
-_MAGIC = "coffer-fastpath 3"  # 3: signs the vault's handoff directories (docs/adr/0011)
+# 3: signs the vault's handoff directories (docs/adr/0011); 4: one full run after the
+# upgrade hides blocks written before docs/adr/0015 from git.
+_MAGIC = "coffer-fastpath 4"
 MAX_SIGNED_ENTRIES = 2000
 _ABSENT = "-"
 _AGENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")

@@ -26,8 +26,10 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from coffer import fsutil
 from coffer.journal import Journal, Record, sha256
@@ -347,7 +349,7 @@ def _drop_filter(journal: Journal, common: Path, user: str, *, dry_run: bool) ->
 # ---- per block file --------------------------------------------------------------------
 
 
-def _release(journal: Journal, user: str, state: dict[str, str], *, dry_run: bool) -> Report:
+def _release(journal: Journal, user: str, state: Mapping[str, Any], *, dry_run: bool) -> Report:
     report = Report()
     common = Path(state["common"])
     pattern = state["pattern"]
@@ -370,7 +372,7 @@ def sync(journal: Journal, record: Record, *, wrote: bool, commit: bool, dry_run
     """
     report = Report()
     path = Path(record["path"])
-    state: dict[str, str] | None = record.get("git")
+    state: dict[str, Any] | None = record.get("git")
     if state is not None and not wrote and bool(state.get("commit")) == commit:
         return report
     user = str(path)
@@ -389,7 +391,7 @@ def sync(journal: Journal, record: Record, *, wrote: bool, commit: bool, dry_run
             how = "none"
         else:
             how = "exclude" if record.get("created_file") else "filter"
-    new_state = {
+    new_state: dict[str, Any] = {
         "how": how,
         "commit": commit,
         "common": str(repo.common) if repo else "",
@@ -443,7 +445,7 @@ def sync(journal: Journal, record: Record, *, wrote: bool, commit: bool, dry_run
 def forget(journal: Journal, record: Record, *, dry_run: bool) -> Report:
     """The block of ``record`` was removed: refresh git's view of the file, then take back
     whatever hid it (the last user of a line or of the filter takes those too)."""
-    state: dict[str, str] | None = record.get("git")
+    state: dict[str, Any] | None = record.get("git")
     if not state or state.get("how") in (None, "none"):
         return Report()
     if not dry_run and state["how"] == "filter" and state.get("top"):
