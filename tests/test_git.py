@@ -171,6 +171,13 @@ def test_a_worktree_shares_the_hiding(repo: Path, tmp_path: Path) -> None:
 def test_a_project_may_choose_to_commit_its_block(repo: Path) -> None:
     before = git_files(repo)
     ok(coffer(*HOOK, cwd=repo))
+    # An index clearly newer than the file: git trusts the stat data it holds for it
+    # (within the same second it would compare contents anyway and hide the bug).
+    agents = repo / "AGENTS.md"
+    past = agents.stat().st_mtime_ns - 10_000_000_000
+    os.utime(agents, ns=(past, past))
+    git(repo, "add", "--refresh", "AGENTS.md")
+    assert git(repo, "status", "--porcelain") == ""
     ok(coffer("project", "--git-block", "commit", cwd=repo))
     assert git_files(repo) == before
     assert git(repo, "status", "--porcelain") == " M AGENTS.md\n"
@@ -211,6 +218,7 @@ def test_an_agent_in_a_scratch_directory_leaves_nothing_there(tmp_path: Path, ho
     scratch = tmp_path / "Downloads"
     scratch.mkdir()
     ok(coffer("remember", "Prefer tabs.", "--scope", "global", cwd=scratch))
+    assert "`coffer init` there invites it" in ok(coffer("project", cwd=scratch)).stdout
     ok(coffer(*HOOK, cwd=scratch))
     ok(coffer(*HOOK, cwd=scratch))  # and again, on the no-op path
     assert list(scratch.iterdir()) == []

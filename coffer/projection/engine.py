@@ -129,10 +129,13 @@ class Engine:
         report = Report()
         root = self.store.project_root_or_none(path)
         if root is None:
-            # Agents start in the home directory too: project the global tier only, so a
-            # session-start hook there succeeds quietly instead of failing every time.
+            # Agents start in the home directory and in scratch directories too: project
+            # the global tier only and write nothing there, so a session-start hook
+            # succeeds quietly instead of failing or littering (docs/adr/0015).
+            nowhere = projects.not_a_project(Path(root_of(str(path))), self.store.home)
+            why = "" if nowhere else " (not in a git repository: `coffer init` there invites it)"
             report.notices.append(
-                f"{path} is not inside a project: only the global memory was projected"
+                f"{path} is not inside a project: only the global memory was projected{why}"
             )
         elif str(root) in self.settings.paused:
             if not resume:

@@ -136,6 +136,14 @@ def refresh_index(repo: Repo, rel: str) -> bool:
     return True
 
 
+def forget_stat(repo: Repo, rel: str) -> None:
+    """Zero the stat data of ``rel``'s index entry (same blob), so git compares its content
+    again: once the filter is gone, the block a refresh vouched for must show."""
+    _, entry = _index_entry(repo, rel)
+    if entry is not None:
+        _git(repo.top, "update-index", "--cacheinfo", f"{entry[0]},{entry[1]},{rel}")
+
+
 # ---- lines in info/exclude and info/attributes -------------------------------------------
 
 
@@ -404,6 +412,8 @@ def sync(journal: Journal, record: Record, *, wrote: bool, commit: bool, dry_run
         != (how, new_state["common"], new_state["pattern"])
     ):
         report.extend(_release(journal, user, old, dry_run=dry_run))
+        if old.get("how") == "filter" and not dry_run and old.get("top"):
+            forget_stat(Repo(Path(old["top"]), Path(old["common"])), old["pattern"].lstrip("/"))
     if repo is not None and rel is not None:
         if how == "exclude":
             exclude = repo.common / "info" / "exclude"
