@@ -277,3 +277,19 @@ def test_a_file_the_user_already_ignores_gets_no_line(tmp_path: Path, home: Path
     assert (r / "AGENTS.md").exists()
     assert git_files(r) == before
     assert git(r, "status", "--porcelain") == ""
+
+
+def test_unproject_cleans_a_directory_an_earlier_version_projected(
+    tmp_path: Path, home: Path
+) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    ok(coffer("init", cwd=scratch))
+    assert (scratch / "AGENTS.md").exists()
+    # What an earlier coffer left: a projection in a directory nobody invited.
+    config = Path(os.environ["COFFER_HOME"]) / "config.json"
+    settings = json.loads(config.read_text())
+    config.write_text(json.dumps({k: v for k, v in settings.items() if k != "opted_in"}))
+    assert coffer("where", cwd=scratch).returncode == 1
+    ok(coffer("unproject", cwd=scratch))
+    assert list(scratch.iterdir()) == []

@@ -409,8 +409,9 @@ class Engine:
                 if not wanted:
                     raise  # a whole-project undo needs a project
             if root is not None:
-                tier = self.store.project_tier(root)
-                project_id = tier.info.id if tier else None
+                # The registry, not project_tier: a directory outside git that an earlier
+                # version projected is no project now, but what was written there goes.
+                project_id = projects.read_registry(self.store.root).get(str(root))
         for record in list(self.journal.records()):
             if not self._selected(record, wanted, project_id, global_, all_):
                 continue
