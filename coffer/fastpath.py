@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from coffer.projection.engine import Engine
 
 # 3: signs the vault's handoff directories (docs/adr/0011). 4: a stamp written after a
-# merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path.
+# merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path;
+# one full run after the upgrade also hides blocks written before docs/adr/0015 from git.
 _MAGIC = "coffer-fastpath 4"
 MAX_SIGNED_ENTRIES = 2000
 _ABSENT = "-"

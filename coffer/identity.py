@@ -2,7 +2,8 @@
 
 The project root is the canonical git root of ``realpath(cwd)``; a linked worktree maps to
 its main repository, so every worktree and subdirectory of a repository shares one store
-and one Claude memory directory. Outside git it is ``realpath(cwd)`` itself.
+and one Claude memory directory. Outside git it is ``realpath(cwd)`` itself, which is a
+project only if the user opted it in (``coffer init``; the store decides, not this module).
 Only file reads are used (no ``git`` subprocess), and only ``os.path``: this module is on
 the no-op path of ``coffer project`` where even importing pathlib costs (docs/adr/0004).
 """
@@ -64,10 +65,9 @@ def _main_root_of_worktree(work_tree: str, gitdir: str) -> str | None:
     return common
 
 
-def root_of(start: str) -> str:
-    """The canonical project root for the directory ``start`` (string form)."""
-    real = os.path.realpath(start)
-    probe = real
+def git_root_of(start: str) -> str | None:
+    """The canonical git root for the directory ``start``, or None outside git."""
+    probe = os.path.realpath(start)
     while True:
         dotgit = os.path.join(probe, ".git")
         if os.path.isdir(dotgit):
@@ -81,8 +81,14 @@ def root_of(start: str) -> str:
             return probe
         parent = os.path.dirname(probe)
         if parent == probe:
-            return real
+            return None
         probe = parent
+
+
+def root_of(start: str) -> str:
+    """The canonical project root for the directory ``start`` (string form)."""
+    root = git_root_of(start)
+    return root if root is not None else os.path.realpath(start)
 
 
 def project_root(start: Path) -> Path:
@@ -90,6 +96,11 @@ def project_root(start: Path) -> Path:
     from pathlib import Path
 
     return Path(root_of(os.fspath(start)))
+
+
+def in_git(root: Path) -> bool:
+    """True if ``root`` (a project root as computed here) is a git repository's root."""
+    return git_root_of(os.fspath(root)) == os.fspath(root)
 
 
 def git_remote(root: Path) -> str | None:

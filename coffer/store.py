@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from coffer import catalog, fsutil, index, projects
+from coffer import catalog, fsutil, index, projects, settings
 from coffer.entry import (
     TYPES,
     Entry,
@@ -37,10 +37,11 @@ from coffer.errors import (
     EntryNotFoundError,
     InvalidInputError,
     LockTimeoutError,
+    ProjectError,
     SecretRefusedError,
     StoreError,
 )
-from coffer.identity import project_root
+from coffer.identity import in_git, project_root
 from coffer.ids import GLOBAL_ID, new_id
 from coffer.paths import home_dir, store_root
 from coffer.projects import ProjectInfo
@@ -139,21 +140,36 @@ class Store:
             fsutil.ensure_dir(base / "memory")
         return Tier("global", projects.GLOBAL, base)
 
-    def resolve_root(self, path: Path) -> Path:
-        """The canonical project root for ``path``; refuses ``/`` and the home directory."""
+    def resolve_root(self, path: Path, *, opted_in_only: bool = True) -> Path:
+        """The canonical project root for ``path``; refuses ``/``, the home directory and
+        a directory outside git the user has not opted in (``opted_in_only=False``
+        accepts it: undoing what coffer once wrote there needs no invitation)."""
         if not path.exists():
             raise InvalidInputError(f"{path} does not exist")
         root = project_root(path)
         projects.check_project_root(root, self.home)
+        if opted_in_only and not self.invited(root):
+            raise ProjectError(
+                f"{root} is not in a git repository, so it is not a coffer project; "
+                "`coffer init` there makes it one (or use --scope global)"
+            )
         return root
+
+    def invited(self, root: Path) -> bool:
+        """A git root is a project; a directory outside git only once `coffer init` ran
+        there, so an agent started in ~/Downloads leaves nothing behind."""
+        if in_git(root):
+            return True
+        return str(root) in settings.load(self.root).opted_in
 
     def project_root_or_none(self, path: Path) -> Path | None:
         """The project root for ``path``, or None where there is no project (the home
-        directory, ``/``): there only the global tier applies. Other bad paths raise."""
+        directory, ``/``, a directory outside git not opted in): there only the global
+        tier applies. Other bad paths raise."""
         if not path.exists():
             raise InvalidInputError(f"{path} does not exist")
         root = project_root(path)
-        if projects.not_a_project(root, self.home):
+        if projects.not_a_project(root, self.home) or not self.invited(root):
             return None
         projects.check_project_root(root, self.home)
         return root
@@ -176,9 +192,11 @@ class Store:
         if scope in (None, "project"):
             if path is None:
                 raise InvalidInputError("no project given")
-            tier = self.project_tier(path)
-            if tier is not None:
-                out.append(tier)
+            # Reading both tiers where there is no project reads the global one.
+            if scope == "project" or self.project_root_or_none(path) is not None:
+                tier = self.project_tier(path)
+                if tier is not None:
+                    out.append(tier)
         if scope in (None, "global"):
             out.append(self.global_tier())
         return out

@@ -15,7 +15,7 @@ from coffer.errors import (
     ProjectError,
     SecretRefusedError,
 )
-from tests.helpers import make_repo, make_worktree, store
+from tests.helpers import coffer, make_repo, make_worktree, store
 
 
 @pytest.fixture
@@ -67,9 +67,13 @@ def test_subdirectories_and_worktrees_share_one_store(repo, tmp_path):
     assert s.project_tier(wt).base == a.base
 
 
-def test_non_git_directory_is_a_project(tmp_path):
+def test_non_git_directory_is_a_project_only_once_opted_in(tmp_path):
     d = tmp_path / "notes"
     d.mkdir()
+    with pytest.raises(ProjectError, match="coffer init"):
+        store().project_tier(d, create=True)
+    assert store().project_root_or_none(d) is None
+    assert coffer("init", cwd=d).returncode == 0
     tier = store().project_tier(d, create=True)
     assert tier.info.root == str(d)
 

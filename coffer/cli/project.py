@@ -14,7 +14,9 @@ from coffer import settings as settings_mod
 from coffer.cli import app
 from coffer.cli._common import JsonOpt, ProjectOpt, echo, emit_json, project_path, store
 from coffer.errors import CofferError, InvalidInputError
+from coffer.identity import in_git, project_root
 from coffer.projection.engine import Engine
+from coffer.projects import check_project_root
 from coffer.report import Report
 
 adapter_app = typer.Typer(no_args_is_help=True, help="Inspect and choose agent adapters.")
@@ -77,10 +79,21 @@ def project(
             "told once (as a hook message) and exits 0; stops after $COFFER_HOOK_TIMEOUT s.",
         ),
     ] = False,
+    git_block: Annotated[
+        str | None,
+        typer.Option(
+            "--git-block",
+            metavar="hide|commit",
+            help="Whether git sees this project's block: hide (the default) keeps it out of "
+            "`git status` and commits; commit lets teammates and cloud agents read it.",
+        ),
+    ] = None,
     path: ProjectOpt = None,
 ) -> None:
     """Make every enabled agent see this project's and the global memory (idempotent)."""
     engine = _engine()
+    if git_block is not None:
+        _choose_git_block(engine, project_path(path), git_block)
     deadline = _start_hook(engine) if hook and not dry_run else None
     try:
         report = engine.project(
@@ -158,6 +171,50 @@ def _end_hook(deadline: hook_mode.Deadline, context: str, messages: list[str]) -
     agents show it only for a failing hook, but their debug logs keep it)."""
     deadline.finish()
     sys.stdout.write(hook_mode.output(context, "\n".join(messages)))
+
+
+def _choose_git_block(engine: Engine, path: Path, choice: str) -> None:
+    if choice not in ("hide", "commit"):
+        raise InvalidInputError(f"invalid --git-block {choice!r}: use hide or commit")
+    root = engine.store.resolve_root(path)
+    with engine.store.projection_lock():
+        s = settings_mod.load(engine.store.root)
+        s.git_commit = [r for r in s.git_commit if r != str(root)]
+        if choice == "commit":
+            s.git_commit.append(str(root))
+        settings_mod.save(engine.store.root, s)
+
+
+@app.command()
+def init(
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print nothing but problems.")
+    ] = False,
+    path: ProjectOpt = None,
+) -> None:
+    """Make this directory a project although it is not in a git repository, and project it.
+
+    Outside git, `coffer project` (the agents' session-start hook) projects only the global
+    memory and writes nothing in the directory until this command invites it.
+    """
+    engine = _engine()
+    target = project_path(path)
+    if not target.is_dir():
+        raise InvalidInputError(f"{target} is not a directory")
+    root = project_root(target)
+    check_project_root(root, engine.store.home)
+    if in_git(root):
+        echo(f"{root} is a git repository, so it is a project already")
+    else:
+        with engine.store.projection_lock():
+            s = settings_mod.load(engine.store.root)
+            if str(root) not in s.opted_in:
+                s.opted_in.append(str(root))
+                settings_mod.save(engine.store.root, s)
+        echo(f"{root} is now a coffer project (`coffer unproject` there pauses it)")
+    report = engine.project(target, resume=True)
+    _print(report, quiet=quiet, dry_run=False)
+    raise typer.Exit(0 if report.ok else 1)
 
 
 @app.command()

@@ -17,9 +17,10 @@ from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
 from coffer.errors import CofferError, InvalidInputError, LockTimeoutError
 from coffer.hook import Deadline
+from coffer.identity import root_of
 from coffer.journal import Journal, Record
 from coffer.paths import home_dir
-from coffer.projection import blocks, links, native
+from coffer.projection import blocks, gitside, links, native
 from coffer.projects import ProjectInfo
 from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
@@ -152,10 +153,13 @@ class Engine:
         report = Report()
         root = self.store.project_root_or_none(path)
         if root is None:
-            # Agents start in the home directory too: project the global tier only, so a
-            # session-start hook there succeeds quietly instead of failing every time.
+            # Agents start in the home directory and in scratch directories too: project
+            # the global tier only and write nothing there, so a session-start hook
+            # succeeds quietly instead of failing or littering (docs/adr/0015).
+            nowhere = projects.not_a_project(Path(root_of(str(path))), self.store.home)
+            why = "" if nowhere else " (not in a git repository: `coffer init` there invites it)"
             report.notices.append(
-                f"{path} is not inside a project: only the global memory was projected"
+                f"{path} is not inside a project: only the global memory was projected{why}"
             )
         elif str(root) in self.settings.paused:
             if not resume:
@@ -281,7 +285,7 @@ class Engine:
             r = Report()
             r.problems.append(Problem(file, "error", plan))
             return r
-        return blocks.establish(
+        report = blocks.establish(
             self.journal,
             file,
             plan.agents,
@@ -294,6 +298,22 @@ class Engine:
             dry_run=dry_run,
             replace_edited=replace_edited,
         )
+        record = self.journal.get(file)
+        wrote = any(c.path == file for c in report.changes)
+        if record is None and dry_run and wrote:
+            # A first run's dry run: show what hiding the new block from git would change.
+            record = {"path": str(file), "created_file": not file.exists()}
+        if record is not None and not report.problems:
+            report.extend(
+                gitside.sync(
+                    self.journal, record, wrote=wrote, commit=self.commits(file), dry_run=dry_run
+                )
+            )
+        return report
+
+    def commits(self, file: Path) -> bool:
+        """Whether git may see the block in ``file``: the project holding it chose so."""
+        return root_of(str(file.parent)) in self.settings.git_commit
 
     # ---- refresh (the watcher's path) ------------------------------------------------
 
@@ -322,6 +342,8 @@ class Engine:
                     )
                 )
                 return report
+            if not self.store.invited(root):
+                return report  # a directory outside git projected before `coffer init` existed
             tier = self.store.project_tier(root)
             if tier is None or str(root) in self.settings.paused:
                 return report
@@ -418,13 +440,14 @@ class Engine:
         root = None
         if path is not None and not all_ and not global_:
             try:
-                root = self.store.resolve_root(path)
+                root = self.store.resolve_root(path, opted_in_only=False)
             except CofferError:
                 if not wanted:
                     raise  # a whole-project undo needs a project
             if root is not None:
-                tier = self.store.project_tier(root)
-                project_id = tier.info.id if tier else None
+                # The registry, not project_tier: a directory outside git that an earlier
+                # version projected is no project now, but what was written there goes.
+                project_id = projects.read_registry(self.store.root).get(str(root))
         for record in list(self.journal.records()):
             if not self._selected(record, wanted, project_id, global_, all_):
                 continue
@@ -437,7 +460,10 @@ class Engine:
                 continue
             kind = record.get("kind")
             if kind == "block":
-                report.extend(blocks.undo(self.journal, record, dry_run=dry_run, force=force))
+                undone = blocks.undo(self.journal, record, dry_run=dry_run, force=force)
+                report.extend(undone)
+                if not undone.problems:
+                    report.extend(gitside.forget(self.journal, record, dry_run=dry_run))
             elif kind == "symlink":
                 report.extend(links.undo(self.journal, record, dry_run=dry_run))
             elif kind == "native":
