@@ -282,7 +282,7 @@ def _tier_json(tier: Tier) -> dict[str, Any]:
     }
 
 
-def _entry_json(found: Found, *, body: bool) -> dict[str, Any]:
+def _entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {
         "name": found.entry.name,
         "description": found.entry.description,
@@ -290,7 +290,7 @@ def _entry_json(found: Found, *, body: bool) -> dict[str, Any]:
         "tier": _tier_json(found.tier),
         "file": str(found.path),
     }
-    if found.score:
+    if score:
         data["score"] = round(found.score, 4)
     if body:
         data["body"] = found.entry.body
@@ -373,7 +373,7 @@ def _recall(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
     hits = state.store.recall(tiers, args["query"], args.get("limit", 10))
     payload: dict[str, Any] = {
         "query": args["query"],
-        "results": [_entry_json(h, body=True) for h in hits],
+        "results": [_entry_json(h, body=True, score=True) for h in hits],
     }
     if skipped:
         payload["skipped"] = skipped

@@ -34,7 +34,7 @@ def _tier_json(tier: Tier) -> dict[str, Any]:
     }
 
 
-def _found_json(found: Found, *, body: bool) -> dict[str, Any]:
+def _found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {
         "name": found.entry.name,
         "description": found.entry.description,
@@ -42,7 +42,7 @@ def _found_json(found: Found, *, body: bool) -> dict[str, Any]:
         "file": str(found.path),
         "tier": _tier_json(found.tier),
     }
-    if found.score:
+    if score:
         data["score"] = found.score
     if body:
         data["metadata"] = dict(found.entry.metadata)
@@ -109,7 +109,8 @@ def recall(
     s = store()
     hits = s.recall(s.tiers(project_path(project), scope(scope_value)), query, limit)
     if as_json:
-        emit_json({"query": query, "results": [_found_json(h, body=True) for h in hits]})
+        results = [_found_json(h, body=True, score=True) for h in hits]
+        emit_json({"query": query, "results": results})
         return
     if not hits:
         echo(f"no entries match {query!r}")
