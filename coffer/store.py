@@ -362,7 +362,11 @@ class Store:
         body = text.strip() if text is not None else found.entry.body.strip()
         if not body:
             raise InvalidInputError("the new text is empty; use forget to delete an entry")
-        desc = one_line(description) if description else found.entry.description
+        desc = found.entry.description
+        if description:
+            desc = one_line(description)
+        elif desc == first_line(found.entry.body.strip()):
+            desc = first_line(body)  # derived from the old text: derive it from the new one
         _check_secrets(body, desc)
         with self.lock(tier):
             meta = dict(found.entry.metadata)
