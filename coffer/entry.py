@@ -73,6 +73,13 @@ def slugify(text: str, limit: int = MAX_NAME) -> str:
     return out
 
 
+def derived_name(text: str) -> str:
+    """The name ``coffer remember`` gives ``text`` when none is passed."""
+    # Short names make readable file names and index lines: the first six words at most.
+    words = slugify(text, limit=200).split("-")
+    return slugify("-".join(words[:6]), limit=48)
+
+
 def check_name(name: str) -> str:
     """Return ``name`` if it is a valid entry name, else raise a clear error."""
     if not name or len(name) > MAX_NAME or not _NAME_RE.fullmatch(name):

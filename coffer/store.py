@@ -27,6 +27,7 @@ from coffer.entry import (
     TYPES,
     Entry,
     check_type,
+    derived_name,
     first_line,
     one_line,
     serialize,
@@ -103,12 +104,6 @@ def _check_secrets(*texts: str) -> None:
             f"refusing to store text that looks like a secret ({', '.join(labels)}); "
             "remove the credential and try again"
         )
-
-
-def _derived_name(text: str) -> str:
-    # Short names make readable file names and index lines: the first six words at most.
-    words = slugify(text, limit=200).split("-")
-    return slugify("-".join(words[:6]), limit=48)
 
 
 class Store:
@@ -301,7 +296,7 @@ class Store:
         desc = one_line(description) if description else first_line(body)
         _check_secrets(body, desc, name or "")
         explicit = name is not None
-        base_name = slugify(name) if name is not None else _derived_name(desc or body)
+        base_name = slugify(name) if name is not None else derived_name(desc or body)
         if not base_name:
             raise InvalidInputError(
                 f"cannot make an entry name from {name!r}: use letters or digits"
