@@ -102,6 +102,11 @@ def one_line(text: str, limit: int = MAX_DESCRIPTION) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
+def same_text_key(body: str) -> str:
+    """What two bodies must share to be the same memory: the words, whatever the spacing."""
+    return " ".join(body.split())
+
+
 def first_line(body: str) -> str:
     for line in body.splitlines():
         stripped = line.strip().lstrip("#").strip()

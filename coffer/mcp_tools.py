@@ -351,7 +351,9 @@ def _remember(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
         ) from None
     found = Found(saved.tier, saved.entry)
     payload: dict[str, Any] = {"action": saved.action, "entry": _entry_json(found, body=False)}
-    if saved.action != "unchanged":
+    if saved.action == "unchanged":
+        payload["message"] = f"already remembered as {saved.entry.name}"
+    else:
         payload["refresh"] = refreshed.as_json()
     return Outcome(payload)
 

@@ -30,6 +30,7 @@ from coffer.entry import (
     derived_name,
     first_line,
     one_line,
+    same_text_key,
     serialize,
     slugify,
 )
@@ -326,6 +327,11 @@ class Store:
                 entry = replace(existing, description=desc, body=body, metadata=meta)
                 action: Literal["created", "updated"] = "updated"
             else:
+                # The same text again is the same memory, whatever name it would get.
+                key = same_text_key(body)
+                same = next((e for e in current if same_text_key(e.body) == key), None)
+                if same is not None:
+                    return Saved(tier, same, "unchanged")
                 final = base_name
                 n = 2
                 while final in by_name or f"{final}.md" in files:
