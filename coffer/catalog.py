@@ -9,13 +9,16 @@ is deleted and rebuilt (docs/adr/0005-search-cache.md).
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
 import math
 import os
 import re
 import sqlite3
 import stat
+from collections import Counter
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -236,24 +239,20 @@ def idf(rows: int, hits: int) -> float:
     return math.log(1.0 + (rows - hits + 0.5) / (hits + 0.5))
 
 
-def rank(conn: sqlite3.Connection, terms: list[str]) -> list[tuple[int, float]]:
-    """(rowid, BM25 score) of every row matching any of ``terms``, best first.
+def rank(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` best (rowid, BM25 score) pairs of rows matching any of ``terms``.
 
-    Ties (equal scores) go to the row matching more distinct terms, then to the lower rowid.
+    Equal scores keep FTS5's row order; the store then orders them by name.
     """
-    total = conn.execute("SELECT count(*) FROM fts").fetchone()[0]
-    scores: dict[int, float] = {}
-    matched: dict[int, int] = {}
+    total = conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()[0]
+    scores: Counter[int] = Counter()
     for term in terms:
         rows = conn.execute(_TERM_SQL, ('"' + term.replace('"', '""') + '"',)).fetchall()
-        if not rows:
-            continue
-        # -bm25 = fts_idf * (weighted saturated term frequency): recover the latter.
-        scale = idf(total, len(rows)) / fts_idf(total, len(rows))
-        for rowid, bm25 in rows:
-            scores[rowid] = scores.get(rowid, 0.0) - bm25 * scale
-            matched[rowid] = matched.get(rowid, 0) + 1
-    return sorted(scores.items(), key=lambda kv: (-kv[1], -matched[kv[0]], kv[0]))
+        if rows:
+            # -bm25 = fts_idf * (weighted, saturated term frequency): swap the IDF.
+            scale = -idf(total, len(rows)) / fts_idf(total, len(rows))
+            scores.update({rowid: bm25 * scale for rowid, bm25 in rows})
+    return heapq.nlargest(limit, scores.items(), key=itemgetter(1))
 
 
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
@@ -263,7 +262,7 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
     tokens = [t for t in _TOKEN_RE.findall(query.lower()) if t]
     hits: list[Hit] = []
     if tokens:
-        ranked = rank(conn, list(dict.fromkeys(tokens)))[:limit]
+        ranked = rank(conn, list(dict.fromkeys(tokens)), limit)
         for rowid, score in ranked:
             row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
             if row is not None:
