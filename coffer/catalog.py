@@ -9,12 +9,16 @@ is deleted and rebuilt (docs/adr/0005-search-cache.md).
 from __future__ import annotations
 
 import contextlib
+import heapq
 import json
+import math
 import os
 import re
 import sqlite3
 import stat
+from collections import Counter
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -39,12 +43,13 @@ CREATE VIRTUAL TABLE fts USING fts5(
 # Column weights for bm25(): a hit in the name or description says more than one in the body.
 _WEIGHTS = "8.0, 3.0, 1.0"
 _TOKEN_RE = re.compile(r"\w+")
+# Per query term: every matching row's FTS5 bm25() for that term alone. FTS5 clamps its
+# inverse document frequency to 1e-6 for a term in half the rows or more, so the term's
+# weighted, length-normalised frequency is recovered by dividing that clamp back out and
+# re-weighted with an IDF that is always positive (docs/adr/0014-writes-blocks-ranking.md).
 # The only interpolation is the constant weights.
-_SEARCH_SQL = (
-    "SELECT f.filename, f.name, f.description, f.metadata, f.body,"  # noqa: S608
-    f" bm25(fts, {_WEIGHTS}) AS rank FROM fts JOIN files f ON f.id = fts.rowid"
-    " WHERE fts MATCH ? ORDER BY rank, f.name LIMIT ?"
-)
+_TERM_SQL = f"SELECT rowid, bm25(fts, {_WEIGHTS}) FROM fts WHERE fts MATCH ?"  # noqa: S608
+_ROWS_SQL = "SELECT filename, name, description, metadata, body FROM files WHERE id = ?"
 
 
 @dataclass(frozen=True)
@@ -222,6 +227,34 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> Scan:
     return Scan(entries, problems)
 
 
+def fts_idf(rows: int, hits: int) -> float:
+    """The IDF FTS5's bm25() uses (fts5_aux.c): clamped to 1e-6 when not positive."""
+    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
+    return idf if idf > 0.0 else 1e-6
+
+
+def idf(rows: int, hits: int) -> float:
+    """Lucene's BM25 IDF, log(1 + (N - n + 0.5) / (n + 0.5)): positive for any n <= N, so a
+    term found in most of a small store still counts, and rarer terms still count more."""
+    return math.log(1.0 + (rows - hits + 0.5) / (hits + 0.5))
+
+
+def rank(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` best (rowid, BM25 score) pairs of rows matching any of ``terms``.
+
+    Equal scores keep FTS5's row order; the store then orders them by name.
+    """
+    total = conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()[0]
+    scores: Counter[int] = Counter()
+    for term in terms:
+        rows = conn.execute(_TERM_SQL, ('"' + term.replace('"', '""') + '"',)).fetchall()
+        if rows:
+            # -bm25 = fts_idf * (weighted, saturated term frequency): swap the IDF.
+            scale = -idf(total, len(rows)) / fts_idf(total, len(rows))
+            scores.update({rowid: bm25 * scale for rowid, bm25 in rows})
+    return heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+
+
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
     """BM25-ranked entries matching any word of ``query``; substring match as a fallback
     for scripts FTS5 does not split into words (CJK)."""
@@ -229,12 +262,11 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
     tokens = [t for t in _TOKEN_RE.findall(query.lower()) if t]
     hits: list[Hit] = []
     if tokens:
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(tokens))
-        rows = conn.execute(
-            _SEARCH_SQL,
-            (match, limit),
-        ).fetchall()
-        hits = [Hit(round(-row[5], 4), _entry(row[:5])) for row in rows]
+        ranked = rank(conn, list(dict.fromkeys(tokens)), limit)
+        for rowid, score in ranked:
+            row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
+            if row is not None:
+                hits.append(Hit(round(score, 4), _entry(row)))
     if not hits and query.strip():
         pattern = (
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

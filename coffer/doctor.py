@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from coffer import index, projects
+from coffer.entry import Entry, same_text_key
 from coffer.errors import StoreError
 from coffer.secrets import find_secrets
 from coffer.store import Store, Tier
@@ -27,6 +29,55 @@ class Finding:
 
     def as_dict(self) -> dict[str, str]:
         return {"level": self.level, "tier": self.tier, "path": self.path, "message": self.message}
+
+
+# Near duplicates: Jaccard similarity of the two bodies' word sets (docs/adr/0014).
+NEAR = 0.8
+_WORD_RE = re.compile(r"\w+")
+
+
+def _words(entry: Entry) -> frozenset[str]:
+    return frozenset(_WORD_RE.findall(entry.body.lower()))
+
+
+def duplicates(
+    entries: Sequence[Entry], threshold: float = NEAR
+) -> tuple[list[tuple[Entry, Entry]], list[tuple[Entry, Entry, float]]]:
+    """(exact, near) duplicate pairs among ``entries``, each pair in the given order.
+
+    Exact: the same text once whitespace is normalised. Near: word-set Jaccard similarity at
+    least ``threshold``. Candidates come from prefix filtering (Chaudhuri et al. 2006; Bayardo
+    et al. 2007): with words ordered rarest first, two sets that similar must share a word
+    among the first ``len - ceil(threshold * len) + 1`` of each, so only those pairs are
+    compared and a store of 10,000 entries is not checked pair by pair.
+    """
+    exact: list[tuple[Entry, Entry]] = []
+    first: dict[str, Entry] = {}
+    distinct: list[Entry] = []
+    for entry in entries:
+        key = same_text_key(entry.body)
+        if key in first:
+            exact.append((first[key], entry))
+        else:
+            first[key] = entry
+            distinct.append(entry)
+    sets = [_words(e) for e in distinct]
+    freq = Counter(w for ws in sets for w in ws)
+    seen: dict[str, list[int]] = {}
+    near: list[tuple[Entry, Entry, float]] = []
+    for i, ws in enumerate(sets):
+        if not ws:
+            continue
+        ordered = sorted(ws, key=lambda w: (freq[w], w))
+        candidates: set[int] = set()
+        for w in ordered[: len(ws) - math.ceil(threshold * len(ws)) + 1]:
+            candidates.update(seen.setdefault(w, []))
+            seen[w].append(i)
+        for j in sorted(candidates):
+            similarity = len(ws & sets[j]) / len(ws | sets[j])
+            if similarity >= threshold:
+                near.append((distinct[j], distinct[i], similarity))
+    return exact, near
 
 
 def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding]:
@@ -57,6 +108,7 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
         for target in _LINK_RE.findall(entry.body):
             if target.strip() not in known:
                 add("warning", path, f"broken link [[{target.strip()}]]: no entry has that name")
+    out += _duplicate_findings(store, tier, scan.entries)
     rendered, current = store.render_index(tier)
     index_path = tier.dir / index.INDEX_NAME
     if current != rendered.text.encode("utf-8", errors="surrogateescape"):
@@ -68,6 +120,40 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
             f"{rendered.omitted} entries do not fit Claude's 200-line / "
             "25,000-character load budget and are listed only as a count",
         )
+    return out
+
+
+def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> list[Finding]:
+    """Duplicates within ``tier``, and for a project tier, of global entries too: agents
+    read both tiers, so the same fact in each is read twice."""
+    own = {id(e) for e in entries}
+    pool = list(entries)
+    if tier.scope == "project":
+        pool += store.scan(store.global_tier()).entries
+    where = {id(e): store.global_tier().dir if id(e) not in own else tier.dir for e in pool}
+
+    def path(e: Entry) -> Path:
+        return where[id(e)] / e.filename
+
+    scope = " --scope global" if tier.scope == "global" else ""
+    exact, near = duplicates(pool)
+    pairs = [(a, b, None) for a, b in exact] + list(near)
+    out: list[Finding] = []
+    for a, b, similarity in pairs:
+        if id(b) not in own:
+            a, b = b, a  # report this tier's copy: it is the one this tier can change
+        if id(b) not in own:
+            continue
+        if similarity is None:
+            level: Level = "warning"
+            message = f"the same text as {path(a)}; keep one (`coffer forget {b.name}{scope}`)"
+        else:
+            level = "info"
+            message = (
+                f"nearly the same text as {path(a)} ({similarity:.0%} of their words shared); "
+                "if they say one thing, merge them with `coffer update` and `coffer forget`"
+            )
+        out.append(Finding(level, tier.label, str(path(b)), message))
     return out
 
 

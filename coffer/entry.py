@@ -73,6 +73,13 @@ def slugify(text: str, limit: int = MAX_NAME) -> str:
     return out
 
 
+def derived_name(text: str) -> str:
+    """The name ``coffer remember`` gives ``text`` when none is passed."""
+    # Short names make readable file names and index lines: the first six words at most.
+    words = slugify(text, limit=200).split("-")
+    return slugify("-".join(words[:6]), limit=48)
+
+
 def check_name(name: str) -> str:
     """Return ``name`` if it is a valid entry name, else raise a clear error."""
     if not name or len(name) > MAX_NAME or not _NAME_RE.fullmatch(name):
@@ -93,6 +100,11 @@ def one_line(text: str, limit: int = MAX_DESCRIPTION) -> str:
     """Collapse whitespace to single spaces and cut to ``limit`` characters with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def same_text_key(body: str) -> str:
+    """What two bodies must share to be the same memory: the words, whatever the spacing."""
+    return " ".join(body.split())
 
 
 def first_line(body: str) -> str:

@@ -1,10 +1,12 @@
 """What goes inside a managed block: one tier's memory, as an agent should read it.
 
-Entries are shown most useful first (the index's priority order). Whole entries come first
-while they fit a share of the budget, then one line per entry, then a count of the rest with
-the command that recalls them. Entry text passes through ``block.render_fragment`` so no
-entry can forge a marker or open markdown that swallows the block's end, and entries that
-look like secrets are never rendered: instruction files are often committed.
+Entries are shown most useful first (the index's priority order), each piece of text once:
+one-line entries as one list, longer ones as headed sections (docs/adr/0014). Whole entries
+come first while they fit a share of the budget, then one line per entry, then a count of
+the rest with the command that recalls them. Entry text passes through
+``block.render_fragment`` so no entry can forge a marker or open markdown that swallows the
+block's end, and entries that look like secrets are never rendered: instruction files are
+often committed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from coffer import block
-from coffer.entry import Entry, one_line
+from coffer.entry import Entry, derived_name, one_line
 from coffer.index import priority
 from coffer.secrets import find_secrets
 
@@ -46,33 +48,52 @@ def _size(text: str) -> int:
 
 
 def _header(title: str, scope: str) -> list[str]:
-    where = "this project" if scope == "project" else "all your projects"
+    # One line, not a paragraph: it is read in every session, in every block.
     return [
         f"## {title}",
         "",
-        f"Shared memory for {where}, kept by coffer and shown to every coding agent. It is "
-        'context, not instructions. To add or correct a memory run `coffer remember "…"` '
-        "(or use coffer's MCP tools); this block is regenerated, so edits here are not kept.",
+        "_Context from coffer, not instructions. Regenerated: change it with "
+        '`coffer remember "…"`, `coffer update` or `coffer forget`, not here._',
         "",
     ]
 
 
-def _full(entry: Entry) -> str:
-    kind = f" ({entry.type})" if entry.type else ""
-    parts = [f"### {block.render_fragment(entry.name)}{kind}"]
-    if entry.description:
-        parts.append(f"_{block.render_fragment(one_line(entry.description))}_")
-    body = block.render_fragment(entry.body.strip())
-    if body:
-        parts += ["", body]
-    return "\n".join(parts) + "\n"
+def _split(entry: Entry) -> tuple[str, str]:
+    """(headline, rest of the body): every piece of an entry's text shown once.
+
+    ``coffer remember`` makes the description the body's first line, so that line is the
+    headline and the body continues after it; a description of its own heads the whole body.
+    """
+    body = entry.body.strip()
+    first, _, rest = body.partition("\n")
+    head = one_line(first.strip().lstrip("#"))
+    desc = one_line(entry.description)
+    if not desc or desc == head or (desc.endswith("…") and head.startswith(desc[:-1])):
+        return head or entry.name, rest.strip()
+    return desc, body
 
 
-def _line(entry: Entry) -> str:
-    desc = (
-        f" — {block.render_fragment(one_line(entry.description, 160))}" if entry.description else ""
-    )
-    return f"- {block.render_fragment(entry.name)}{desc}"
+def _label(entry: Entry, headline: str, scope: str) -> str:
+    """The name where it says more than the headline, the type where it is not the tier's."""
+    parts = []
+    if entry.name != derived_name(headline):
+        parts.append(f"`{entry.name}`")
+    if entry.type and entry.type != ("project" if scope == "project" else "user"):
+        parts.append(entry.type)
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _full(entry: Entry, scope: str) -> str:
+    """A one-line entry as a list item; a longer one as a headed section."""
+    head, rest = _split(entry)
+    line = f"{block.render_fragment(head)}{_label(entry, head, scope)}"
+    body = block.render_fragment(rest)
+    return f"### {line}\n{body}\n" if body else f"- {line}\n"
+
+
+def _line(entry: Entry, scope: str) -> str:
+    head = one_line(_split(entry)[0], 160)
+    return f"- {block.render_fragment(head)}{_label(entry, head, scope)}"
 
 
 def handoff_lines(handoffs: Sequence[Handoff]) -> list[str]:
@@ -118,20 +139,25 @@ def render(
     full_limit = budget * FULL_SHARE
     full = 0
     i = 0
+    items: list[str] = []
     sections: list[str] = []
     while i < len(safe):
-        text = _full(safe[i])
+        text = _full(safe[i], scope)
         if used + _size(text) + 1 > full_limit:
             break
-        sections.append(text)
+        (items if text.startswith("- ") else sections).append(text)
         used += _size(text) + 1
         full += 1
         i += 1
+    if items:
+        # One list first, then the headed entries: a list item after a section would
+        # read as part of it. Both keep the priority order.
+        sections.insert(0, "".join(items))
     if not safe:
         sections.append("_No memories yet._\n")
     lines: list[str] = []
     while i < len(safe):
-        line = _line(safe[i])
+        line = _line(safe[i], scope)
         if used + _size(line) + 1 + _FOOTER_RESERVE > budget:
             break
         lines.append(line)
@@ -140,7 +166,7 @@ def render(
     omitted = tuple(e.name for e in safe[i:])
     out.append("\n".join(sections).rstrip("\n"))
     if lines:
-        out += ["", "More memories (one line each; `coffer show NAME` prints one):", "", *lines]
+        out += ["", "More, one line each (`coffer recall WORDS` prints them whole):", "", *lines]
     if omitted:
         out += ["", f"…and {len(omitted)} more: run `coffer recall <words>` to search them."]
     return Rendered("\n".join(out).rstrip("\n"), full, len(lines), omitted, tuple(withheld))

@@ -27,8 +27,10 @@ from coffer.entry import (
     TYPES,
     Entry,
     check_type,
+    derived_name,
     first_line,
     one_line,
+    same_text_key,
     serialize,
     slugify,
 )
@@ -104,12 +106,6 @@ def _check_secrets(*texts: str) -> None:
             f"refusing to store text that looks like a secret ({', '.join(labels)}); "
             "remove the credential and try again"
         )
-
-
-def _derived_name(text: str) -> str:
-    # Short names make readable file names and index lines: the first six words at most.
-    words = slugify(text, limit=200).split("-")
-    return slugify("-".join(words[:6]), limit=48)
 
 
 class Store:
@@ -319,7 +315,7 @@ class Store:
         desc = one_line(description) if description else first_line(body)
         _check_secrets(body, desc, name or "")
         explicit = name is not None
-        base_name = slugify(name) if name is not None else _derived_name(desc or body)
+        base_name = slugify(name) if name is not None else derived_name(desc or body)
         if not base_name:
             raise InvalidInputError(
                 f"cannot make an entry name from {name!r}: use letters or digits"
@@ -349,6 +345,11 @@ class Store:
                 entry = replace(existing, description=desc, body=body, metadata=meta)
                 action: Literal["created", "updated"] = "updated"
             else:
+                # The same text again is the same memory, whatever name it would get.
+                key = same_text_key(body)
+                same = next((e for e in current if same_text_key(e.body) == key), None)
+                if same is not None:
+                    return Saved(tier, same, "unchanged")
                 final = base_name
                 n = 2
                 while final in by_name or f"{final}.md" in files:
@@ -380,7 +381,11 @@ class Store:
         body = text.strip() if text is not None else found.entry.body.strip()
         if not body:
             raise InvalidInputError("the new text is empty; use forget to delete an entry")
-        desc = one_line(description) if description else found.entry.description
+        desc = found.entry.description
+        if description:
+            desc = one_line(description)
+        elif desc == first_line(found.entry.body.strip()):
+            desc = first_line(body)  # derived from the old text: derive it from the new one
         _check_secrets(body, desc)
         with self.lock(tier):
             meta = dict(found.entry.metadata)

@@ -195,6 +195,13 @@ def test_remember_recall_list_update_forget(repo: Path) -> None:
         name = saved["entry"]["name"]
         assert saved["entry"]["tier"] == {"scope": "project", "project": "repo", "root": str(repo)}
         assert saved["refresh"]["ok"] is True
+        again = data(
+            await session.call_tool(
+                "remember",
+                {"text": "Releases are cut with make release;  never push tags by hand.\n"},
+            )
+        )
+        assert (again["action"], again["message"]) == ("unchanged", f"already remembered as {name}")
 
         g = data(
             await session.call_tool(
@@ -206,7 +213,7 @@ def test_remember_recall_list_update_forget(repo: Path) -> None:
 
         hits = data(await session.call_tool("recall", {"query": "release tags"}))
         assert [h["name"] for h in hits["results"]] == [name]
-        assert "make release" in hits["results"][0]["body"]
+        assert "make release" in hits["results"][0]["body"] and hits["results"][0]["score"] > 0
         both = data(await session.call_tool("recall", {"query": "commits release", "limit": 5}))
         assert {h["tier"]["scope"] for h in both["results"]} == {"project", "global"}
         only = data(await session.call_tool("recall", {"query": "commits", "scope": "global"}))

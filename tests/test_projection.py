@@ -63,9 +63,15 @@ def test_fresh_machine(repo, home):
     assert link.is_symlink() and os.path.realpath(link) == str(tier.dir)
     assert (link / "deploy.md").is_file()
     agents = (repo / "AGENTS.md").read_text()
-    assert block.START_MARKER in agents and "### deploy" in agents
-    assert "### tabs" in (home / ".claude" / "CLAUDE.md").read_text()
-    assert "### tabs" in (home / ".codex" / "AGENTS.md").read_text()
+    assert block.START_MARKER in agents and "- We deploy with make release. (`deploy`)" in agents
+    assert (
+        "- Prefer tabs over spaces. (`tabs`, feedback)"
+        in (home / ".claude" / "CLAUDE.md").read_text()
+    )
+    assert (
+        "- Prefer tabs over spaces. (`tabs`, feedback)"
+        in (home / ".codex" / "AGENTS.md").read_text()
+    )
     assert not (repo / "CLAUDE.md").exists()  # never shadow AGENTS.md for Claude
 
 
@@ -90,11 +96,14 @@ def test_cli_fresh_then_noop_then_dry_run(repo):
     s.remember(s.project_tier(repo), "Staging is at staging.example.com.", name="staging")
     dry = coffer("project", "--dry-run", cwd=repo)
     assert dry.returncode == 0
-    assert "would update" in dry.stdout and "+### staging" in dry.stdout
-    assert "### staging" not in (repo / "AGENTS.md").read_text()
+    assert (
+        "would update" in dry.stdout
+        and "+- Staging is at staging.example.com. (`staging`)" in dry.stdout
+    )
+    assert "(`staging`)" not in (repo / "AGENTS.md").read_text()
     quiet = coffer("project", "--quiet", cwd=repo)
     assert (quiet.returncode, quiet.stdout) == (0, "")
-    assert "### staging" in (repo / "AGENTS.md").read_text()
+    assert "(`staging`)" in (repo / "AGENTS.md").read_text()
 
 
 def test_subdirectory_and_worktree_share_one_projection(repo, home, tmp_path):
@@ -224,7 +233,7 @@ def test_hand_edit_inside_block_is_kept_and_reported(repo):
     assert path.read_text() == edited
     r = engine().project(repo, replace_edited=True)
     assert r.ok
-    assert "### new" in path.read_text()
+    assert "- New fact. (`new`)" in path.read_text()
     assert any(p.read_bytes() == edited.encode() for p in (s.root / "backups").glob("*.bak"))
 
 

@@ -1,7 +1,8 @@
-"""Store commands: remember, recall, list, show, forget, where, reindex, doctor."""
+"""Store commands: remember, update, recall, list, show, forget, where, reindex, doctor."""
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated, Any
 
@@ -22,6 +23,7 @@ from coffer.cli._common import (
 from coffer.entry import serialize
 from coffer.errors import InvalidInputError
 from coffer.store import Found, Saved, Tier, types_help
+from coffer.writes import Refreshed, Writer
 
 
 def _tier_json(tier: Tier) -> dict[str, Any]:
@@ -34,7 +36,7 @@ def _tier_json(tier: Tier) -> dict[str, Any]:
     }
 
 
-def _found_json(found: Found, *, body: bool) -> dict[str, Any]:
+def _found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {
         "name": found.entry.name,
         "description": found.entry.description,
@@ -42,12 +44,24 @@ def _found_json(found: Found, *, body: bool) -> dict[str, Any]:
         "file": str(found.path),
         "tier": _tier_json(found.tier),
     }
-    if found.score:
+    if score:
         data["score"] = found.score
     if body:
         data["metadata"] = dict(found.entry.metadata)
         data["body"] = found.entry.body
     return data
+
+
+def _writer() -> Writer:
+    return Writer(store(), os.environ)
+
+
+def _say_refreshed(refreshed: Refreshed) -> None:
+    """Which projected files the write reached; what it could not reach goes to stderr."""
+    for path in refreshed.updated:
+        echo(f"updated {path}")
+    for problem in refreshed.problems:
+        typer.echo(f"coffer: not refreshed: {problem}", err=True)
 
 
 def _write_tier(project: ProjectOpt, scope_value: str | None) -> Tier:
@@ -80,9 +94,13 @@ def remember(
     if text == "-":
         text = sys.stdin.read()
     tier = _write_tier(project, scope_value)
-    saved: Saved = store().remember(
+    saved, refreshed = _writer().remember(
         tier, text, name=name, description=description, type=type_, replace_existing=replace
     )
+    _say_saved(saved, refreshed, as_json)
+
+
+def _say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
     path = saved.tier.dir / saved.entry.filename
     if as_json:
         emit_json(
@@ -91,10 +109,45 @@ def remember(
                 "name": saved.entry.name,
                 "file": str(path),
                 "tier": _tier_json(saved.tier),
+                "refresh": refreshed.as_json(),
             }
         )
+        return
+    if saved.action == "unchanged":
+        echo(f"already remembered as {saved.entry.name} in {saved.tier.label}: {path}")
     else:
         echo(f"{saved.action} {saved.entry.name} in {saved.tier.label}: {path}")
+    _say_refreshed(refreshed)
+
+
+@app.command()
+def update(
+    name: Annotated[str, typer.Argument(help="Entry name.")],
+    text: Annotated[
+        str | None, typer.Argument(help="The new text; '-' reads it from stdin.")
+    ] = None,
+    description: Annotated[str | None, typer.Option(help="New one-line description.")] = None,
+    type_: Annotated[
+        str | None, typer.Option("--type", help=f"New entry type: {types_help()}.")
+    ] = None,
+    scope_value: Annotated[
+        str, typer.Option("--scope", help="project (default) or global.")
+    ] = "project",
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Change an existing entry's text, description or type (other metadata is kept)."""
+    if text is None and description is None and type_ is None:
+        raise InvalidInputError("nothing to update: pass the new text, --description or --type")
+    if text == "-":
+        text = sys.stdin.read()
+    tiers = store().tiers(project_path(project), scope(scope_value))
+    if not tiers:
+        raise InvalidInputError("this project has no memory yet")
+    saved, refreshed = _writer().update(
+        tiers[0], name, text=text, description=description, type=type_
+    )
+    _say_saved(saved, refreshed, as_json)
 
 
 @app.command()
@@ -109,7 +162,8 @@ def recall(
     s = store()
     hits = s.recall(s.tiers(project_path(project), scope(scope_value)), query, limit)
     if as_json:
-        emit_json({"query": query, "results": [_found_json(h, body=True) for h in hits]})
+        results = [_found_json(h, body=True, score=True) for h in hits]
+        emit_json({"query": query, "results": results})
         return
     if not hits:
         echo(f"no entries match {query!r}")
@@ -179,11 +233,18 @@ def forget(
     tiers = s.tiers(project_path(project), chosen)
     if not tiers:
         raise InvalidInputError("this project has no memory yet")
-    found = s.forget(tiers[0], name)
+    found, refreshed = _writer().forget(tiers[0], name)
     if as_json:
-        emit_json({"action": "forgotten", **_found_json(found, body=False)})
+        emit_json(
+            {
+                "action": "forgotten",
+                **_found_json(found, body=False),
+                "refresh": refreshed.as_json(),
+            }
+        )
     else:
         echo(f"forgot {found.entry.name} from {found.tier.label} (kept in {found.tier.base}/trash)")
+        _say_refreshed(refreshed)
 
 
 @app.command()

@@ -358,6 +358,10 @@ class Engine:
             ):
                 if target.tier != scope:
                     continue
+                # Only what `coffer project` established (and journaled) is refreshed: a
+                # write must never start projecting a project or a file nobody projected.
+                if self.journal.get(target.path) is None:
+                    continue
                 if target.mode is Mode.RENDER:
                     groups[target.path].append((name, target))
                 elif target.mode is Mode.SYMLINK:
@@ -368,16 +372,15 @@ class Engine:
         entries = {scope: self._entries(tier)}
         for file, items in sorted(groups.items()):
             state, detail = blocks.state(file, None)
-            if state == "missing":
-                if self.journal.get(file) is not None:
-                    report.problems.append(
-                        Problem(
-                            file,
-                            "drifted",
-                            "the coffer block was removed; `coffer project` puts "
-                            "it back, `coffer unproject` forgets it",
-                        )
+            if state == "missing":  # journaled, so coffer wrote it and someone removed it
+                report.problems.append(
+                    Problem(
+                        file,
+                        "drifted",
+                        "the coffer block was removed; `coffer project` puts "
+                        "it back, `coffer unproject` forgets it",
                     )
+                )
                 continue  # adding a block is `coffer project`'s call, not the watcher's
             # One unwritable or vanished file is reported and the other files still get
             # their refresh (coffer watch must survive it; added for the watcher).

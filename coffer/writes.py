@@ -1,0 +1,111 @@
+"""Writes that reach every agent: change the store, then refresh the tier's projections.
+
+``coffer remember`` / ``update`` / ``forget`` and the MCP tools of the same names all come
+through here, so every write path regenerates ``MEMORY.md`` *and* re-renders the blocks that
+show the tier, in the same call, and says which files it updated. The refresh is
+:meth:`Engine.refresh` (the watcher's path): it only touches projections that `coffer project`
+established and the journal records, never creates one, and reports a hand-edited block
+instead of overwriting it (docs/adr/0014-writes-blocks-ranking.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coffer import registry
+from coffer.store import Found, Saved, Store, Tier
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What refreshing a tier's projections did: files rewritten, and what was refused."""
+
+    updated: tuple[Path, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "updated": [str(p) for p in self.updated],
+            "problems": list(self.problems),
+        }
+
+
+AdapterSource = Callable[[], registry.Loaded]
+
+
+class Writer:
+    """Store writes plus the refresh of what agents read, for one store and environment."""
+
+    def __init__(
+        self,
+        store: Store,
+        environ: Mapping[str, str],
+        adapters: AdapterSource = registry.load_adapters,
+    ) -> None:
+        self.store = store
+        self.environ = environ
+        self.adapters = adapters
+
+    def refresh(self, tier: Tier) -> Refreshed:
+        """Re-render the projections that show ``tier``; a failure never undoes the write."""
+        # Imported here: the engine pulls in every adapter, which reads do not need.
+        from coffer.integrations import handoff_source
+        from coffer.projection.engine import Engine
+
+        root = Path(tier.info.root) if tier.scope == "project" else None
+        try:
+            engine = Engine(self.store, self.environ, self.adapters(), handoffs=handoff_source())
+            report = engine.refresh(tier.scope, root)
+        except Exception as exc:  # the entry is saved; say why the agents do not see it yet
+            return Refreshed((), (f"{type(exc).__name__}: {exc}",))
+        updated = tuple(dict.fromkeys(c.path for c in report.changes))
+        return Refreshed(updated, tuple(p.line() for p in report.problems))
+
+    def remember(
+        self,
+        tier: Tier,
+        text: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        type: str | None = None,
+        replace_existing: bool = False,
+    ) -> tuple[Saved, Refreshed]:
+        """:meth:`Store.remember`, then the refresh (none when nothing changed)."""
+        saved = self.store.remember(
+            tier,
+            text,
+            name=name,
+            description=description,
+            type=type,
+            replace_existing=replace_existing,
+        )
+        if saved.action == "unchanged":
+            return saved, Refreshed()
+        return saved, self.refresh(saved.tier)
+
+    def update(
+        self,
+        tier: Tier,
+        name: str,
+        *,
+        text: str | None = None,
+        description: str | None = None,
+        type: str | None = None,
+    ) -> tuple[Saved, Refreshed]:
+        """:meth:`Store.update`, then the refresh."""
+        saved = self.store.update(tier, name, text=text, description=description, type=type)
+        return saved, self.refresh(saved.tier)
+
+    def forget(self, tier: Tier, name: str) -> tuple[Found, Refreshed]:
+        """:meth:`Store.forget`, then the refresh."""
+        found = self.store.forget(tier, name)
+        return found, self.refresh(found.tier)

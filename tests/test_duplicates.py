@@ -1,0 +1,89 @@
+"""The same memory twice: `remember` says it is already there; `doctor` finds exact and
+near duplicates, also between a project and the global tier."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from coffer.doctor import NEAR, duplicates
+from coffer.entry import Entry
+from tests.helpers import coffer, make_repo, store
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo")
+
+
+def test_remembering_the_same_text_again_names_the_entry_and_adds_no_file(repo: Path) -> None:
+    first = coffer("remember", "Releases are cut on Thursdays.", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    tier = store().project_tier(repo)
+    assert tier is not None
+    files = sorted(p.name for p in tier.dir.iterdir())
+    again = coffer("remember", "  Releases are cut\non   Thursdays. \n", cwd=repo)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("already remembered as releases-are-cut-on-thursdays in ")
+    assert sorted(p.name for p in tier.dir.iterdir()) == files
+    named = json.loads(
+        coffer(
+            "remember", "Releases are cut on Thursdays.", "--name", "cut", "--json", cwd=repo
+        ).stdout
+    )
+    assert (named["action"], named["name"]) == ("unchanged", "releases-are-cut-on-thursdays")
+    assert sorted(p.name for p in tier.dir.iterdir()) == files
+    # The other tier is another memory: the same text there is a new entry.
+    other = coffer("remember", "Releases are cut on Thursdays.", "--scope", "global", cwd=repo)
+    assert other.stdout.startswith("created ")
+
+
+def write(directory: Path, name: str, body: str) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{name}.md").write_text(f"---\nname: {name}\ndescription: d\n---\n{body}\n")
+
+
+def test_doctor_finds_exact_and_near_duplicates(repo: Path) -> None:
+    assert coffer("remember", "Seed.", cwd=repo).returncode == 0
+    tier = store().project_tier(repo)
+    assert tier is not None
+    write(tier.dir, "a", "Deploys need a change ticket from the release manager.")
+    write(tier.dir, "b", "Deploys  need a change ticket\nfrom the release manager.")  # exact
+    write(tier.dir, "c", "Deploys need a change ticket from the release manager first.")  # near
+    write(tier.dir, "d", "Deploys need a review from the security team.")  # unrelated
+    write(store().global_tier(create=True).dir, "g", "Seed.")  # the project's seed, globally
+    out = coffer("doctor", "--json", cwd=repo)
+    assert out.returncode == 1
+    found = {
+        (Path(f["path"]).name, f["level"]): f["message"] for f in json.loads(out.stdout)["findings"]
+    }
+    assert "the same text as" in found["b.md", "warning"] and "a.md" in found["b.md", "warning"]
+    assert "nearly the same text" in found["c.md", "info"] and "a.md" in found["c.md", "info"]
+    assert "`coffer forget seed`" in found["seed.md", "warning"]
+    assert "g.md" in found["seed.md", "warning"]
+    assert not any(name == "d.md" for name, _ in found)
+
+
+def test_prefix_filtering_finds_every_pair_brute_force_finds() -> None:
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(40)]
+    base = [rng.sample(vocabulary, rng.randint(3, 12)) for _ in range(60)]
+    bodies = []
+    for words in base:  # each sentence plus a few variants that drop or add one word
+        bodies.append(" ".join(words))
+        bodies.append(" ".join(words[:-1]))
+        bodies.append(" ".join([*words, rng.choice(vocabulary)]))
+    entries = [Entry(f"e{i}", "", b, {}, f"e{i}.md") for i, b in enumerate(bodies)]
+    _, near = duplicates(entries)
+    got = {frozenset((a.name, b.name)) for a, b, _ in near}
+    distinct = {" ".join(e.body.split()): e for e in reversed(entries)}.values()
+    want = set()
+    for a, b in itertools.combinations(distinct, 2):
+        x, y = set(a.body.split()), set(b.body.split())
+        if len(x & y) / len(x | y) >= NEAR:
+            want.add(frozenset((a.name, b.name)))
+    assert want and got == want
