@@ -105,7 +105,11 @@ class Adapter(Protocol):
 # Optional adapter attributes, looked up with getattr (not part of the Protocol):
 # - HARNESSES: tuple[str, ...], the ecc.memory.v1 harness slugs whose vault handoffs are
 #   for this agent (default: the adapter's NAME);
-# - wiring(ctx, launch): what `coffer setup` adds to the agent's config (see ConfigEdit).
+# - wiring(ctx, launch): what `coffer setup` adds to the agent's config (see ConfigEdit);
+# - SESSION_CONTEXT_LIMIT: int, the most bytes of session-start hook output the agent adds
+#   to the model's context whole (default coffer.session_context.DEFAULT_LIMIT);
+# - session_context(text) -> str: what the hook must print for the agent to add ``text``
+#   to the model's context (default: ``text`` itself, as plain stdout).
 
 
 def no_native_memory(ctx: Context) -> NativeMemory | None:

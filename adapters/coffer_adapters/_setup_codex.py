@@ -13,6 +13,10 @@ docs/adr/0009-mcp-and-setup.md):
   none. Hooks are on unless ``[features] hooks = false`` (older: ``codex_hooks``). Codex runs
   a new non-managed hook only after the user trusts it in ``/hooks`` (a hash recorded under
   ``[hooks.state]`` in config.toml); coffer never writes that trust on the user's behalf.
+- A SessionStart hook's plain stdout becomes model context (codex-rs/hooks
+  ``events/session_start.rs``), and Codex reads ``AGENTS.md`` before the hook runs: the hook
+  is ``coffer project --quiet --for codex``, which prints the handoffs waiting for Codex and
+  the memory a run put in place after Codex read its files (docs/adr/0012).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
         "hooks": [
             {
                 "type": "command",
-                "command": launch.session_start,
+                "command": launch.session_start_for("codex"),
                 "timeout": HOOK_TIMEOUT,
                 "statusMessage": "coffer: projecting memory",
             }

@@ -4,10 +4,13 @@ Config keys (Gemini CLI documentation: docs/tools/mcp-server.md and docs/hooks/r
 in google-gemini/gemini-cli): both live in ``~/.gemini/settings.json`` (``GEMINI_CLI_HOME``
 replaces ``~``). MCP servers are ``mcpServers.<name>`` with ``command``, ``args`` and ``env``;
 hooks are ``hooks.<Event>``: a list of groups ``{"matcher"?, "hooks": [{"type": "command",
-"command", "name"?, "timeout"?}]}`` where a hook must print nothing but JSON on stdout,
-which ``coffer project --hook`` respects (nothing on success, else ``{"systemMessage"}``,
-which Gemini shows at the start of the session). Older releases
-gated hooks behind a setting; coffer does not flip any such switch, it says so instead.
+"command", "name"?, "timeout"?}]}``. Gemini loads ``GEMINI.md`` before it fires
+SessionStart, shows a hook's plain stdout to the user only, and gives the model
+``hookSpecificOutput.additionalContext`` of JSON stdout. So the hook is ``coffer project
+--hook --for gemini``: it prints nothing on a quiet success, else one JSON object with the
+handoffs and the memory for the session as ``additionalContext`` (docs/adr/0012) and any
+message for the user as ``systemMessage`` (docs/adr/0013). Older releases gated hooks
+behind a setting; coffer does not flip any such switch, it says so instead.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
             {
                 "name": "coffer-project",
                 "type": "command",
-                "command": launch.session_start,
+                "command": launch.session_start_for("gemini"),
                 "timeout": HOOK_TIMEOUT_MS,
             }
         ]

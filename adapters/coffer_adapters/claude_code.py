@@ -34,6 +34,9 @@ native_memory = no_native_memory  # the store *is* Claude's memory: nothing comp
 # Vault handoffs addressed to either name reach Claude: ECC's own slug is `claude`
 # (ecc-memory-v1 §2.4 Example B); `claude-code` is the tool's name, which people write too.
 HARNESSES = ("claude", "claude-code")
+# A SessionStart hook's plain stdout becomes context; over 10,000 characters Claude keeps
+# only a 2 KB preview and a path to the rest (2.1.332, run: docs/adr/0012).
+SESSION_CONTEXT_LIMIT = 10_000
 
 _MAX_UNITS = 200
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -23,6 +23,10 @@ MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.RENDER}
 DEFAULT_PROJECT_DOC_MAX_BYTES = 32_768
 _COMMENT = "turned off by coffer; `coffer unproject --agent codex` restores it"
 _MAX_IMPORT = 30_000
+# A SessionStart hook's plain stdout becomes model context; over ~2,500 tokens (counted as
+# bytes / 4) Codex keeps a preview and spills the rest to a file (codex-rs/hooks
+# output_spill.rs; docs/adr/0012).
+SESSION_CONTEXT_LIMIT = 10_000
 
 
 def codex_home(ctx: Context) -> Path:

@@ -22,6 +22,17 @@ NAME = "gemini"
 MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.RENDER}
 native_memory = no_native_memory
 HARNESSES = ("gemini", "gemini-cli")  # vault handoff targets that address Gemini CLI
+# Gemini shows a hook's plain stdout to the user only (as a system message); the model gets
+# ``hookSpecificOutput.additionalContext`` of JSON stdout (packages/core/src/hooks/
+# hookRunner.ts, docs/hooks/reference.md; docs/adr/0012). No size cap found; coffer keeps
+# to the size the other agents accept.
+SESSION_CONTEXT_LIMIT = 10_000
+
+
+def session_context(text: str) -> str:
+    """The SessionStart hook output that puts ``text`` in the model's context."""
+    output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    return json.dumps(output, ensure_ascii=False) + "\n"
 
 
 def gemini_dir(ctx: Context) -> Path:

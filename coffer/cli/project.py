@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,6 +48,25 @@ def _print(report: Report, *, quiet: bool, dry_run: bool) -> None:
         typer.echo(f"coffer: {p.line()}", err=True)
 
 
+def _hook_context(
+    engine: Engine,
+    path: Path,
+    agent: str,
+    report: Report,
+    before: Mapping[Path, bytes | None] | None,
+) -> tuple[str, str]:
+    """(what `--for AGENT` hands the model now, what a no-op run hands it again): the vault
+    handoffs waiting for the agent, plus now the memory this run put where the agent had
+    already looked (coffer.session_context)."""
+    from coffer import session_context
+    from coffer.render import handoff_lines
+
+    root = engine.store.project_root_or_none(path)
+    found = engine.handoffs_for(engine.context(root), [agent]) if root else ()
+    handoffs = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
+    return session_context.hook_context(engine, path, agent, report, before, handoffs), handoffs
+
+
 @app.command()
 def project(
     quiet: Annotated[
@@ -67,8 +87,9 @@ def project(
         typer.Option(
             "--for",
             metavar="AGENT",
-            help="Also print the vault handoffs waiting for AGENT (for a session-start "
-            "hook whose output the agent reads as context).",
+            help="Session-start hook mode: also print, as AGENT reads hook output, the "
+            "vault handoffs waiting for it and any memory this run put in place after "
+            "AGENT had loaded its files.",
         ),
     ] = None,
     hook: Annotated[
@@ -95,6 +116,12 @@ def project(
     if git_block is not None:
         _choose_git_block(engine, project_path(path), git_block)
     deadline = _start_hook(engine) if hook and not dry_run else None
+    before = None
+    if for_agent and not dry_run:
+        from coffer import session_context
+
+        # What the agent's session may already have loaded, before this run changes it.
+        before = session_context.snapshot(engine, project_path(path))
     try:
         report = engine.project(
             project_path(path),
@@ -106,7 +133,7 @@ def project(
     except hook_mode.GaveUp as exc:
         assert deadline is not None  # only a deadline gives up
         typer.echo(f"coffer: {exc}", err=True)
-        _end_hook(deadline, "", [f"coffer: {exc}"])
+        _end_hook(deadline, "", [f"coffer: {exc}"], None)
         raise typer.Exit(0) from None
     except OSError as exc:
         if deadline is None:
@@ -114,23 +141,27 @@ def project(
         # Unexpected, so the hook fails; but with a line the agent can show, not a traceback.
         raise CofferError(f"cannot project: {exc}") from exc
     _print(report, quiet=quiet or hook, dry_run=dry_run)
-    output = ""
+    context = replay = ""
+    frame = None
     if for_agent:
-        from coffer.render import handoff_lines
+        from coffer.session_context import framer
 
-        root = engine.store.project_root_or_none(project_path(path))
-        found = engine.handoffs_for(engine.context(root), [for_agent]) if root else ()
-        output = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
+        frame = framer(engine, for_agent)  # as the agent reads hook output
+        context, replay = _hook_context(engine, project_path(path), for_agent, report, before)
         if deadline is None:
-            sys.stdout.write(output)
+            sys.stdout.write(frame(context))
     if deadline is not None:
-        _end_hook(deadline, output, _hook_messages(engine, project_path(path), report))
+        messages = _hook_messages(engine, project_path(path), report)
+        _end_hook(deadline, context, messages, frame)
     if report.ok and not dry_run:
         from coffer import fastpath
 
         fastpath.record(engine, project_path(path))
         if for_agent:
-            fastpath.record_output(engine, project_path(path), for_agent, output)
+            # Only the handoffs are printed again by a run with nothing to do: memory
+            # handed to this session is loaded from the agent's own files next time.
+            assert frame is not None
+            fastpath.record_output(engine, project_path(path), for_agent, frame(replay))
     if deadline is not None:
         raise typer.Exit(1 if hook_mode.unexpected(report.problems) else 0)
     raise typer.Exit(0 if report.ok else 1)
@@ -166,11 +197,20 @@ def _hook_messages(engine: Engine, path: Path, report: Report) -> list[str]:
     return alerts + fresh
 
 
-def _end_hook(deadline: hook_mode.Deadline, context: str, messages: list[str]) -> None:
+def _end_hook(
+    deadline: hook_mode.Deadline,
+    context: str,
+    messages: list[str],
+    frame: Callable[[str], str] | None,
+) -> None:
     """Print what an agent shows from a session-start hook (stderr has had the problems:
-    agents show it only for a failing hook, but their debug logs keep it)."""
+    agents show it only for a failing hook, but their debug logs keep it). Context alone
+    goes out as the agent reads hook output (``frame``, docs/adr/0012)."""
     deadline.finish()
-    sys.stdout.write(hook_mode.output(context, "\n".join(messages)))
+    if frame and not messages:
+        sys.stdout.write(frame(context))
+    else:
+        sys.stdout.write(hook_mode.output(context, "\n".join(messages)))
 
 
 def _choose_git_block(engine: Engine, path: Path, choice: str) -> None:
