@@ -191,7 +191,10 @@ def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
     assert config["mcp_servers"]["docs"]["command"] == "npx"
     hooks = json.loads((home / ".codex" / "hooks.json").read_text())
     assert list(hooks) == ["hooks"]
-    assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("project --hook")
+    # --for codex: the hook's plain stdout is model context for Codex (docs/adr/0012)
+    assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith(
+        "project --hook --for codex"
+    )
 
     records = setup_records()
     assert {Path(str(r["path"])).name for r in records} == {
@@ -578,7 +581,7 @@ def test_gemini_setup_and_undo(home: Path) -> None:
     assert list(data["mcpServers"]) == ["docs", "coffer"]
     assert data["mcpServers"]["coffer"]["env"]["ECC_MEMORY_HARNESS"] == "gemini"
     hook = data["hooks"]["SessionStart"][0]["hooks"][0]
-    assert hook["type"] == "command" and hook["command"].endswith("project --hook")
+    assert hook["type"] == "command" and hook["command"].endswith("project --hook --for gemini")
     assert data["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "~/bin/bye.sh"
     assert coffer("setup", "--undo").returncode == 0
     assert snapshot(home) == before
