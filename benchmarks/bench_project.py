@@ -56,6 +56,15 @@ def main() -> None:
             runs = time_cmd([*cmd, "project", "--quiet"], env=env, cwd=root, runs=args.runs)
             ratio = median(runs) / median(bare)
             print(f"coffer project {n:>6} ent  {ms(runs)}  ratio {ratio:4.2f}x bare")
+            # What Claude's session-start hook runs (docs/adr/0012): the no-op path
+            # replays the recorded --for output instead of computing it.
+            hook_cmd = [*cmd, "project", "--quiet", "--for", "claude"]
+            subprocess.run(hook_cmd, env=env, cwd=root, check=True, capture_output=True)
+            hook = time_cmd(hook_cmd, env=env, cwd=root, runs=args.runs)
+            print(
+                f"  hook (--for claude)      {ms(hook)}  ratio "
+                f"{median(hook) / median(bare):4.2f}x bare"
+            )
             slow = time_cmd(
                 [*cmd, "project", "--quiet", "--replace-edited"],
                 env=env,
