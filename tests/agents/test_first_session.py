@@ -2,7 +2,7 @@
 
 Each agent reads its memory files before its SessionStart hook finishes, so the memory the
 hook puts in place reaches the first session only through the hook's output. These tests
-run the real agents offline and read the request each one sends (tests/agents/conftest.py).
+run the real agents offline and read the requests each one sends (tests/agents/conftest.py).
 """
 
 from __future__ import annotations
@@ -22,13 +22,6 @@ FACT = "The staging cluster is called walrus-77 and is rebuilt every Tuesday"
 HANDOVER = "Coffer put this memory in place after the session had loaded its files"
 
 
-def _sent(recorder: Recorder) -> str:
-    """Everything the agent sent this session (some agents make a routing call first)."""
-    bodies = recorder.bodies()
-    assert bodies, "the agent sent no request"
-    return "\n".join(bodies)
-
-
 def _remember_in_new_repo(tmp_path: Path, agent: str) -> Path:
     """setup, then a fact remembered in a repository coffer has never projected."""
     repo = git_repo(tmp_path / "repo")
@@ -37,6 +30,25 @@ def _remember_in_new_repo(tmp_path: Path, agent: str) -> Path:
     remembered = coffer("remember", FACT, cwd=repo)
     assert remembered.returncode == 0, remembered.stderr
     return repo
+
+
+def _first_two_sessions(
+    recorder: Recorder, argv: list[str], repo: Path, env: dict[str, str]
+) -> None:
+    """Start the agent twice in ``repo``; check what each session sent."""
+    sent = []
+    for _ in range(2):
+        recorder.clear()
+        subprocess.run(argv, cwd=repo, env=env, capture_output=True, timeout=300, check=False)
+        bodies = recorder.bodies()
+        assert bodies, "the agent sent no request"
+        sent.append("\n".join(bodies))  # some agents make a routing call first
+    first, second = sent
+    assert FACT in first, "the first session's prompt lacks the remembered fact"
+    assert HANDOVER in first
+    # The agent now loads the memory from its own files; the hook hands nothing over again.
+    assert FACT in second
+    assert HANDOVER not in second
 
 
 def test_claude_first_session_gets_the_memory(tmp_path: Path, recorder: Recorder) -> None:
@@ -50,21 +62,7 @@ def test_claude_first_session_gets_the_memory(tmp_path: Path, recorder: Recorder
             "DISABLE_AUTOUPDATER": "1",
         }
     )
-
-    def session() -> str:
-        recorder.clear()
-        subprocess.run(
-            [claude, "-p", "hi"], cwd=repo, env=env, capture_output=True, timeout=300, check=False
-        )
-        return _sent(recorder)
-
-    first = session()
-    assert FACT in first, "the first session's prompt lacks the remembered fact"
-    assert HANDOVER in first
-    second = session()
-    # Claude now loads the linked memory itself; the hook hands nothing over again.
-    assert FACT in second
-    assert HANDOVER not in second
+    _first_two_sessions(recorder, [claude, "-p", "hi"], repo, env)
 
 
 def test_codex_first_session_gets_the_memory(tmp_path: Path, recorder: Recorder) -> None:
@@ -89,20 +87,7 @@ def test_codex_first_session_gets_the_memory(tmp_path: Path, recorder: Recorder)
         'model="gpt-5"',
         "hi",
     ]
-    env = agent_env({"RECORDER_KEY": "offline-test"})
-
-    def session() -> str:
-        recorder.clear()
-        subprocess.run(argv, cwd=repo, env=env, capture_output=True, timeout=300, check=False)
-        return _sent(recorder)
-
-    first = session()
-    assert FACT in first, "the first session's prompt lacks the remembered fact"
-    assert HANDOVER in first
-    second = session()
-    # Codex now reads the block in AGENTS.md itself; the hook hands nothing over again.
-    assert FACT in second
-    assert HANDOVER not in second
+    _first_two_sessions(recorder, argv, repo, agent_env({"RECORDER_KEY": "offline-test"}))
 
 
 def test_gemini_first_session_gets_the_memory(
@@ -121,18 +106,4 @@ def test_gemini_first_session_gets_the_memory(
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
         }
     )
-
-    def session() -> str:
-        recorder.clear()
-        subprocess.run(
-            [gemini, "-p", "hi"], cwd=repo, env=env, capture_output=True, timeout=300, check=False
-        )
-        return _sent(recorder)
-
-    first = session()
-    assert FACT in first, "the first session's prompt lacks the remembered fact"
-    assert HANDOVER in first
-    second = session()
-    # Gemini now loads the block in GEMINI.md itself; the hook hands nothing over again.
-    assert FACT in second
-    assert HANDOVER not in second
+    _first_two_sessions(recorder, [gemini, "-p", "hi"], repo, env)
