@@ -8,6 +8,7 @@ run the real agents offline and read the requests each one sends (tests/agents/c
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,12 @@ import pytest
 from tests.agents.conftest import Recorder, agent_binary, agent_env, git_repo
 from tests.helpers import coffer
 
-pytestmark = pytest.mark.agents
+pytestmark = [
+    pytest.mark.agents,
+    pytest.mark.skipif(
+        not os.environ.get("COFFER_AGENTS_BIN"), reason="run by tests/agents/run.sh"
+    ),
+]
 
 FACT = "The staging cluster is called walrus-77 and is rebuilt every Tuesday"
 HANDOVER = "Coffer put this memory in place after the session had loaded its files"
