@@ -119,7 +119,8 @@ def memory_text(engine: Engine, tiers: Sequence[Tier], budget: int) -> str:
     for i, (tier, entries) in enumerate(pending):
         share = left // (len(pending) - i)
         if share < _MIN_TIER_BUDGET:
-            missing.append(f"the {tier.scope} memory ({len(entries)} entries)")
+            count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
+            missing.append(f"the {tier.scope} memory ({count})")
             continue
         body = render.render(block_title(tier), tier.scope, entries, share).body
         sections.append(body)

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from coffer import fastpath
+from coffer import fastpath, session_context
 from coffer.adapter import Context
+from coffer.projection.engine import Engine
 from coffer_adapters import claude_code
-from tests.helpers import coffer, make_repo
+from tests.helpers import coffer, make_repo, store
 
 FACT = "The staging cluster is called walrus-77"
 HANDOVER = "Coffer put this memory in place after the session had loaded its files"
@@ -135,3 +136,22 @@ def test_dry_run_hands_nothing_over(repo: Path) -> None:
     done = coffer("project", "--dry-run", "--for", "claude", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert HANDOVER not in done.stdout
+
+
+def test_a_tier_without_room_is_named_not_cut(repo: Path) -> None:
+    assert coffer("remember", FACT, cwd=repo).returncode == 0
+    engine = Engine(store(), os.environ)
+    tier = engine.store.project_tier(repo)
+    assert tier is not None
+    text = session_context.memory_text(engine, [tier], 900)
+    assert FACT not in text
+    assert "Not shown for lack of room: the project memory (1 entry); `coffer list`" in text
+    assert len(text.encode("utf-8")) <= 900
+
+
+def test_the_last_guard_cuts_at_a_line_end() -> None:
+    text = "".join(f"line {i} é\n" for i in range(3000))
+    cut = session_context._fit(text, 1000)
+    assert len(cut.encode("utf-8")) <= 1000
+    kept, note = cut.rsplit("\n", 1)
+    assert kept.endswith(" é") and note.startswith("…cut here to fit")
