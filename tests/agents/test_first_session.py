@@ -31,7 +31,8 @@ HANDOVER = "Coffer put this memory in place after the session had loaded its fil
 def _remember_in_new_repo(tmp_path: Path, agent: str) -> Path:
     """setup, then a fact remembered in a repository coffer has never projected."""
     repo = git_repo(tmp_path / "repo")
-    done = coffer("setup", "--yes", "--agent", agent, cwd=repo)
+    # --no-service: these tests are about the hook; no watcher service on this machine
+    done = coffer("setup", "--yes", "--no-service", "--agent", agent, cwd=repo)
     assert done.returncode == 0, done.stderr
     remembered = coffer("remember", FACT, cwd=repo)
     assert remembered.returncode == 0, remembered.stderr
