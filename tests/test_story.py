@@ -47,12 +47,15 @@ def test_one_memory_seen_by_every_agent_and_undone(tmp_path, fake_home, monkeypa
     claude_hook = json.loads((claude / "settings.json").read_text())["hooks"]["SessionStart"]
     codex_hook = json.loads((codex / "hooks.json").read_text())["hooks"]["SessionStart"]
 
-    # Claude's session starts: coffer projects everything; the hook's only message, shown
-    # to the user, says that Codex's own memory was switched off and how to undo that.
+    # Claude's session starts: coffer projects everything, after Claude had read its files.
+    # The hook's message, shown to the user, says that Codex's own memory was switched off
+    # and how to undo that; its context hands this session what the run put in place
+    # (docs/adr/0012): the facts imported from Codex into the global block.
     first = run_hook(claude_hook[0]["hooks"][0]["command"], repo / ".git" / "..")
     assert first.returncode == 0, first.stderr
-    shown = json.loads(first.stdout)["systemMessage"]
-    assert shown.startswith("coffer turned off codex's own memory")
+    said = json.loads(first.stdout)
+    assert said["systemMessage"].startswith("coffer turned off codex's own memory")
+    assert "The user prefers pnpm." in said["hookSpecificOutput"]["additionalContext"]
     memory_dir = claude / "projects" / slug(str(repo)) / "memory"
     assert memory_dir.is_symlink()
     assert "memories = false" in (codex / "config.toml").read_text()  # Codex's own memory off
