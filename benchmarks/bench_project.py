@@ -58,7 +58,7 @@ def main() -> None:
             print(f"coffer project {n:>6} ent  {ms(runs)}  ratio {ratio:4.2f}x bare")
             # What Claude's session-start hook runs (docs/adr/0012): the no-op path
             # replays the recorded --for output instead of computing it.
-            hook_cmd = [*cmd, "project", "--quiet", "--for", "claude"]
+            hook_cmd = [*cmd, "project", "--hook", "--for", "claude"]
             subprocess.run(hook_cmd, env=env, cwd=root, check=True, capture_output=True)
             hook = time_cmd(hook_cmd, env=env, cwd=root, runs=args.runs)
             print(

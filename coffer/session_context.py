@@ -1,4 +1,4 @@
-"""What a session-start hook (``coffer project --quiet --for AGENT``) hands to the agent
+"""What a session-start hook (``coffer project --hook --for AGENT``) hands to the agent
 whose session is starting.
 
 Agents read their memory files *before* their SessionStart hook finishes: Claude Code reads

@@ -172,7 +172,7 @@ def test_setup_writes_the_hook_command_and_an_old_one_keeps_working(repo, fake_h
     assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [old]
     codex = json.loads((fake_home / ".codex" / "hooks.json").read_text())
     command = codex["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command.endswith("project --hook")
+    assert command.endswith("project --hook --for codex")
     assert coffer("project", "--quiet", "--for", "claude", cwd=repo).returncode == 0
 
 

@@ -1,4 +1,4 @@
-"""Session-start hook mode: `coffer project --quiet --for AGENT` hands the session that is
+"""Session-start hook mode: `coffer project --hook --for AGENT` hands the session that is
 starting the memory it could not have loaded (docs/adr/0012-session-start-handover.md).
 
 The agents read their memory files before their hook finishes, so memory the hook's own run
@@ -33,7 +33,7 @@ def repo(tmp_path: Path, fake_home: Path) -> Path:
 
 
 def hook(repo: Path, agent: str) -> str:
-    done = coffer("project", "--quiet", "--for", agent, cwd=repo)
+    done = coffer("project", "--hook", "--for", agent, cwd=repo)  # as setup installs it
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -15,7 +15,7 @@ docs/adr/0009-mcp-and-setup.md):
   ``[hooks.state]`` in config.toml); coffer never writes that trust on the user's behalf.
 - A SessionStart hook's plain stdout becomes model context (codex-rs/hooks
   ``events/session_start.rs``), and Codex reads ``AGENTS.md`` before the hook runs: the hook
-  is ``coffer project --quiet --for codex``, which prints the handoffs waiting for Codex and
+  is ``coffer project --hook --for codex``, which prints the handoffs waiting for Codex and
   the memory a run put in place after Codex read its files (docs/adr/0012).
 """
 

@@ -58,8 +58,16 @@ def _first_two_sessions(
     assert HANDOVER not in second
 
 
-def test_claude_first_session_gets_the_memory(tmp_path: Path, recorder: Recorder) -> None:
+@pytest.mark.parametrize("with_message", [False, True], ids=["plain", "with-message"])
+def test_claude_first_session_gets_the_memory(
+    tmp_path: Path, fake_home: Path, recorder: Recorder, with_message: bool
+) -> None:
     claude = agent_binary("claude")
+    if with_message:
+        # Codex's own memory on: the hook switches it off and tells the user, so its output
+        # is one JSON object (docs/adr/0013) carrying the memory as additionalContext.
+        (fake_home / ".codex").mkdir()
+        (fake_home / ".codex" / "config.toml").write_text("[features]\nmemories = true\n")
     repo = _remember_in_new_repo(tmp_path, "claude")
     env = agent_env(
         {
