@@ -75,14 +75,17 @@ def test_each_agent_gets_only_what_changed_for_it(repo: Path) -> None:
 
 
 def test_remember_reaches_the_next_session_without_the_hook(repo: Path) -> None:
-    """After `coffer remember`, the next session's hook prints nothing for Claude: the CLI
-    regenerated MEMORY.md in the linked directory, which Claude loads at start, so handing
-    the entry over again would only show it twice."""
+    """After `coffer remember`, the next session's hook prints nothing: the CLI regenerated
+    MEMORY.md in Claude's linked directory and the block in AGENTS.md, which the agents
+    load at start, so handing the entry over again would only show it twice."""
     hook(repo, "claude")
+    hook(repo, "codex")
     assert coffer("remember", FACT, cwd=repo).returncode == 0
     assert hook(repo, "claude") == ""
+    assert hook(repo, "codex") == ""
     index = claude_link(repo, Path(os.environ["HOME"])) / "MEMORY.md"
     assert FACT in index.read_text()
+    assert FACT in (repo / "AGENTS.md").read_text()
 
 
 def test_a_stale_index_or_block_is_handed_over(repo: Path) -> None:
