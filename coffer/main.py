@@ -27,9 +27,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args[:1] == ["vault"]:
         # The vault parses its own arguments (its messages must match ECC's byte for
         # byte), so it skips typer and its ~150 ms of start-up entirely.
+        from coffer.vault.cli import COFFER
         from coffer.vault.cli import run as run_vault
 
-        raise SystemExit(run_vault(args[1:]))
+        raise SystemExit(run_vault(args[1:], program=COFFER))
     from coffer.cli import run
 
     raise SystemExit(run(args))

@@ -57,6 +57,32 @@ Safety:
   Writes are create-only and reject known credential shapes.
 """  # noqa: E501 - the reference's usage text is exact, long lines included
 
+
+class Program:
+    """How the CLI names itself: in the usage text, the error prefix and the two messages
+    that name the program. Everything else (files, JSON, other messages) is identical."""
+
+    def __init__(self, usage: str, error_prefix: str, command_word: str) -> None:
+        self.usage = usage
+        self.error_prefix = error_prefix
+        self.command_word = command_word  # "Unknown <word> command", "<word> save is disabled"
+
+
+# `python -m coffer.vault` is the reference CLI itself, byte for byte (the conformance
+# surface, spec §10). `coffer vault` says what the user typed (docs/adr/0016).
+ECC = Program(USAGE, "Error: ", "memory")
+COFFER = Program(
+    USAGE.replace("ECC Memory Vault\n", "coffer vault: the ECC memory vault (ecc.memory.v1)\n")
+    .replace("ecc memory ", "coffer vault ")
+    .replace(
+        "  ecc-memory-mcp             Start the opt-in local stdio MCP server",
+        "  coffer mcp                 Start coffer's stdio MCP server (vault tools need\n"
+        "                             ECC_MEMORY_HARNESS set to the agent's name)",
+    ),
+    "coffer vault: error: ",
+    "vault",
+)
+
 COMMANDS = ("init", "save", "handoff", "search", "read", "doctor")
 _WRITE_COMMANDS = ("init", "save", "handoff")
 _FLAGS = frozenset({"--help", "-h", "--json", "--stdin"})
@@ -325,36 +351,44 @@ def _fix_argv(arg: str) -> str:
     return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _execute(argv: list[str], env: Mapping[str, str], stdin_fd: int) -> str:
+def _execute(argv: list[str], env: Mapping[str, str], stdin_fd: int, program: Program = ECC) -> str:
     """§10.4 processing order; returns stdout text or raises :class:`VaultError`."""
     if not argv or argv[0] in ("--help", "-h"):
-        return USAGE
+        return program.usage
     args = Arguments(argv[0], argv[1:])
     if args.command == "help" or "--help" in args.flags or "-h" in args.flags:
-        return USAGE
+        return program.usage
     if args.command in _WRITE_COMMANDS and env.get("ECC_DRY_RUN") == "1":
         raise VaultError(
-            f"memory {args.command} is disabled in dry-run mode; no files were written."
+            f"{program.command_word} {args.command} is disabled in dry-run mode; "
+            "no files were written."
         )
     roots = resolve_roots(env=env)
     handler = _HANDLERS.get(args.command)
     if handler is None:
-        raise VaultError(f"Unknown memory command: {args.command}")
+        raise VaultError(f"Unknown {program.command_word} command: {args.command}")
     return handler(_Context(args, roots, env, stdin_fd))
 
 
-def run(argv: Sequence[str], *, env: Mapping[str, str] | None = None, stdin_fd: int = 0) -> int:
-    """Run ``ecc memory <argv>``: print to stdout/stderr, return the exit status (§10.8)."""
+def run(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin_fd: int = 0,
+    program: Program = ECC,
+) -> int:
+    """Run ``ecc memory <argv>`` (or ``coffer vault``, by ``program``): print to
+    stdout/stderr, return the exit status (§10.8)."""
     environment = os.environ if env is None else env
     try:
-        out = _execute([_fix_argv(arg) for arg in argv], environment, stdin_fd)
+        out = _execute([_fix_argv(arg) for arg in argv], environment, stdin_fd, program)
     except VaultError as exc:
-        _write(sys.stderr, f"Error: {sanitize(exc.message)}\n")
+        _write(sys.stderr, f"{program.error_prefix}{sanitize(exc.message)}\n")
         return 1
     except OSError as exc:
         # Anything not translated on the way surfaces as Node would print it (§6.11).
         message = raw_os_error(exc, "open", exc.filename).message
-        _write(sys.stderr, f"Error: {sanitize(message)}\n")
+        _write(sys.stderr, f"{program.error_prefix}{sanitize(message)}\n")
         return 1
     _write(sys.stdout, out)
     return 0

@@ -37,19 +37,43 @@ def test_c30_through_coffer_vault(repo: Path, capsys: pytest.CaptureFixture[str]
     from coffer.cli import run
 
     assert run(["vault"]) == 0
-    assert capsys.readouterr().out == USAGE
+    assert capsys.readouterr().out == COFFER_USAGE
     assert run(["vault", "--json"]) == 1
-    assert capsys.readouterr().err == "Error: Unknown memory command: --json\n"
+    assert capsys.readouterr().err == "coffer vault: error: Unknown vault command: --json\n"
 
 
-def test_c30_subprocess_python_m_coffer_vault(repo: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "coffer", "vault", "--help"],
-        capture_output=True,
-        env=dict(os.environ),
-        check=False,
+# `coffer vault` names itself (issue 9, point 8); `python -m coffer.vault` stays the reference.
+COFFER_USAGE = (
+    USAGE.replace("ECC Memory Vault", "coffer vault: the ECC memory vault (ecc.memory.v1)")
+    .replace("ecc memory ", "coffer vault ")
+    .replace(
+        "  ecc-memory-mcp             Start the opt-in local stdio MCP server\n",
+        "  coffer mcp                 Start coffer's stdio MCP server (vault tools need\n"
+        "                             ECC_MEMORY_HARNESS set to the agent's name)\n",
     )
-    assert (done.returncode, done.stdout, done.stderr) == (0, USAGE.encode(), b"")
+)
+
+
+def test_c30_subprocess_coffer_vault_speaks_as_coffer_vault(repo: Path) -> None:
+    def run(*args: str, module: str = "coffer") -> subprocess.CompletedProcess[bytes]:
+        env = {**os.environ, "ECC_DRY_RUN": "1"}
+        cmd = [sys.executable, "-m", module, *args]
+        return subprocess.run(cmd, capture_output=True, env=env, check=False)
+
+    done = run("vault", "--help")
+    assert (done.returncode, done.stdout, done.stderr) == (0, COFFER_USAGE.encode(), b"")
+    assert b"ecc memory" not in done.stdout and b"ecc-memory-mcp" not in done.stdout
+    bogus = run("vault", "bogus")
+    assert (bogus.returncode, bogus.stdout) == (1, b"")
+    assert bogus.stderr == b"coffer vault: error: Unknown vault command: bogus\n"
+    dry = run("vault", "save", "--title", "t", "--stdin")
+    assert dry.stderr == (
+        b"coffer vault: error: vault save is disabled in dry-run mode; no files were written.\n"
+    )
+    # The reference CLI itself is unchanged, byte for byte.
+    reference = run("--help", module="coffer.vault")
+    assert (reference.returncode, reference.stdout) == (0, USAGE.encode())
+    assert run("bogus", module="coffer.vault").stderr == b"Error: Unknown memory command: bogus\n"
 
 
 # 31
