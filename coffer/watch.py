@@ -124,6 +124,7 @@ class Watcher:
         self.lock = daemon.InstanceLock(store.root)
         self.status = daemon.Status(os.getpid(), str(store.root), now_iso())
         self.stop_requested = False
+        self.exit_code = 0
         self.engine = self._new_engine(None)
         self.observer: BaseObserver | None = None
         self.watches: dict[str, _Watch] = {}  # role -> watch
@@ -153,7 +154,7 @@ class Watcher:
                     self.waker.wait(self._timeout())
         finally:
             self._shutdown()
-        return 0
+        return self.exit_code
 
     def _stopping(self) -> bool:
         return self.stop_requested  # set by a signal handler between any two statements
@@ -166,6 +167,9 @@ class Watcher:
         if self.stop_requested:
             raise KeyboardInterrupt  # a second Ctrl-C: stop now
         self.stop_requested = True  # the worker finishes its current refresh, then exits
+        # Ctrl-C exits 130, as a shell expects of an interrupted command; SIGTERM (a
+        # service manager stopping it) is a clean stop, exit 0.
+        self.exit_code = 130 if signum == signal.SIGINT else 0
 
     def _install_signals(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -534,7 +538,7 @@ def run(
     poll_interval: float = DEFAULT_POLL_INTERVAL,
     debounce: float = DEFAULT_DEBOUNCE,
 ) -> int:
-    """Run the daemon in the foreground until stopped; 0 on a clean stop."""
+    """Run the daemon in the foreground until stopped: 0 after SIGTERM, 130 after Ctrl-C."""
     log = daemon.setup_logging(log_file, verbose)
     watcher = Watcher(
         store,

@@ -341,7 +341,21 @@ def test_status_when_never_run() -> None:
     assert r.returncode == daemon.EXIT_NOT_RUNNING
     assert "not running" in r.stdout
     r = coffer("watch", "--json")
-    assert r.returncode == 1 and "--status" in r.stderr
+    assert r.returncode == 2 and "--status" in r.stderr  # a usage error
+    for bad in (["--debounce", "-1"], ["--poll-interval", "0"]):
+        r = coffer("watch", *bad)
+        assert r.returncode == 2 and bad[0] in r.stderr, r.stderr
+
+
+def test_ctrl_c_exits_130_and_sigterm_exits_0(
+    project: Callable[[str], Path], start: Callable[..., Daemon]
+) -> None:
+    project("repo")
+    d = start()
+    d.proc.send_signal(signal.SIGINT)
+    assert d.proc.wait(timeout=DEADLINE) == 130  # what a shell expects after Ctrl-C
+    assert "stopped" in d.text()
+    assert start().stop() == 0  # SIGTERM: a service manager's clean stop
 
 
 # ---- units ---------------------------------------------------------------------------------

@@ -5,13 +5,54 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from coffer.entry import TYPES
 from coffer.errors import InvalidInputError
 from coffer.store import Scope, Store
+
+SCOPES = ("project", "global")
+
+
+def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
+    """A typer callback: a value outside ``values`` is a usage error (exit 2), like any
+    other malformed option, rather than a refusal of the command itself (exit 1)."""
+
+    def check(value: str | None) -> str | None:
+        if value is None or value in values:
+            return value
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(values)}")
+
+    return check
+
+
+def usage_checked(check: Callable[[str], str]) -> Callable[[str | None], str | None]:
+    """A typer callback running a core validator; its refusal becomes a usage error."""
+
+    def callback(value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return check(value)
+        except InvalidInputError as exc:
+            raise typer.BadParameter(str(exc)) from None
+
+    return callback
+
+
+def _completer(values: Sequence[str]) -> Callable[[], list[str]]:
+    return lambda: list(values)
+
+
+SCOPE_METAVAR = "[" + "|".join(SCOPES) + "]"
+check_scope = choice(SCOPES)
+check_type = choice(TYPES)
+complete_scope = _completer(SCOPES)
+complete_type = _completer(TYPES)
 
 ProjectOpt = Annotated[
     Path | None,
@@ -19,11 +60,26 @@ ProjectOpt = Annotated[
         "--project", help="Act on the project containing PATH instead of the cwd.", metavar="PATH"
     ),
 ]
+WriteScopeOpt = Annotated[
+    str,
+    typer.Option(
+        "--scope",
+        help="The tier to change.",
+        metavar=SCOPE_METAVAR,
+        callback=check_scope,
+        autocompletion=complete_scope,
+        show_default=True,
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 ScopeOpt = Annotated[
     str | None,
     typer.Option(
-        "--scope", help="project or global (default: both when reading).", metavar="SCOPE"
+        "--scope",
+        help="Only this tier (default: both).",
+        metavar=SCOPE_METAVAR,
+        callback=check_scope,
+        autocompletion=complete_scope,
     ),
 ]
 

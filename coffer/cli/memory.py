@@ -9,20 +9,25 @@ from typing import Annotated, Any
 import typer
 
 from coffer import doctor as doctor_mod
+from coffer import fsutil
 from coffer.cli import app
 from coffer.cli._common import (
     JsonOpt,
     ProjectOpt,
     ScopeOpt,
+    WriteScopeOpt,
+    check_type,
+    complete_type,
     echo,
     emit_json,
     project_path,
     scope,
     store,
+    usage_checked,
 )
-from coffer.entry import serialize
+from coffer.entry import TYPES, check_name, serialize
 from coffer.errors import InvalidInputError
-from coffer.store import Found, Saved, Tier, types_help
+from coffer.store import Found, Saved, Tier
 from coffer.writes import Refreshed, Writer
 
 
@@ -76,14 +81,22 @@ def _write_tier(project: ProjectOpt, scope_value: str | None) -> Tier:
 @app.command()
 def remember(
     text: Annotated[str, typer.Argument(help="What to remember; '-' reads it from stdin.")],
-    name: Annotated[str | None, typer.Option(help="Entry name (kebab-case).")] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(help="Entry name (kebab-case).", callback=usage_checked(check_name)),
+    ] = None,
     description: Annotated[str | None, typer.Option(help="One-line description.")] = None,
     type_: Annotated[
-        str | None, typer.Option("--type", help=f"Entry type: {types_help()}.")
+        str | None,
+        typer.Option(
+            "--type",
+            help=f"Entry type: {', '.join(TYPES)}.",
+            metavar="TYPE",
+            callback=check_type,
+            autocompletion=complete_type,
+        ),
     ] = None,
-    scope_value: Annotated[
-        str, typer.Option("--scope", help="project (default) or global.")
-    ] = "project",
+    scope_value: WriteScopeOpt = "project",
     replace: Annotated[
         bool, typer.Option(help="Overwrite an existing entry with the same --name.")
     ] = False,
@@ -128,11 +141,16 @@ def update(
     ] = None,
     description: Annotated[str | None, typer.Option(help="New one-line description.")] = None,
     type_: Annotated[
-        str | None, typer.Option("--type", help=f"New entry type: {types_help()}.")
+        str | None,
+        typer.Option(
+            "--type",
+            help=f"New entry type: {', '.join(TYPES)}.",
+            metavar="TYPE",
+            callback=check_type,
+            autocompletion=complete_type,
+        ),
     ] = None,
-    scope_value: Annotated[
-        str, typer.Option("--scope", help="project (default) or global.")
-    ] = "project",
+    scope_value: WriteScopeOpt = "project",
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -154,7 +172,7 @@ def update(
 def recall(
     query: Annotated[str, typer.Argument(help="Words to search for.")],
     scope_value: ScopeOpt = None,
-    limit: Annotated[int, typer.Option(help="At most this many results.")] = 10,
+    limit: Annotated[int, typer.Option(help="At most this many results.", min=1)] = 10,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -208,22 +226,24 @@ def show(
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print one entry."""
+    """Print one entry's file exactly as stored (its path and tier go to stderr)."""
     s = store()
     found = s.find(s.tiers(project_path(project), scope(scope_value)), name)
     if as_json:
         emit_json(_found_json(found, body=True))
         return
-    echo(f"# {found.path}  [{found.tier.label}]")
-    sys.stdout.write(serialize(found.entry))
+    # The header goes to stderr, so `coffer show NAME > x.md` is the entry file, byte for byte.
+    typer.echo(f"# {found.path}  [{found.tier.label}]", err=True)
+    data = fsutil.read_bytes_or_none(found.path)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(serialize(found.entry).encode() if data is None else data)
+    sys.stdout.flush()
 
 
 @app.command()
 def forget(
     name: Annotated[str, typer.Argument(help="Entry name.")],
-    scope_value: Annotated[
-        str, typer.Option("--scope", help="project (default) or global.")
-    ] = "project",
+    scope_value: WriteScopeOpt = "project",
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

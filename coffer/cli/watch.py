@@ -11,7 +11,6 @@ import typer
 from coffer import daemon
 from coffer.cli import app
 from coffer.cli._common import JsonOpt, echo, emit_json, store
-from coffer.errors import InvalidInputError
 
 
 @app.command()
@@ -40,7 +39,13 @@ def watch(
     ] = False,
     poll_interval: Annotated[
         float,
-        typer.Option("--poll-interval", help="Seconds between polls.", metavar="SECONDS"),
+        typer.Option(
+            "--poll-interval",
+            help="Seconds between polls.",
+            metavar="SECONDS",
+            min=0.05,
+            max=3600,
+        ),
     ] = 2.0,
     debounce: Annotated[
         int,
@@ -48,6 +53,8 @@ def watch(
             "--debounce",
             help="Quiet time in ms that ends a burst of events (one refresh per burst).",
             metavar="MS",
+            min=0,
+            max=60_000,
         ),
     ] = 150,
 ) -> None:
@@ -65,11 +72,7 @@ def watch(
                 echo(line)
         raise typer.Exit(0 if data["running"] else daemon.EXIT_NOT_RUNNING)
     if as_json:
-        raise InvalidInputError("--json goes with --status")
-    if not 0 <= debounce <= 60_000:
-        raise InvalidInputError("--debounce is in milliseconds, 0 to 60000")
-    if not 0.05 <= poll_interval <= 3600:
-        raise InvalidInputError("--poll-interval is in seconds, 0.05 to 3600")
+        raise typer.BadParameter("--json goes with --status", param_hint="'--json'")
     from coffer import watch as watch_mod  # watchdog is imported only here
 
     code = watch_mod.run(
