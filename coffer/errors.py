@@ -23,12 +23,23 @@ class InvalidInputError(CofferError):
     """User input (a name, a type, a scope, text) is not acceptable."""
 
 
+class UnknownNameError(InvalidInputError):
+    """A value names nothing coffer knows (an unknown agent): a usage error, exit 2."""
+
+
 class SecretRefusedError(InvalidInputError):
     """Text looks like it carries a credential; it is refused, never stored."""
 
 
 class ProjectError(CofferError):
     """The project cannot be resolved (not a directory, the home directory, ...)."""
+
+
+class NotAProjectError(ProjectError):
+    """The filesystem root or the home directory: they hold projects, they are not one.
+
+    The message names no option: the front end adds the ones the command at hand has.
+    """
 
 
 class LockTimeoutError(StoreError):

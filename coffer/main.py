@@ -13,7 +13,21 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run coffer with ``argv`` (default: ``sys.argv[1:]``); exits with the command's code."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        try:
+            _dispatch(list(sys.argv[1:] if argv is None else argv))
+        finally:
+            sys.stdout.flush()  # a closed pipe shows here, while it can still be handled
+    except BrokenPipeError:
+        # The reader went away (`coffer list | head -1`): end quietly, as Unix tools do,
+        # and keep the interpreter's final flush from printing a traceback. Exit 1, as
+        # typer does for the commands it runs.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(1) from None
+
+
+def _dispatch(args: list[str]) -> None:
     if args[:1] == ["project"]:
         from coffer import fastpath
 

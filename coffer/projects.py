@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
-from coffer.errors import ProjectError, StoreError
+from coffer.errors import NotAProjectError, ProjectError, StoreError
 from coffer.identity import git_remote
 from coffer.ids import GLOBAL_ID, new_id
 
@@ -96,15 +96,9 @@ def not_a_project(root: Path, home: Path) -> bool:
 def check_project_root(root: Path, home: Path) -> None:
     """Refuse roots that are not projects: the filesystem root and the home directory."""
     if root.parent == root:
-        raise ProjectError(
-            f"{root} is the filesystem root, not a project; cd into a project "
-            "(or use --scope global)"
-        )
+        raise NotAProjectError(f"{root} is the filesystem root, not a project; cd into a project")
     if os.path.realpath(home) == str(root):
-        raise ProjectError(
-            f"{root} is your home directory, not a project; cd into a project "
-            "(or use --scope global)"
-        )
+        raise NotAProjectError(f"{root} is your home directory, not a project; cd into a project")
     if not root.is_dir():
         raise ProjectError(f"{root} is not a directory")
 

@@ -6,6 +6,7 @@ one broken third-party package must never stop coffer (docs/adr/0003).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 
@@ -63,3 +64,11 @@ def load_adapters() -> Loaded:
         found[ep.name] = obj
         origins[ep.name] = dist
     return Loaded(dict(sorted(found.items())), tuple(errors), origins)
+
+
+def unknown_agents(unknown: Iterable[str], known: Iterable[str]) -> str:
+    """The one message for agent names coffer does not know: every command that takes an
+    agent name says it this way, listing the names it would accept."""
+    bad = sorted(set(unknown))
+    names = ", ".join(sorted(set(known))) or "none (no adapter is installed)"
+    return f"unknown agent{'s' if len(bad) > 1 else ''} {', '.join(bad)}; known agents: {names}"

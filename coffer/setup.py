@@ -29,7 +29,7 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.adapter import ConfigEdit, Context, Launch
-from coffer.errors import CofferError
+from coffer.errors import CofferError, UnknownNameError
 from coffer.journal import Journal, Record, sha256
 from coffer.paths import home_dir
 from coffer.projection.common import (
@@ -40,7 +40,7 @@ from coffer.projection.common import (
     restore_mtime,
     text_diff,
 )
-from coffer.registry import Loaded
+from coffer.registry import Loaded, unknown_agents
 from coffer.report import Change, Problem, Report
 from coffer.setup_docs import _add, _Changed, _eof, _load, _remove
 
@@ -154,7 +154,7 @@ def plan(
     wanted = set(agents)
     unknown = wanted - set(loaded.adapters)
     if unknown:
-        raise CofferError(f"unknown agent {', '.join(sorted(unknown))}; see `coffer adapter list`")
+        raise UnknownNameError(unknown_agents(unknown, loaded.adapters))
     ctx = Context(home_dir(environ), environ, store_root, None)
     out = Plan(launch or resolve_launch(environ, store_root))
     journal = Journal(store_root)
@@ -163,12 +163,13 @@ def plan(
     for name, adapter in loaded.adapters.items():
         if wanted and name not in wanted:
             continue
-        if not wanted and not _call(out.report, name, partial(adapter.detect, ctx), False):
-            out.report.notices.append(
-                f"{name}: not found on this machine, skipped (`--agent {name}` wires it anyway)"
-            )
-            continue
         wiring = getattr(adapter, "wiring", None)
+        if not wanted and not _call(out.report, name, partial(adapter.detect, ctx), False):
+            # Suggest --agent only where it would work: an adapter without a setup step
+            # would refuse it.
+            hint = f" (`--agent {name}` wires it anyway)" if wiring is not None else ""
+            out.report.notices.append(f"{name}: not found on this machine, skipped{hint}")
+            continue
         if wiring is None:
             out.report.notices.append(
                 f"{name}: its adapter does not support `coffer setup`; register `coffer mcp` "

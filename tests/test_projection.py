@@ -389,7 +389,7 @@ def test_disabled_adapter_is_not_projected(repo, home):
     engine().project(repo)
     assert not (repo / "AGENTS.md").exists()
     bad = coffer("adapter", "enable", "nosuch", cwd=repo)
-    assert bad.returncode == 1 and "no adapter named" in bad.stderr
+    assert bad.returncode == 2 and "unknown agent nosuch; known agents: " in bad.stderr
 
 
 def test_broken_third_party_adapter_is_reported_and_skipped(repo, monkeypatch):

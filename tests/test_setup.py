@@ -318,6 +318,8 @@ def test_nothing_is_written_without_the_users_go_ahead(home: Path) -> None:
     assert "nothing changed" in declined.stdout
     no_tty = coffer("setup", input="")
     assert no_tty.returncode == 1
+    assert "no terminal to ask on" in no_tty.stderr
+    assert "`coffer setup --dry-run`" in no_tty.stderr and "`coffer setup --yes`" in no_tty.stderr
     assert snapshot(home) == before
     accepted = coffer("setup", input="y\n")
     assert accepted.returncode == 0, accepted.stderr
@@ -331,8 +333,9 @@ def test_absent_agents_are_skipped_unless_named(home: Path) -> None:
     assert snapshot(home) == {}
 
     unknown = coffer("setup", "--agent", "vim")
-    assert unknown.returncode == 1
-    assert "unknown agent vim" in unknown.stderr
+    assert unknown.returncode == 2  # a usage error
+    known = "claude, codex, cursor, gemini, opencode"
+    assert f"unknown agent vim; known agents: {known}" in unknown.stderr
 
     forced = coffer("setup", "--yes", "--agent", "codex")
     assert forced.returncode == 0, forced.stderr

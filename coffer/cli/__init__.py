@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from coffer.errors import CofferError
+from coffer.errors import CofferError, NotAProjectError, UnknownNameError
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -60,9 +60,43 @@ def run(argv: Sequence[str]) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except CofferError as exc:
+        if isinstance(exc, NotAProjectError):
+            exc = NotAProjectError(f"{exc}{_elsewhere(argv)}")
         print(f"coffer: error: {exc}", file=sys.stderr)
-        return 1
+        # A name that matches nothing (`--agent vim`) is a usage error, like `--scope team`.
+        return 2 if isinstance(exc, UnknownNameError) else 1
     except KeyboardInterrupt:
         print("coffer: interrupted", file=sys.stderr)
         return 130
     return 0
+
+
+def options_of(argv: Sequence[str]) -> set[str]:
+    """Every option name the command ``argv`` invokes accepts (empty if it names none)."""
+    import typer.main
+
+    command = typer.main.get_command(app)
+    for word in argv:
+        if word.startswith("-"):
+            continue
+        sub = getattr(command, "commands", {}).get(word)
+        if sub is None:
+            break
+        command = sub
+    return {name for p in command.params for name in getattr(p, "opts", ())}
+
+
+def _elsewhere(argv: Sequence[str]) -> str:
+    # Name only the ways out this command has (issue 9: `coffer where` once suggested a
+    # --scope it does not take).
+    ways = []
+    options = options_of(argv)
+    if "--project" in options:
+        ways.append("pass --project PATH")
+    if "--scope" in options:
+        ways.append("add --scope global for the global tier")
+    elif "--global" in options:
+        ways.append("add --global for the global tier")
+    if not ways:
+        return ""
+    return ", or " + " or ".join(ways) if len(ways) == 1 else ", " + ways[0] + ", or " + ways[1]

@@ -272,8 +272,9 @@ def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     """Show the store location and the project the current directory resolves to."""
     s = store()
     path = project_path(project)
-    root = s.resolve_root(path)
-    tier = s.project_tier(path)
+    # The home directory and / are no project, but where things are is still an answer.
+    root = s.project_root_or_none(path)
+    tier = s.project_tier(path) if root else None
     global_tier = s.global_tier()
     data = {
         "store": str(s.root),
@@ -282,15 +283,20 @@ def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
             "name": root.name,
             "id": tier.info.id if tier else None,
             "dir": str(tier.dir) if tier else None,
-        },
+        }
+        if root
+        else None,
         "global": {"id": global_tier.info.id, "dir": str(global_tier.dir)},
     }
     if as_json:
         emit_json(data)
         return
     echo(f"store:   {s.root}")
-    echo(f"project: {root.name} ({root})")
-    echo(f"         {tier.dir if tier else '(no memory yet: created on first remember)'}")
+    if root:
+        echo(f"project: {root.name} ({root})")
+        echo(f"         {tier.dir if tier else '(no memory yet: created on first remember)'}")
+    else:
+        echo(f"project: none ({path} is not inside a project; only the global tier applies)")
     echo(f"global:  {global_tier.dir}")
 
 

@@ -14,10 +14,11 @@ from coffer import hook as hook_mode
 from coffer import settings as settings_mod
 from coffer.cli import app
 from coffer.cli._common import JsonOpt, ProjectOpt, echo, emit_json, project_path, store
-from coffer.errors import CofferError, InvalidInputError
+from coffer.errors import CofferError, InvalidInputError, UnknownNameError
 from coffer.identity import in_git, project_root
 from coffer.projection.engine import Engine
 from coffer.projects import check_project_root
+from coffer.registry import unknown_agents
 from coffer.report import Report
 
 adapter_app = typer.Typer(no_args_is_help=True, help="Inspect and choose agent adapters.")
@@ -364,9 +365,7 @@ def _watch_line(watch: dict[str, Any]) -> str:
 def _set_adapter(name: str, on: bool) -> None:
     engine = _engine()
     if name not in engine.loaded.adapters:
-        raise InvalidInputError(
-            f"no adapter named {name!r}; installed: {', '.join(engine.loaded.adapters) or 'none'}"
-        )
+        raise UnknownNameError(unknown_agents([name], engine.loaded.adapters))
     s = settings_mod.load(engine.store.root)
     s.adapters[name] = on
     settings_mod.save(engine.store.root, s)

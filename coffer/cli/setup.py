@@ -10,6 +10,7 @@ import typer
 
 from coffer.cli import app
 from coffer.cli._common import echo, store
+from coffer.errors import CofferError
 from coffer.report import Report
 
 
@@ -45,9 +46,12 @@ def setup(
         ),
     ] = True,
 ) -> None:
-    """Register coffer's MCP server and a session-start `coffer project --hook` hook in
-    each agent's own config, and run `coffer watch` as a user service (asks first;
-    journaled; `coffer setup --undo` reverses it)."""
+    """Register coffer's MCP server and session-start hook in each agent's own config.
+
+    The hook runs `coffer project --hook`, and `coffer watch` runs as a user service. Asks
+    first (--yes does not), journals every edit, and `coffer setup --undo` reverses them
+    exactly.
+    """
     from coffer import registry
     from coffer import setup as setup_mod
     from coffer.journal import Journal
@@ -97,6 +101,13 @@ def setup(
         try:
             go = typer.confirm("Apply these changes?", default=False)
         except typer.Abort:
+            if not sys.stdin.isatty():
+                # No answer and nobody to ask (a script, a CI job, stdin from /dev/null).
+                raise CofferError(
+                    "no terminal to ask on (stdin is not a terminal and gave no answer), so "
+                    "nothing changed; review the edits with `coffer setup --dry-run`, then "
+                    "apply them with `coffer setup --yes`"
+                ) from None
             go = False
         if not go:
             echo("nothing changed (rerun with --yes to apply without asking)")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from coffer import projects, registry, render, settings
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
-from coffer.errors import CofferError, InvalidInputError, LockTimeoutError
+from coffer.errors import CofferError, InvalidInputError, LockTimeoutError, UnknownNameError
 from coffer.hook import Deadline
 from coffer.identity import root_of
 from coffer.journal import Journal, Record
@@ -430,15 +430,11 @@ class Engine:
     ) -> Report:
         report = Report()
         wanted = set(agents)
-        unknown = (
-            wanted
-            - set(self.loaded.adapters)
-            - {a for r in self.journal.records() for a in r.get("adapters", [])}
-        )
-        if unknown:
-            raise InvalidInputError(
-                f"unknown agent {', '.join(sorted(unknown))}; see `coffer adapter list`"
-            )
+        known = set(self.loaded.adapters) | {
+            a for r in self.journal.records() for a in r.get("adapters", [])
+        }
+        if wanted - known:
+            raise UnknownNameError(registry.unknown_agents(wanted - known, known))
         project_id = None
         root = None
         if path is not None and not all_ and not global_:
