@@ -25,6 +25,7 @@ from typing import Any
 from coffer import fsutil
 from coffer.errors import CofferError
 from coffer.projects import now_iso
+from coffer.report import plural
 
 LOCK_NAME = "watch.lock"
 STATUS_NAME = "watch.json"
@@ -132,8 +133,7 @@ class InstanceLock:
     def _running(self, pid: object) -> AlreadyRunningError:
         who = f"pid {pid}" if isinstance(pid, int) else "pid unknown"
         return AlreadyRunningError(
-            f"coffer watch is already running for this store ({who}); "
-            "`coffer watch --status` shows it"
+            f"a watcher is already running for this store ({who}); `coffer watch --status` shows it"
         )
 
     def release(self) -> None:
@@ -273,13 +273,15 @@ def status_lines(data: Mapping[str, Any]) -> list[str]:
         if mode == "polling":
             mode = f"polling every {data.get('poll_interval')} s"
         lines.append(
-            f"watching {data.get('projects', 0)} projects and the global tier ({mode}, "
+            f"watching {plural(data.get('projects', 0), 'project')} and the global tier ({mode}, "
             f"{data.get('observer', '?')})"
         )
         lines.append(
-            f"{data.get('events', 0)} events, {data.get('renders', 0)} refreshes, "
-            f"{data.get('changes', 0)} files written, {data.get('suppressed', 0)} own writes "
-            f"ignored (as of {data.get('updated_at', '?')})"
+            f"{plural(data.get('events', 0), 'event')}, "
+            f"{plural(data.get('renders', 0), 'refresh', 'refreshes')}, "
+            f"{plural(data.get('changes', 0), 'file')} written, "
+            f"{plural(data.get('suppressed', 0), 'own write')} ignored "
+            f"(as of {data.get('updated_at', '?')})"
         )
     problems = data.get("problems") or []
     for p in problems:

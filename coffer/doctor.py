@@ -13,6 +13,7 @@ from typing import Literal
 from coffer import index, projects
 from coffer.entry import Entry, same_text_key
 from coffer.errors import StoreError
+from coffer.report import plural
 from coffer.secrets import find_secrets
 from coffer.store import Store, Tier
 
@@ -117,7 +118,7 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
         add(
             "info",
             index_path,
-            f"{rendered.omitted} entries do not fit Claude's 200-line / "
+            f"{plural(rendered.omitted, 'entry', 'entries')} do not fit Claude's 200-line / "
             "25,000-character load budget and are listed only as a count",
         )
     return out

@@ -6,13 +6,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 entry``, ``2 entries``: the count and the right form of the noun."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
 @dataclass(frozen=True)
 class Change:
     """One change made (or, in a dry run, planned) outside the store."""
 
     path: Path
     action: str  # create, update, link, merge, disable, import, remove, restore
-    detail: str = ""
+    detail: str = ""  # tense-free: line() puts "would" or the past tense in front
     diff: str = ""
 
     def line(self, *, planned: bool = False) -> str:

@@ -351,7 +351,7 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
         # Untouched since coffer wrote it: put back the exact original bytes.
         before = record.get("before_sha256")
         new = None if record.get("created_file") else journal.read_backup(str(before))
-        how = "restored the original" if new is not None else "deleted the file coffer created"
+        how = "the original bytes" if new is not None else "the file coffer created"
     else:
         doc = _load(str(record.get("format", "json")), data, path)
         try:
@@ -372,13 +372,13 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
                 journal.drop(record["key"])
             return report
         if record.get("created_file") and doc.empty():
-            new, how = None, "deleted the file coffer created"
+            new, how = None, "the file coffer created"
         else:
             new = doc.dump()
             if record.get("format") == "toml" and new.strip():
                 # tomlkit may leave the blank line it put before coffer's table at the end.
                 new = new.rstrip() + str(record.get("eof", "")).encode()
-            how = "removed coffer's entries (the file changed since, so only those)"
+            how = "without coffer's entries (the file changed since, so only those)"
     report.changes.append(
         Change(
             path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Sequence
 from typing import Annotated
@@ -48,6 +49,23 @@ def _register() -> None:
 
     if not any(group.typer_instance is _vault.app for group in app.registered_groups):
         app.add_typer(_vault.app, name="vault")
+    _unwrap_help(app)
+
+
+def _unwrap(text: str | None) -> str | None:
+    # Docstrings are wrapped to fit the source; typer keeps those line breaks and the
+    # terminal wraps again, which breaks sentences mid-line. One line per paragraph.
+    if not text:
+        return text
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+
+
+def _unwrap_help(typer_app: typer.Typer) -> None:
+    for command in typer_app.registered_commands:
+        command.help = _unwrap(command.help or inspect.getdoc(command.callback))
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _unwrap_help(group.typer_instance)
 
 
 def run(argv: Sequence[str]) -> int:

@@ -27,6 +27,7 @@ from coffer.cli._common import (
 )
 from coffer.entry import TYPES, check_name, serialize
 from coffer.errors import InvalidInputError
+from coffer.report import plural
 from coffer.store import Found, Saved, Tier
 from coffer.writes import Refreshed, Writer
 
@@ -213,10 +214,13 @@ def list_(
             }
         )
         return
+    # One width for every tier, taken from the longest name: columns stay aligned.
+    name_w = max((len(e.name) for _, es in rows for e in es), default=0)
+    type_w = max((len(e.type or "-") for _, es in rows for e in es), default=0)
     for tier, entries in rows:
-        echo(f"{tier.label}: {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+        echo(f"{tier.label}: {plural(len(entries), 'entry', 'entries')}")
         for e in entries:
-            echo(f"  {e.name:<32} {e.type or '-':<9} {e.description}")
+            echo(f"  {e.name:<{name_w}}  {e.type or '-':<{type_w}}  {e.description}".rstrip())
 
 
 @app.command()
@@ -333,7 +337,7 @@ def doctor(
     if rebuild_registry:
         with s.store_lock():
             mapping = projects.rebuild_registry(s.root)
-        echo(f"rebuilt {s.root / projects.REGISTRY}: {len(mapping)} projects")
+        echo(f"rebuilt {s.root / projects.REGISTRY}: {plural(len(mapping), 'project')}")
     try:
         tiers = s.all_tiers() if all_projects else s.tiers(project_path(project), None)
     except StoreError:
@@ -345,5 +349,5 @@ def doctor(
     else:
         for f in findings:
             echo(f"{f.level}: {f.tier}: {f.path}: {f.message}")
-        echo("ok" if not bad else f"{sum(f.level != 'info' for f in findings)} problem(s)")
+        echo("ok" if not bad else plural(sum(f.level != "info" for f in findings), "problem"))
     raise typer.Exit(1 if bad else 0)

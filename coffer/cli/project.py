@@ -322,6 +322,11 @@ def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
         emit_json(data)
         raise typer.Exit(0 if ok else 1)
     echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
+    # Widths from the values shown, so a long state or mode never shifts the path column.
+    targets = [t for s in statuses for t in s.targets]
+    tier_w = max((len(t.tier) for t in targets), default=0)
+    mode_w = max((len(t.mode) for t in targets), default=0)
+    state_w = max((len(t.state) for t in targets), default=0)
     for s in statuses:
         modes = " ".join(f"{k}={v}" for k, v in s.modes.items())
         flags = f"{'present' if s.present else 'absent'}, {'enabled' if s.enabled else 'disabled'}"
@@ -332,9 +337,10 @@ def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
             echo(f"  error: {s.error}")
         for t in s.targets:
             detail = f" ({t.detail})" if t.detail else ""
-            echo(f"  {t.tier:<8} {t.mode:<8} {t.state:<9} {t.path}{detail}")
+            cols = f"{t.tier:<{tier_w}}  {t.mode:<{mode_w}}  {t.state:<{state_w}}"
+            echo(f"  {cols}  {t.path}{detail}")
             if t.note:
-                echo(f"  {'':<8} {'':<8} {'':<9} note: {t.note}")
+                echo(f"  {'':<{tier_w + mode_w + state_w + 4}}  note: {t.note}")
     echo(_watch_line(watch))
     for e in errors:
         echo(f"error: {e}")

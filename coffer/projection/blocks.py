@@ -20,7 +20,7 @@ from coffer.projection.common import (
     restore_mtime,
     text_diff,
 )
-from coffer.report import Change, Problem, Report
+from coffer.report import Change, Problem, Report, plural
 
 _BOM = b"\xef\xbb\xbf"
 # Room the markers, digest line and separators take around the body.
@@ -106,7 +106,7 @@ def establish(
         limit = f"the agent reads at most {max_bytes} bytes" if max_bytes else "the block budget"
         names = ", ".join(rendered.omitted[:5]) + ("…" if len(rendered.omitted) > 5 else "")
         report.notices.append(
-            f"{path}: {len(rendered.omitted)} entries did not fit ({limit}); "
+            f"{path}: {plural(len(rendered.omitted), 'entry', 'entries')} did not fit ({limit}); "
             f"listed as a count: {names}"
         )
     if rendered.withheld_secrets:
@@ -130,7 +130,7 @@ def establish(
             _merge_adapters(journal, record, adapters)
         return report
     action = "create" if data is None else "update"
-    detail = f"{rendered.shown_full + rendered.shown_line} {tier} entries"
+    detail = plural(rendered.shown_full + rendered.shown_line, f"{tier} entry", f"{tier} entries")
     report.changes.append(Change(path, action, detail, text_diff(path, data, new)))
     if dry_run:
         return report
@@ -269,7 +269,7 @@ def undo(journal: Journal, record: Record, *, dry_run: bool, force: bool) -> Rep
         Change(
             path,
             "remove" if delete else "update",
-            "deleted the file coffer created" if delete else "removed the coffer block",
+            "the file coffer created" if delete else "without the coffer block",
             text_diff(path, data, None if delete else new),
         )
     )

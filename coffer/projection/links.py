@@ -25,7 +25,7 @@ import yaml
 from coffer import entry, fsutil, index
 from coffer.journal import Journal, Record, sha256
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
-from coffer.report import Change, Problem, Report
+from coffer.report import Change, Problem, Report, plural
 
 
 def _points_to(path: Path, target: Path) -> bool:
@@ -86,11 +86,11 @@ class MergePlan:
                 out.append(f"    its name is taken: renamed to {m.entry_name!r}")
         if self.entry_lines:
             out.append(
-                f"  MEMORY.md: {self.entry_lines} line(s) for merged entries, listed again from "
-                "the entries"
+                f"  MEMORY.md: {plural(self.entry_lines, 'line')} for merged entries, listed "
+                "again from the entries"
             )
         if self.kept_lines:
-            out.append(f"  MEMORY.md: {len(self.kept_lines)} hand-written line(s) kept")
+            out.append(f"  MEMORY.md: {plural(len(self.kept_lines), 'hand-written line')} kept")
         if self.skipped:
             out.append(f"  not merged (kept in the backup): {', '.join(self.skipped)}")
         return out
@@ -222,7 +222,7 @@ def merge_change(link: Path, tier_dir: Path | None, plan: MergePlan, backup: Pat
     moved = sum(1 for m in plan.moves if m.state != "same")
     renamed = sum(1 for m in plan.moves if m.state == "renamed" or m.entry_name)
     where = str(tier_dir) if tier_dir is not None else "this project's new store"
-    detail = f"{moved} native file(s) into {where}"
+    detail = f"{plural(moved, 'native file')} into {where}"
     if renamed:
         detail += f", {renamed} renamed on a collision"
     if plan.skipped:
@@ -361,7 +361,8 @@ def state(link: Path, tier_dir: Path) -> tuple[str, str]:
         return "foreign", f"links to {os.readlink(link)}"
     if stat.S_ISDIR(st.st_mode):
         count = sum(1 for _ in os.scandir(link))
-        return "missing", f"the agent's own directory ({count} files; `coffer project` merges it)"
+        files = plural(count, "file")
+        return "missing", f"the agent's own directory ({files}; `coffer project` merges it)"
     return "foreign", "a file, not a directory"
 
 
