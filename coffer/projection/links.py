@@ -24,6 +24,7 @@ import yaml
 
 from coffer import entry, fsutil, index
 from coffer.journal import Journal, Record, sha256
+from coffer.projection import dirbackup
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.report import Change, Problem, Report, plural
 
@@ -212,7 +213,10 @@ def _carry_index_lines(tier_dir: Path, lines: list[str]) -> None:
 def backup_dir(journal: Journal, link: Path) -> Path:
     """Where the agent's original directory is moved (one per merge)."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    return journal.backups / "dirs" / f"{stamp}-{sha256(str(link).encode())[:12]}"
+    # A free name: two merges in one second must not nest one directory in the other.
+    return dirbackup.free_path(
+        journal.backups / "dirs" / f"{stamp}-{sha256(str(link).encode())[:12]}"
+    )
 
 
 def merge_change(link: Path, tier_dir: Path | None, plan: MergePlan, backup: Path) -> Change | None:
@@ -278,6 +282,7 @@ def establish(
         return report
     before = "absent" if st is None else "dir"
     backup: str | None = None
+    held: set[str] = set()
     if before == "dir":
         plan = plan_merge(link, tier_dir, taken_names)
         target_dir = backup_dir(journal, link)
@@ -285,14 +290,16 @@ def establish(
         if change is not None:
             report.changes.append(change)
         if not dry_run:
+            # Before the merge adds to the tier: what the tier or an earlier backup of this
+            # directory already holds is not the user's only copy (docs/adr/0016).
+            held = dirbackup.already_held(link, [tier_dir, *dirbackup.earlier_backups(target_dir)])
             _merge(link, tier_dir, plan)
             fsutil.ensure_dir(target_dir.parent)
-            journal.put(
-                _record(link, tier_dir, adapter, tier, project_id, before, str(target_dir), [])
-            )
+            first = _record(link, tier_dir, adapter, tier, project_id, before, str(target_dir), [])
+            first["modes"] = dirbackup.modes(link)  # put back by undo (issue 9, point 9)
+            journal.put(first)
             shutil.move(str(link), str(target_dir))
             backup = str(target_dir)
-            report.notices.append(f"{link}: the original directory is kept at {target_dir}")
     report.changes.append(Change(link, "link", f"-> {tier_dir}"))
     if dry_run:
         return report
@@ -320,7 +327,22 @@ def establish(
                 "left as it was",
             )
         )
+        return report
+    if backup is not None:
+        report.notices.append(_keep_backup(journal, rec, Path(backup), held))
     return report
+
+
+def _keep_backup(journal: Journal, rec: Record, backup: Path, held: set[str]) -> str:
+    # Only now, with the link in place, may the backup lose what the store already held
+    # (before that, a failed link moves the whole directory back). docs/adr/0016.
+    link = rec["path"]
+    if dirbackup.prune(backup, held):
+        kept = "kept at" if not held else "kept (less what the store or a backup held) at"
+        return f"{link}: the original directory is {kept} {backup}"
+    rec["backup"] = None
+    journal.put(rec)
+    return f"{link}: the store already held every file of the directory; no backup needed"
 
 
 def _record(
@@ -400,6 +422,8 @@ def undo(journal: Journal, record: Record, *, dry_run: bool) -> Report:
             src = tier_dir / name
             if src.is_file() and not src.is_symlink() and not fsutil.is_tmp_name(name):
                 shutil.copy2(src, staging / name)
+    # The store is private (0700/0600); the agent's directory gets the modes it had.
+    dirbackup.restore_modes(staging, record.get("modes"))
     # A directory cannot be renamed over a symlink: move the link aside first, so that a
     # crash in between leaves both pieces on disk and the journal record intact.
     parked = link.with_name(link.name + ".coffer-link")
