@@ -265,3 +265,50 @@ def test_help_text_is_not_broken_mid_sentence() -> None:
     for name, command in group.commands.items():
         for paragraph in (command.help or "").split("\n\n"):
             assert "\n" not in paragraph, (name, paragraph)
+
+
+# ---- shell completion (issue 9, point 9) ------------------------------------------------
+
+
+def complete(line: str, **env: str) -> list[str]:
+    """What the shell would offer after ``line`` (bash protocol, as the installed script asks)."""
+    words = line.split(" ")
+    r = coffer(
+        env={
+            "_COFFER_COMPLETE": "complete_bash",
+            "COMP_WORDS": line,
+            "COMP_CWORD": str(len(words) - 1),
+            **env,
+        }
+    )
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+def test_shell_completion_is_on(fake_home: Path) -> None:
+    helped = coffer("--help").stdout
+    assert "--install-completion" in helped and "--show-completion" in helped
+    fixed = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+    script = coffer("--show-completion", "bash", env=fixed)
+    assert script.returncode == 0, script.stderr
+    assert "_COFFER_COMPLETE=complete_bash" in script.stdout
+    installed = coffer("--install-completion", "bash", env=fixed)
+    assert installed.returncode == 0, installed.stderr
+    assert "coffer" in (fake_home / ".bashrc").read_text()
+
+    assert complete("coffer rem") == ["remember"]
+    assert complete("coffer list --scope ") == ["project", "global"]
+    assert complete("coffer remember x --type f") == ["feedback"]
+    assert set(complete("coffer setup --agent ")) >= {"claude", "codex"}
+    assert complete("coffer adapter enable cl") == ["claude"]
+    assert "handoff" in complete("coffer vault ")
+
+
+def test_completion_leaves_the_session_start_paths_alone(tmp_path: Path) -> None:
+    from tests.helpers import imported_after
+
+    repo = make_repo(tmp_path / "repo")
+    assert coffer("project", "--quiet", cwd=repo).returncode == 0
+    for argv in (["project"], ["vault", "--help"]):
+        code, mods = imported_after(argv, repo, ("typer", "shellingham", "coffer.cli"))
+        assert (code, mods) == (0, []), argv

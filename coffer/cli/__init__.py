@@ -14,7 +14,10 @@ from coffer.errors import CofferError, NotAProjectError, UnknownNameError
 app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    # --install-completion / --show-completion. They cost ~0.2 ms when the command tree is
+    # built, and `coffer project` / `coffer vault` never build it (coffer.main dispatches
+    # them first), so session starts do not pay even that (benchmarks/bench_cli.py).
+    add_completion=True,
     help="Keep one memory store; project it into every coding agent.",
 )
 

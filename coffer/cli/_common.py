@@ -49,6 +49,15 @@ def _completer(values: Sequence[str]) -> Callable[[], list[str]]:
 
 
 SCOPE_METAVAR = "[" + "|".join(SCOPES) + "]"
+
+
+def complete_agent() -> list[str]:
+    """Installed adapter names, for shell completion of --agent and NAME."""
+    from coffer import registry
+
+    return list(registry.load_adapters().adapters)
+
+
 check_scope = choice(SCOPES)
 check_type = choice(TYPES)
 complete_scope = _completer(SCOPES)

@@ -13,7 +13,15 @@ import typer
 from coffer import hook as hook_mode
 from coffer import settings as settings_mod
 from coffer.cli import app
-from coffer.cli._common import JsonOpt, ProjectOpt, echo, emit_json, project_path, store
+from coffer.cli._common import (
+    JsonOpt,
+    ProjectOpt,
+    complete_agent,
+    echo,
+    emit_json,
+    project_path,
+    store,
+)
 from coffer.errors import CofferError, InvalidInputError, UnknownNameError
 from coffer.identity import in_git, project_root
 from coffer.projection.engine import Engine
@@ -262,7 +270,11 @@ def init(
 def unproject(
     agent: Annotated[
         list[str] | None,
-        typer.Option("--agent", help="Only this agent (repeatable); also disables its adapter."),
+        typer.Option(
+            "--agent",
+            help="Only this agent (repeatable); also disables its adapter.",
+            autocompletion=complete_agent,
+        ),
     ] = None,
     global_: Annotated[
         bool,
@@ -368,6 +380,9 @@ def _watch_line(watch: dict[str, Any]) -> str:
     return f"{head}; service: {service.describe(watch['service'])}"
 
 
+AgentArg = Annotated[str, typer.Argument(metavar="NAME", autocompletion=complete_agent)]
+
+
 def _set_adapter(name: str, on: bool) -> None:
     engine = _engine()
     if name not in engine.loaded.adapters:
@@ -378,14 +393,14 @@ def _set_adapter(name: str, on: bool) -> None:
 
 
 @adapter_app.command("enable")
-def adapter_enable(name: str) -> None:
+def adapter_enable(name: AgentArg) -> None:
     """Project into this agent even if coffer does not detect it."""
     _set_adapter(name, True)
     echo(f"enabled {name}; run `coffer project` to project into it")
 
 
 @adapter_app.command("disable")
-def adapter_disable(name: str) -> None:
+def adapter_disable(name: AgentArg) -> None:
     """Stop projecting into this agent (existing projections stay until `unproject`)."""
     _set_adapter(name, False)
     echo(f"disabled {name}; `coffer unproject --agent {name}` removes what coffer wrote for it")

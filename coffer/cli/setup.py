@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from coffer.cli import app
-from coffer.cli._common import echo, store
+from coffer.cli._common import complete_agent, echo, store
 from coffer.errors import CofferError
 from coffer.report import Report
 
@@ -35,7 +35,11 @@ def setup(
     ] = False,
     agent: Annotated[
         list[str] | None,
-        typer.Option("--agent", help="Only this agent (repeatable); wires it even if absent."),
+        typer.Option(
+            "--agent",
+            help="Only this agent (repeatable); wires it even if absent.",
+            autocompletion=complete_agent,
+        ),
     ] = None,
     service: Annotated[
         bool,
