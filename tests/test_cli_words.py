@@ -66,8 +66,12 @@ def check_command_line(line: str) -> None:
         command, path, args = sub, [*path, args[0]], args[1:]
     if getattr(command, "commands", None) and not args:
         return  # a group named on its own (`coffer adapter`) lists its commands
-    if "--help" in args:
-        return  # every command has it, and parsing it would print the help and exit
+    eager = {"--help", "--version", "--show-completion", "--install-completion"} & set(args)
+    if eager:
+        # Parsing these would act (print, install) and exit: check only that they exist.
+        opts = {o for p in command.params for o in getattr(p, "opts", ())} | {"--help"}
+        assert eager <= opts, f"{line!r}: {eager - opts} not options of {' '.join(path)}"
+        return
     # Raises on an unknown command, option or missing argument, as the real run would.
     with command.make_context(" ".join(path), list(args)):
         pass
