@@ -243,7 +243,7 @@ def test_words_plurals_tenses_and_no_doubled_prefix(tmp_path: Path, fake_home: P
     done = coffer("project", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert "1 project entry" in done.stdout and "0 global entries" in done.stdout
-    assert "coffer: coffer" not in done.stderr and "coffer: turned off codex's own" in done.stderr
+    assert "coffer: coffer" not in done.stderr and "coffer turned off codex's own" in done.stderr
     dry = coffer("unproject", "--dry-run", cwd=repo).stdout
     assert "would remove" in dry and "deleted" not in dry and "removed" not in dry, dry
 

@@ -98,12 +98,12 @@ def test_dry_run_shows_moves_collisions_and_backup_then_writes_nothing(repo, fak
     dry = coffer("project", "--dry-run", cwd=repo)
     assert dry.returncode == 0, dry.stderr
     out = dry.stdout
-    assert f"would merge {native}: 3 native file(s) into" in out
+    assert f"would merge {native}: 3 native files into" in out
     assert "! deploy.md -> deploy.imported-1.md (a different deploy.md is in the store)" in out
     assert "+ user_role.md" in out
     assert "its name is taken: renamed to 'deploy-imported-2'" in out
-    assert "MEMORY.md: 1 hand-written line(s) kept" in out
-    assert "MEMORY.md: 3 line(s) for merged entries" in out
+    assert "MEMORY.md: 1 hand-written line kept" in out
+    assert "MEMORY.md: 3 lines for merged entries" in out
     backups = str(store().root / "backups" / "dirs")
     assert f"the original directory goes to {backups}{os.sep}" in out
     assert not native.is_symlink()
@@ -117,7 +117,7 @@ def test_dry_run_of_a_project_coffer_never_saw_shows_the_merge(tmp_path, fake_ho
     native = native_dir(fake_home, fresh)
     dry = coffer("project", "--dry-run", cwd=fresh)
     assert dry.returncode == 0, dry.stderr
-    assert f"would merge {native}: 3 native file(s) into this project's new store" in dry.stdout
+    assert f"would merge {native}: 3 native files into this project's new store" in dry.stdout
     assert "+ deploy.md" in dry.stdout and "+ feedback_tests.md" in dry.stdout
     # Two native files share the name `deploy`: the second is renamed even in a new store.
     assert "renamed to 'deploy-imported-1'" in dry.stdout

@@ -52,9 +52,14 @@ def _print(report: Report, *, quiet: bool, dry_run: bool) -> None:
         for n in report.notices:
             echo(f"note: {n}")
     for a in report.alerts:
-        typer.echo(f"coffer: {a}", err=True)
+        typer.echo(_named(a), err=True)
     for p in report.problems:
         typer.echo(f"coffer: {p.line()}", err=True)
+
+
+def _named(alert: str) -> str:
+    # Each line names coffer once: "coffer turned off …", never "coffer: coffer turned …".
+    return alert if alert.startswith("coffer ") else f"coffer: {alert}"
 
 
 def _hook_context(
@@ -202,7 +207,7 @@ def _hook_messages(engine: Engine, path: Path, report: Report) -> list[str]:
     if fresh:
         fresh.append("(said once; `coffer project` repeats it)")
     # The agent shows the message among others: each line names coffer once.
-    alerts = [a if a.startswith("coffer ") else f"coffer: {a}" for a in report.alerts]
+    alerts = [_named(a) for a in report.alerts]
     return alerts + fresh
 
 

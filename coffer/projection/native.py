@@ -89,7 +89,7 @@ def establish(
     )
     verb = "would turn" if dry_run else "turned"
     report.alerts.append(
-        f"{verb} off {adapter}'s own memory ({native.describe} in {native.config}) "
+        f"coffer {verb} off {adapter}'s own memory ({native.describe} in {native.config}) "
         f"so the coffer store is its only memory; `coffer unproject --agent {adapter}` turns "
         "it back on exactly as it was."
     )
