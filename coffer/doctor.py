@@ -152,7 +152,8 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
             level = "info"
             message = (
                 f"nearly the same text as {path(a)} ({similarity:.0%} of their words shared); "
-                "if they say one thing, merge them with `coffer update` and `coffer forget`"
+                f'if they say one thing, put it in one (`coffer update {b.name} "…"{scope}`) '
+                f"and forget the other ({a.name})"
             )
         out.append(Finding(level, tier.label, str(path(b)), message))
     return out

@@ -39,7 +39,7 @@ from coffer.errors import (
     EntryNotFoundError,
     InvalidInputError,
     LockTimeoutError,
-    ProjectError,
+    NotAProjectError,
     SecretRefusedError,
     StoreError,
 )
@@ -145,9 +145,9 @@ class Store:
         root = project_root(path)
         projects.check_project_root(root, self.home)
         if opted_in_only and not self.invited(root):
-            raise ProjectError(
+            raise NotAProjectError(
                 f"{root} is not in a git repository, so it is not a coffer project; "
-                "`coffer init` there makes it one (or use --scope global)"
+                "`coffer init` there makes it one"
             )
         return root
 

@@ -72,9 +72,14 @@ def check_command_line(line: str) -> None:
         opts = {o for p in command.params for o in getattr(p, "opts", ())} | {"--help"}
         assert eager <= opts, f"{line!r}: {eager - opts} not options of {' '.join(path)}"
         return
-    # Raises on an unknown command, option or missing argument, as the real run would.
-    with command.make_context(" ".join(path), list(args)):
-        pass
+    # Raises on an unknown command or option, a bad value or an extra argument, as the real
+    # run would. A missing argument is fine: prose names a command (`coffer update`) too.
+    try:
+        with command.make_context(" ".join(path), list(args)):
+            pass
+    except Exception as exc:
+        if type(exc).__name__ != "MissingParameter":
+            raise
 
 
 HINTS = _hints()
@@ -141,14 +146,24 @@ def test_hints_at_home_name_options_the_command_has(fake_home: Path) -> None:
     assert "project: none" in where.stdout and "--scope" not in where.stdout + where.stderr
     assert json.loads(coffer("where", "--json", cwd=fake_home).stdout)["project"] is None
 
-    listed = coffer("list", cwd=fake_home)
-    assert listed.returncode == 1 and "add --scope global" in listed.stderr
-    assert coffer("list", "--scope", "global", cwd=fake_home).returncode == 0
+    said = coffer("remember", "x", cwd=fake_home)
+    assert said.returncode == 1 and "add --scope global" in said.stderr
+    assert coffer("remember", "x", "--scope", "global", cwd=fake_home).returncode == 0
     undo = coffer("unproject", cwd=fake_home)
     assert undo.returncode == 1
     assert "--scope" not in undo.stderr and "add --global" in undo.stderr
-    doctor = coffer("doctor", cwd=fake_home)
-    assert "--scope" not in doctor.stderr and "--project PATH" in doctor.stderr
+    init = coffer("init", cwd=fake_home)
+    assert "--scope" not in init.stderr and "--project PATH" in init.stderr
+
+
+def test_outside_git_the_hints_name_init_and_real_options(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    said = coffer("forget", "x", cwd=scratch)
+    assert said.returncode == 1
+    assert "`coffer init` there makes it one" in said.stderr and "--scope global" in said.stderr
+    where = coffer("where", cwd=scratch)
+    assert where.returncode == 0 and "`coffer init` there makes it one" in where.stdout
 
 
 def test_one_list_of_agent_names_in_every_unknown_agent_message(tmp_path: Path) -> None:

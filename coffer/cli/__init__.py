@@ -118,6 +118,4 @@ def _elsewhere(argv: Sequence[str]) -> str:
         ways.append("add --scope global for the global tier")
     elif "--global" in options:
         ways.append("add --global for the global tier")
-    if not ways:
-        return ""
-    return ", or " + " or ".join(ways) if len(ways) == 1 else ", " + ways[0] + ", or " + ways[1]
+    return f" (or {', or '.join(ways)})" if ways else ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -26,7 +27,7 @@ from coffer.cli._common import (
     usage_checked,
 )
 from coffer.entry import TYPES, check_name, serialize
-from coffer.errors import InvalidInputError
+from coffer.errors import InvalidInputError, NotAProjectError
 from coffer.report import plural
 from coffer.store import Found, Saved, Tier
 from coffer.writes import Refreshed, Writer
@@ -276,8 +277,12 @@ def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     """Show the store location and the project the current directory resolves to."""
     s = store()
     path = project_path(project)
-    # The home directory and / are no project, but where things are is still an answer.
-    root = s.project_root_or_none(path)
+    # The home directory, / or an uninvited directory is no project, but where things are
+    # is still an answer.
+    try:
+        root: Path | None = s.resolve_root(path)
+    except NotAProjectError as exc:
+        root, why = None, str(exc)
     tier = s.project_tier(path) if root else None
     global_tier = s.global_tier()
     data = {
@@ -300,7 +305,7 @@ def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
         echo(f"project: {root.name} ({root})")
         echo(f"         {tier.dir if tier else '(no memory yet: created on first remember)'}")
     else:
-        echo(f"project: none ({path} is not inside a project; only the global tier applies)")
+        echo(f"project: none, only the global tier ({why})")
     echo(f"global:  {global_tier.dir}")
 
 

@@ -16,6 +16,7 @@ from coffer.cli import app
 from coffer.cli._common import (
     JsonOpt,
     ProjectOpt,
+    choice,
     complete_agent,
     echo,
     emit_json,
@@ -29,6 +30,7 @@ from coffer.projects import check_project_root
 from coffer.registry import unknown_agents
 from coffer.report import Report
 
+GIT_BLOCK = ("hide", "commit")
 adapter_app = typer.Typer(no_args_is_help=True, help="Inspect and choose agent adapters.")
 app.add_typer(adapter_app, name="adapter")
 
@@ -118,7 +120,9 @@ def project(
         str | None,
         typer.Option(
             "--git-block",
-            metavar="hide|commit",
+            metavar="[hide|commit]",
+            callback=choice(GIT_BLOCK),
+            autocompletion=lambda: list(GIT_BLOCK),
             help="Whether git sees this project's block: hide (the default) keeps it out of "
             "`git status` and commits; commit lets teammates and cloud agents read it.",
         ),
@@ -227,14 +231,12 @@ def _end_hook(
         sys.stdout.write(hook_mode.output(context, "\n".join(messages)))
 
 
-def _choose_git_block(engine: Engine, path: Path, choice: str) -> None:
-    if choice not in ("hide", "commit"):
-        raise InvalidInputError(f"invalid --git-block {choice!r}: use hide or commit")
+def _choose_git_block(engine: Engine, path: Path, block: str) -> None:
     root = engine.store.resolve_root(path)
     with engine.store.projection_lock():
         s = settings_mod.load(engine.store.root)
         s.git_commit = [r for r in s.git_commit if r != str(root)]
-        if choice == "commit":
+        if block == "commit":
             s.git_commit.append(str(root))
         settings_mod.save(engine.store.root, s)
 
