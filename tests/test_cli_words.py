@@ -198,6 +198,8 @@ def test_setup_never_suggests_an_agent_it_would_refuse(fake_home: Path) -> None:
         ["recall", "x", "--scope", "team"],
         ["recall", "x", "--limit", "0"],
         ["forget", "x", "--scope", "team"],
+        ["update", "x", "new text", "--scope", "team"],
+        ["update", "x", "--type", "bogus"],
         ["show", "x", "--scope", "team"],
     ],
 )
