@@ -5,7 +5,7 @@ Policy: a directory being linked is moved whole into ``backups/dirs/``; once the
 place, a file is dropped from that backup when the same bytes under the same name were
 already held, *before* the merge, by the store or by an earlier backup of the same
 directory, and an emptied backup is removed. Everything else stays: files the merge copied
-in, renamed collisions, a ``MEMORY.md`` seen for the first time, subdirectories and links.
+in, renamed collisions, a ``MEMORY.md`` not seen before, subdirectories and links.
 So the directory a user had before coffer is kept whole, and an ``unproject`` /
 ``project --resume`` cycle, whose directory is coffer's own copy of the store, adds nothing
 unless an agent wrote something new meanwhile. Nothing is ever deleted from a kept backup.
