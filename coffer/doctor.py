@@ -13,6 +13,7 @@ from typing import Literal
 from coffer import index, projects
 from coffer.entry import Entry, same_text_key
 from coffer.errors import StoreError
+from coffer.journal import Journal
 from coffer.report import plural
 from coffer.secrets import find_secrets
 from coffer.store import Store, Tier
@@ -159,6 +160,36 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
     return out
 
 
+def check_journal(store: Store) -> list[Finding]:
+    """Damaged journal records, and backups an exact undo would need that are gone."""
+    journal = Journal(store.root)
+    out = [
+        Finding(
+            "error",
+            "journal",
+            str(damage.file),
+            f"record for {damage.target} is damaged ({damage.reason}); `coffer unproject` "
+            f"cannot undo that change: {damage.advice(journal.backups)}",
+        )
+        for damage in journal.damaged()
+    ]
+    for record in journal.records():
+        digest = record.get("before_sha256")
+        if record.get("kind") not in ("native", "setup") or not isinstance(digest, str):
+            continue
+        if not (journal.backups / f"{digest}.bak").is_file():
+            out.append(
+                Finding(
+                    "warning",
+                    "journal",
+                    str(record["path"]),
+                    f"the backup of its original bytes ({digest}.bak) is missing; undo "
+                    "removes only coffer's own change there, from the values the journal keeps",
+                )
+            )
+    return out
+
+
 def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
     """Findings for ``tiers``, plus registry problems."""
     findings: list[Finding] = []
@@ -171,6 +202,7 @@ def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
     except StoreError as exc:
         findings.append(Finding("error", "store", str(store.root / projects.REGISTRY), str(exc)))
         known = []
+    findings += check_journal(store)
     for info in known:
         if not Path(info.root).is_dir():
             findings.append(

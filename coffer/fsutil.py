@@ -9,10 +9,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
 
+from coffer import faults
 from coffer.errors import CofferError, StoreError
 
 PRIVATE_DIR_MODE = 0o700
@@ -30,6 +32,7 @@ def ensure_dir(path: Path, mode: int = PRIVATE_DIR_MODE) -> None:
     try:
         # One level at a time: Path.mkdir(parents=True) gives parents the default mode.
         for d in reversed(missing):
+            faults.step(f"mkdir {d}")
             d.mkdir(mode=mode, exist_ok=True)
         if not path.is_dir():
             raise FileExistsError(path)
@@ -73,6 +76,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
+    faults.step(f"tmpfile {path}")
     fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -80,12 +84,136 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
+        faults.step(f"replace {path}")
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
     _fsync_dir(parent)
+
+
+def rename(src: Path, dst: Path) -> None:
+    """``os.replace`` as one counted change (see :mod:`coffer.faults`)."""
+    faults.step(f"rename {src} {dst}")
+    os.replace(src, dst)
+
+
+def unlink(path: Path) -> None:
+    faults.step(f"unlink {path}")
+    os.unlink(path)
+
+
+def rmdir(path: Path) -> None:
+    faults.step(f"rmdir {path}")
+    os.rmdir(path)
+
+
+def rmtree(path: Path) -> None:
+    """Remove a directory coffer made (a staging copy); one counted change."""
+    faults.step(f"rmtree {path}")
+    shutil.rmtree(path)
+
+
+def symlink(target: Path, link: Path) -> None:
+    faults.step(f"symlink {link}")
+    os.symlink(target, link, target_is_directory=True)
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the entries at ``a`` and ``b`` in one atomic step (``renameat2`` with
+    ``RENAME_EXCHANGE`` on Linux, ``renamex_np`` with ``RENAME_SWAP`` on macOS).
+
+    This is the only way to replace a directory by a symlink, or back, with no moment
+    where neither exists. False when the system or file system cannot do it: the caller
+    falls back to two renames and a later run finishes a swap cut between them.
+    """
+    if faults.NO_EXCHANGE:
+        return False
+    import ctypes
+    import sys
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if sys.platform.startswith("linux"):
+            fn = libc.renameat2
+            at_fdcwd = -100
+            args: tuple[object, ...] = (at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), 2)
+        elif sys.platform == "darwin":
+            fn = libc.renamex_np
+            args = (os.fsencode(a), os.fsencode(b), 2)
+        else:
+            return False
+    except (AttributeError, OSError):
+        return False  # an old C library without the call
+    faults.step(f"exchange {a} {b}")
+    if fn(*args) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False  # a file system without atomic exchange
+    raise OSError(err, os.strerror(err), str(a))
+
+
+def move_dir(src: Path, dst: Path) -> None:
+    """Move directory ``src`` to a new path ``dst`` so that a kill at any point leaves a
+    complete copy at ``src`` or at ``dst`` (``dst`` only ever appears complete)."""
+    try:
+        rename(src, dst)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    # Another file system: copy beside the destination, then rename it into place.
+    partial = dst.with_name(dst.name + ".partial")
+    if partial.exists():
+        rmtree(partial)
+    faults.step(f"copytree {src} {partial}")
+    shutil.copytree(src, partial, symlinks=True)
+    rename(partial, dst)
+    rmtree(src)
+
+
+def edit_target(path: Path) -> Path:
+    """The file coffer edits for the config file ``path``: ``path`` itself, or, when it is
+    a symlink (stow, chezmoi's symlink mode, home-manager), the regular file it points to.
+
+    The link is never replaced, so it stays a link pointing where it did. A link coffer
+    cannot edit through (dangling, to something that is not a file, or read-only like a
+    home-manager file in the Nix store) raises a CofferError saying what to do instead.
+    """
+    try:
+        if not stat.S_ISLNK(os.lstat(path).st_mode):
+            return path
+        shown = os.readlink(path)
+    except FileNotFoundError:
+        return path
+    target = Path(os.path.realpath(path))
+    try:
+        st = os.stat(path)
+    except OSError:
+        raise CofferError(
+            f"{path} is a symlink to {shown}, which does not exist; coffer does not create "
+            "files through a dangling link. Point the link at a file (or replace it with "
+            "one), then run again"
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise CofferError(f"{path} is a symlink to {target}, which is not a regular file")
+    if not (os.access(target, os.W_OK) and os.access(target.parent, os.W_OK)):
+        raise CofferError(
+            f"{path} is a symlink to {target}, which is read-only (a dotfile manager such "
+            "as home-manager keeps it); add coffer's change to your dotfile manager's "
+            "source for this file instead"
+        )
+    return target
+
+
+def link_of(path: Path) -> str | None:
+    """What the symlink ``path`` points to (as written), or None when it is no link."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
 
 
 def atomic_write_text(path: Path, text: str, mode: int | None = PRIVATE_FILE_MODE) -> None:

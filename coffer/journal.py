@@ -12,18 +12,156 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
-from coffer.errors import JournalError
+from coffer.errors import CofferError, JournalError
 
 Record = dict[str, Any]
+
+# What each kind of record needs for its undo: (field, accepted types). A record without
+# them cannot be undone as written, and coffer never fills a pre-image in by guessing.
+_COMMON: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("key", (str,)),
+    ("path", (str,)),
+    ("kind", (str,)),
+)
+_ADAPTERS = ("adapters", (list,))
+_BY_KIND: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
+    "block": (_ADAPTERS, ("before_sha256", (str, type(None)))),
+    "symlink": (_ADAPTERS, ("link_target", (str,)), ("before", (str,))),
+    "native": (_ADAPTERS, ("previous", (dict,))),
+    "setup": (_ADAPTERS, ("edits", (list,)), ("before_sha256", (str, type(None)))),
+    "service": (_ADAPTERS,),
+    "git-lines": (("users", (dict,)), ("before_sha256", (str, type(None)))),
+    "git-config": (("users", (dict,)), ("before_sha256", (str, type(None)))),
+}
+_OPTIONAL: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("adapters", (list,)),
+    ("created_file", (bool,)),
+    ("created_dirs", (list,)),
+    ("after_sha256", (str, type(None))),
+    ("tier", (str, type(None))),
+    ("project_id", (str, type(None))),
+)
+_PATH_RE = re.compile(r'"path":\s*"((?:[^"\\]|\\.)*)"')
+_KIND_RE = re.compile(r'"kind":\s*"([a-z_]+)"')
+_KEY_RE = re.compile(r'"key":\s*"((?:[^"\\]|\\.)*)"')
+_KEYED = ("native", "setup", "service")  # kinds whose key is "<kind>:<name>:<path>"
 
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A record file coffer cannot use: why, and what can still be read of it."""
+
+    file: Path
+    reason: str
+    path: str | None  # the path it describes, when that much is legible
+    kind: str | None
+    adapters: tuple[str, ...] = ()
+    tier: str | None = None
+    project_id: str | None = None
+
+    @property
+    def target(self) -> str:
+        return self.path or f"the path recorded in {self.file}"
+
+    def advice(self, backups: Path) -> str:
+        """What undo could not restore and how to restore it by hand."""
+        what = {
+            "block": "the coffer block was not removed: delete the lines from "
+            "`<!-- coffer:memory:start` to `<!-- coffer:memory:end -->` by hand",
+            "symlink": "coffer's link was not replaced: remove the link and put back a "
+            f"directory (the agent's original directory is under {backups / 'dirs'}; the "
+            "current memories are in the store directory the link points to)",
+            "native": "the agent's own memory was not switched back on: set it back in "
+            "this config file by hand (coffer changed only its memory switch)",
+            "setup": "coffer's entries were not removed from this config: remove the "
+            "`coffer` MCP server and the `coffer project --hook` hook by hand",
+            "git-lines": "the lines coffer added to this git file were not removed: "
+            "remove the lines naming coffer's blocks by hand",
+            "git-config": "the git filter coffer added was not removed: remove the "
+            "`filter.coffer` section from this git config by hand",
+        }.get(
+            self.kind or "",
+            "coffer cannot tell which change it records, so it was not undone: check by hand "
+            "for a block from `<!-- coffer:memory:start` to `<!-- coffer:memory:end -->`, "
+            "a link into coffer's store, an agent memory switched off, or coffer's MCP "
+            "server and hook in an agent's config",
+        )
+        return (
+            f"its journal record {self.file} is damaged ({self.reason}), so {what}. "
+            f"Earlier contents coffer backed up are in {backups} (named by their sha256); "
+            "coffer does not guess which one. Then delete the record file"
+        )
+
+
+def validate(record: object) -> str | None:
+    """Why ``record`` cannot be undone as written, or None when it can."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    kind = record.get("kind")
+    fields = _COMMON + _BY_KIND.get(kind if isinstance(kind, str) else "", ())
+    for name, types in fields:
+        if name not in record:
+            return f"the field {name!r} is missing"
+        if not isinstance(record[name], types):
+            return f"the field {name!r} has the wrong type"
+    for name, types in _OPTIONAL:
+        if name in record and not isinstance(record[name], types):
+            return f"the field {name!r} has the wrong type"
+    if not all(isinstance(a, str) for a in record.get("adapters", [])):
+        return "the field 'adapters' has the wrong type"
+    return None
+
+
+def _damage(file: Path, data: bytes | None, reason: str) -> Damage:
+    text = (data or b"").decode("utf-8", "replace")
+    try:
+        partial = json.loads(text)
+    except ValueError:
+        partial = None
+    if isinstance(partial, dict):
+
+        def get(name: str) -> Any:
+            value = partial.get(name)
+            return value if isinstance(value, str) else None
+
+        adapters = partial.get("adapters")
+        names = (
+            tuple(a for a in adapters if isinstance(a, str)) if isinstance(adapters, list) else ()
+        )
+        return Damage(file, reason, get("path"), get("kind"), names, get("tier"), get("project_id"))
+    path = _legible(_PATH_RE, text)
+    key = _legible(_KEY_RE, text)
+    found = _KIND_RE.search(text)
+    kind = found.group(1) if found else None
+    if key is not None:
+        # A truncated record may still hold its key, which names the path.
+        prefix, _, rest = key.partition(":")
+        if prefix in _KEYED and ":" in rest:
+            kind = kind or prefix
+            path = path or rest.partition(":")[2]
+        elif path is None and (key.startswith(("/", "\\")) or key[1:3] == ":\\"):
+            path = key
+    return Damage(file, reason, path, kind)
+
+
+def _legible(pattern: re.Pattern[str], text: str) -> str | None:
+    found = pattern.search(text)
+    if found:
+        with contextlib.suppress(ValueError):
+            value = json.loads(f'"{found.group(1)}"')
+            return value if isinstance(value, str) else None
+    return None
 
 
 class Journal:
@@ -36,15 +174,32 @@ class Journal:
     def _file(self, path: Path | str) -> Path:
         return self.dir / f"{sha256(str(path).encode('utf-8', 'surrogateescape'))[:32]}.json"
 
-    def get(self, path: Path | str) -> Record | None:
-        data = fsutil.read_bytes_or_none(self._file(path))
+    def _load(self, file: Path) -> Record | Damage | None:
+        try:
+            data = fsutil.read_bytes_or_none(file)
+        except CofferError as exc:  # a link in place of a record: never followed
+            return Damage(file, f"unreadable: {exc}", None, None)
         if data is None:
             return None
         try:
-            record: Record = json.loads(data)
-        except ValueError as exc:
-            raise JournalError(f"journal record for {path} is corrupt: {self._file(path)}") from exc
-        return record
+            record = json.loads(data)
+        except ValueError:
+            return _damage(file, data, "not valid JSON; truncated or overwritten")
+        reason = validate(record)
+        if reason is not None:
+            return _damage(file, data, reason)
+        loaded: Record = record
+        return loaded
+
+    def get(self, path: Path | str) -> Record | None:
+        """The record for ``path``; a damaged one raises, so no caller writes over it."""
+        found = self._load(self._file(path))
+        if isinstance(found, Damage):
+            raise JournalError(
+                f"{path}: its journal record {found.file} is damaged ({found.reason}); "
+                "coffer leaves this path alone until it is repaired (see `coffer doctor`)"
+            )
+        return found
 
     def put(self, record: Record) -> None:
         fsutil.ensure_dir(self.dir)
@@ -54,22 +209,33 @@ class Journal:
 
     def drop(self, path: Path | str) -> None:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._file(path))
+            fsutil.unlink(self._file(path))
 
-    def records(self) -> Iterator[Record]:
-        """Every record, in path order; unreadable ones raise (never silently skipped)."""
+    def _scan(self) -> tuple[list[Record], list[Damage]]:
+        loaded: list[Record] = []
+        damaged: list[Damage] = []
         if not self.dir.is_dir():
-            return
-        loaded = []
+            return loaded, damaged
         for name in sorted(os.listdir(self.dir)):
             if not name.endswith(".json"):
                 continue
-            data = fsutil.read_bytes_or_none(self.dir / name)
-            try:
-                loaded.append(json.loads(data or b""))
-            except ValueError as exc:
-                raise JournalError(f"journal record {self.dir / name} is corrupt") from exc
-        yield from sorted(loaded, key=lambda r: str(r.get("path")))
+            found = self._load(self.dir / name)
+            if isinstance(found, Damage):
+                damaged.append(found)
+            elif found is not None:
+                loaded.append(found)
+        return sorted(loaded, key=lambda r: str(r.get("path"))), damaged
+
+    def records(self) -> Iterator[Record]:
+        """Every usable record, in path order. A damaged one is left out here, so it
+        cannot stop the undo of the others; :meth:`damaged` lists it, and undo and
+        ``coffer doctor`` report it."""
+        yield from self._scan()[0]
+
+    def damaged(self) -> list[Damage]:
+        """The record files that cannot be used (unreadable, not JSON, fields missing or
+        of the wrong type)."""
+        return self._scan()[1]
 
     def backup_bytes(self, data: bytes) -> Path:
         """Keep a copy of ``data`` (content-addressed, so repeated backups cost nothing)."""

@@ -32,6 +32,7 @@ from coffer.adapter import ConfigEdit, Context, Launch
 from coffer.errors import CofferError, UnknownNameError
 from coffer.journal import Journal, Record, sha256
 from coffer.paths import home_dir
+from coffer.projection import common
 from coffer.projection.common import (
     ensure_parent,
     mtime_ns,
@@ -185,8 +186,22 @@ def plan(
             by_path.setdefault(edit.path, []).append(edit)
             if edit.note:
                 out.report.notices.append(f"{name}: {edit.note}")
-        for path, group in by_path.items():
-            fp = _plan_file(journal, name, path, group, out.report)
+        planned = [
+            _plan_file(journal, name, path, group, out.report) for path, group in by_path.items()
+        ]
+        if any(fp is None for fp in planned):
+            # An agent with its MCP server but not its hook (or the reverse) is wired
+            # halfway: refuse it whole, say so, and let the user fix the file first.
+            out.report.problems.append(
+                Problem(
+                    Path(name),
+                    "refused",
+                    f"{name} was not wired at all: coffer wires an agent completely or not "
+                    "at all; fix the file named above, then run `coffer setup` again",
+                )
+            )
+            continue
+        for fp in planned:
             if fp is not None:
                 out.files.append(fp)
                 if name not in out.wired:
@@ -203,7 +218,8 @@ def _plan_file(
         return None
     fmt = formats.pop()
     try:
-        before = fsutil.read_bytes_or_none(path)
+        # A dotfile manager's link: edit the file it points to; the link stays as it is.
+        before = fsutil.read_bytes_or_none(fsutil.edit_target(path))
         doc = _load(fmt, before, path)
         record = journal.get(key(agent, path))
         previous = {
@@ -244,7 +260,8 @@ def apply(journal: Journal, the_plan: Plan) -> Report:
 
 def _apply_file(journal: Journal, fp: FilePlan) -> Report:
     report = Report()
-    current = fsutil.read_bytes_or_none(fp.path)
+    target = fsutil.edit_target(fp.path)
+    current = fsutil.read_bytes_or_none(target)
     if current != fp.before:
         report.problems.append(
             Problem(fp.path, "refused", "changed since the plan was made; run coffer setup again")
@@ -268,12 +285,15 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
             "created_file": fp.before is None,
             "created_dirs": [],
             "before_sha256": None if fp.before is None else sha256(fp.before),
-            "before_mtime_ns": None if fp.before is None else mtime_ns(fp.path),
+            "before_mtime_ns": None if fp.before is None else mtime_ns(target),
             "after_sha256": None,
             "exact": True,
             "eof": _eof(fp.before),
             "created_at": now_iso(),
         }
+        link = fsutil.link_of(fp.path)
+        if link is not None:
+            record["link"] = {"readlink": link, "target": str(target)}
     elif fp.before is None or sha256(fp.before) != record.get("after_sha256"):
         # Someone changed the file between coffer's writes: the pre-image no longer
         # describes everything that should survive an undo.
@@ -285,7 +305,7 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
         record["created_dirs"] = ensure_parent(fp.path)
     journal.put(record)  # before the write: a crash leaves a record of what was there
     mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
-    fsutil.atomic_write_bytes(fp.path, fp.after, mode=mode)
+    fsutil.atomic_write_bytes(target, fp.after, mode=mode)
     record["after_sha256"] = sha256(fp.after)
     journal.put(record)
     report.changes.append(
@@ -326,6 +346,13 @@ def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False)
             continue
         if journal.get(record["key"]) is None:
             dirs += record.get("created_dirs", [])
+    wanted = set(agents)
+    for damage in journal.damaged():
+        if damage.kind in (KIND, None) and not (
+            wanted and damage.adapters and not wanted & set(damage.adapters)
+        ):
+            advice = damage.advice(journal.backups)
+            report.problems.append(Problem(Path(damage.target), "damaged", advice))
     if not dry_run:
         # A directory created for one file may have held another coffer file: try again
         # once every file is gone (still only directories coffer created, only if empty).
@@ -339,7 +366,8 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
     report = Report()
     path = Path(record["path"])
     agent = ", ".join(record.get("adapters", []))
-    data = fsutil.read_bytes_or_none(path)
+    target = common.recorded_target(record)
+    data = fsutil.read_bytes_or_none(target)
     if data is None:
         report.notices.append(f"{path}: already gone; nothing to undo")
         if not dry_run:
@@ -393,8 +421,8 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
         os.unlink(path)
         remove_created_dirs(list(record.get("created_dirs", [])))
     elif new != data:
-        fsutil.atomic_write_bytes(path, new, mode=None)
-        restore_mtime(path, new, record.get("before_sha256"), record.get("before_mtime_ns"))
+        fsutil.atomic_write_bytes(target, new, mode=None)
+        restore_mtime(target, new, record.get("before_sha256"), record.get("before_mtime_ns"))
     journal.drop(record["key"])
     return report
 

@@ -353,9 +353,12 @@ def test_a_broken_config_is_refused_and_left_alone(home: Path) -> None:
     assert done.returncode == 1
     assert "not valid JSON" in done.stderr
     assert broken.read_text() == '{"model": "opus",}\n'
-    assert "coffer" in json.loads((home / ".claude.json").read_text())["mcpServers"]
-    assert coffer("setup", "--undo").returncode == 0
+    # Never half: without its hook file Claude gets no MCP server either; Codex is wired.
+    assert "claude was not wired at all" in done.stderr
     assert (home / ".claude.json").read_text() == CLAUDE_JSON
+    assert "[mcp_servers.coffer]" in (home / ".codex" / "config.toml").read_text()
+    assert coffer("setup", "--undo").returncode == 0
+    assert (home / ".codex" / "config.toml").read_text() == CODEX_TOML
 
 
 def test_an_mcp_server_named_coffer_that_coffer_did_not_write_is_left_alone(home: Path) -> None:

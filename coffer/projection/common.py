@@ -6,8 +6,10 @@ import difflib
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from coffer import fsutil
+from coffer.errors import CofferError
 from coffer.projects import now_iso
 
 
@@ -60,6 +62,21 @@ def restore_mtime(path: Path, data: bytes, before_sha256: str | None, mtime: int
 
     if mtime is not None and before_sha256 == hashlib.sha256(data).hexdigest():
         os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
+
+
+def recorded_target(record: dict[str, Any]) -> Path:
+    """The file undo restores for a config ``record``: the one coffer edited (through a
+    dotfile manager's link, the file it pointed to), checked to be still that file; a
+    link that now points elsewhere, or a file that became a link, is refused."""
+    path = Path(record["path"])
+    target = fsutil.edit_target(path)
+    link = record.get("link")
+    was = Path(link["target"]) if isinstance(link, dict) and "target" in link else path
+    if target != was:
+        raise CofferError(
+            f"{path} now leads to {target}, not to {was} as when coffer changed it; left alone"
+        )
+    return target
 
 
 def remove_created_dirs(dirs: list[str]) -> None:

@@ -15,10 +15,16 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from coffer import projects, registry, render, settings
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
-from coffer.errors import CofferError, InvalidInputError, LockTimeoutError, UnknownNameError
+from coffer.errors import (
+    CofferError,
+    InvalidInputError,
+    JournalError,
+    LockTimeoutError,
+    UnknownNameError,
+)
 from coffer.hook import Deadline
 from coffer.identity import root_of
-from coffer.journal import Journal, Record
+from coffer.journal import Damage, Journal, Record
 from coffer.paths import home_dir
 from coffer.projection import blocks, gitside, links, native
 from coffer.projects import ProjectInfo
@@ -77,6 +83,9 @@ class Engine:
             return fn()
         except LockTimeoutError:
             raise  # another coffer process, not the adapter: the whole run waits or gives up
+        except JournalError as exc:
+            report.problems.append(Problem(Path(name), "damaged", str(exc)))
+            return default
         except Exception as exc:
             report.problems.append(
                 Problem(Path(name), "error", f"adapter {name} failed: {type(exc).__name__}: {exc}")
@@ -215,15 +224,19 @@ class Engine:
                     taken = [e.name for e in self._entries(tier)]
                     with self._step():
                         report.extend(
-                            links.establish(
-                                self.journal,
+                            self._guarded(
                                 target.path,
-                                tier.dir,
-                                taken,
-                                name,
-                                target.tier,
-                                tier.info.id,
-                                dry_run=dry_run,
+                                partial(
+                                    links.establish,
+                                    self.journal,
+                                    target.path,
+                                    tier.dir,
+                                    taken,
+                                    name,
+                                    target.tier,
+                                    tier.info.id,
+                                    dry_run=dry_run,
+                                ),
                             )
                         )
                     if target.note:
@@ -241,10 +254,21 @@ class Engine:
                         self.store.regenerate_index(tier)
         for file, items in sorted(groups.items()):
             with self._step():
-                report.extend(
-                    self._render(ctx, file, items, tiers, entries, dry_run, replace_edited)
+                render_one = partial(
+                    self._render, ctx, file, items, tiers, entries, dry_run, replace_edited
                 )
+                report.extend(self._guarded(file, render_one))
         return report
+
+    @staticmethod
+    def _guarded(path: Path, fn: Callable[[], Report]) -> Report:
+        """``fn()``; a damaged journal record leaves only its own path alone."""
+        try:
+            return fn()
+        except JournalError as exc:
+            report = Report()
+            report.problems.append(Problem(path, "damaged", str(exc)))
+            return report
 
     def block_plan(
         self, ctx: Context, items: Sequence[tuple[str, Target]], tiers: Mapping[str, Tier | None]
@@ -462,16 +486,35 @@ class Engine:
                 undone = blocks.undo(self.journal, record, dry_run=dry_run, force=force)
                 report.extend(undone)
                 if not undone.problems:
-                    report.extend(gitside.forget(self.journal, record, dry_run=dry_run))
+                    forget = partial(gitside.forget, self.journal, record, dry_run=dry_run)
+                    report.extend(self._guarded(Path(record["path"]), forget))
             elif kind == "symlink":
                 report.extend(links.undo(self.journal, record, dry_run=dry_run))
             elif kind == "native":
                 report.extend(
                     native.undo(self.journal, record, self._native_for(record), dry_run=dry_run)
                 )
+        for damage in self.journal.damaged():
+            if self._damage_selected(damage, wanted, project_id, global_, all_):
+                # Reported, never guessed at: the other records were undone above.
+                advice = damage.advice(self.journal.backups)
+                report.problems.append(Problem(Path(damage.target), "damaged", advice))
         if not dry_run:
             self._remember_choice(wanted, root, global_, all_)
         return report
+
+    def _damage_selected(
+        self, damage: Damage, wanted: set[str], project_id: str | None, global_: bool, all_: bool
+    ) -> bool:
+        # A damaged record is shown to every undo that might have covered it: when its
+        # adapters or project cannot be read, to all of them.
+        if wanted and damage.adapters and not wanted & set(damage.adapters):
+            return False
+        if all_ or wanted or damage.tier is None:
+            return True
+        if damage.tier == "global":
+            return global_
+        return damage.project_id is None or damage.project_id == project_id
 
     def _selected(
         self, record: Record, wanted: set[str], project_id: str | None, global_: bool, all_: bool

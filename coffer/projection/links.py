@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from coffer import entry, fsutil, index
+from coffer import entry, faults, fsutil, index
 from coffer.journal import Journal, Record, sha256
 from coffer.projection import dirbackup
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
@@ -254,6 +254,8 @@ def establish(
     dry_run: bool = False,
 ) -> Report:
     report = Report()
+    if not dry_run:
+        report.notices += recover(journal, link, tier_dir)
     st = lstat_or_none(link)
     record = journal.get(link)
     if st is not None and stat.S_ISLNK(st.st_mode):
@@ -283,6 +285,7 @@ def establish(
     before = "absent" if st is None else "dir"
     backup: str | None = None
     held: set[str] = set()
+    modes = None
     if before == "dir":
         plan = plan_merge(link, tier_dir, taken_names)
         target_dir = backup_dir(journal, link)
@@ -295,29 +298,25 @@ def establish(
             held = dirbackup.already_held(link, [tier_dir, *dirbackup.earlier_backups(target_dir)])
             _merge(link, tier_dir, plan)
             fsutil.ensure_dir(target_dir.parent)
-            first = _record(link, tier_dir, adapter, tier, project_id, before, str(target_dir), [])
-            first["modes"] = dirbackup.modes(link)  # put back by undo (issue 9, point 9)
-            journal.put(first)
-            shutil.move(str(link), str(target_dir))
+            modes = dirbackup.modes(link)  # put back by undo (issue 9, point 9)
             backup = str(target_dir)
     report.changes.append(Change(link, "link", f"-> {tier_dir}"))
     if dry_run:
         return report
     dirs = ensure_parent(link)
-    rec = journal.get(link) or _record(
-        link, tier_dir, adapter, tier, project_id, before, backup, dirs
-    )
-    journal.put(rec)
+    rec = _record(link, tier_dir, adapter, tier, project_id, before, backup, dirs)
+    if backup is not None:
+        rec["modes"] = modes
+    if record is not None and before == "absent":
+        rec = record  # the link was removed by hand: keep what the first run recorded
+    journal.put(rec)  # before the swap: a cut run's next run knows where the directory goes
     try:
-        os.symlink(tier_dir, link, target_is_directory=True)
+        fsutil.symlink(tier_dir, _new_link(link))
     except OSError as exc:
         # No symlinks here (a Windows account without the privilege, an odd file system):
-        # put the agent's own directory back and say so; its files are in the store anyway.
-        if backup is not None:
-            shutil.move(backup, str(link))
+        # the agent's own directory was not touched; its files are in the store anyway.
         journal.drop(rec["key"])
         report.changes = [c for c in report.changes if c.action != "link"]
-        report.notices = [n for n in report.notices if "original directory is kept" not in n]
         report.problems.append(
             Problem(
                 link,
@@ -328,6 +327,7 @@ def establish(
             )
         )
         return report
+    _swap_in(link, backup)
     if backup is not None:
         report.notices.append(_keep_backup(journal, rec, Path(backup), held))
     return report
@@ -335,7 +335,7 @@ def establish(
 
 def _keep_backup(journal: Journal, rec: Record, backup: Path, held: set[str]) -> str:
     # Only now, with the link in place, may the backup lose what the store already held
-    # (before that, a failed link moves the whole directory back). docs/adr/0016.
+    # (before that, the directory may be the user's only copy). docs/adr/0016.
     link = rec["path"]
     if dirbackup.prune(backup, held):
         kept = "kept at" if not held else "kept (less what the store or a backup held) at"
@@ -343,6 +343,100 @@ def _keep_backup(journal: Journal, rec: Record, backup: Path, held: set[str]) ->
     rec["backup"] = None
     journal.put(rec)
     return f"{link}: the store already held every file of the directory; no backup needed"
+
+
+# ---- the directory/link swap -------------------------------------------------------------
+#
+# The agent's directory and coffer's link trade places with no moment where neither is at
+# ``link``: the link is made under a sibling name and the two are exchanged atomically
+# (fsutil.exchange), then the directory, now at the sibling name, moves to the backups.
+# Where the system cannot exchange, the directory is renamed aside and the link renamed in
+# (rename(2) cannot put a link over a directory); a run cut between those two renames
+# leaves both siblings, and the next run (``recover``) finishes the swap.
+
+
+def _is_dir(path: Path) -> bool:
+    st = lstat_or_none(path)
+    return st is not None and stat.S_ISDIR(st.st_mode)
+
+
+def _is_link(path: Path) -> bool:
+    st = lstat_or_none(path)
+    return st is not None and stat.S_ISLNK(st.st_mode)
+
+
+def _new_link(link: Path) -> Path:
+    return link.with_name(link.name + ".coffer-new")
+
+
+def _old_dir(link: Path) -> Path:
+    return link.with_name(link.name + ".coffer-old")
+
+
+def _staging(link: Path) -> Path:
+    return link.with_name(link.name + ".coffer-restore")
+
+
+def _parked(link: Path) -> Path:
+    return link.with_name(link.name + ".coffer-link")
+
+
+def _swap_in(link: Path, backup: str | None) -> None:
+    """Put the link made at ``_new_link(link)`` in place of ``link``."""
+    new = _new_link(link)
+    if backup is None:
+        fsutil.rename(new, link)  # nothing there yet: a plain rename is atomic
+        return
+    if fsutil.exchange(new, link):
+        fsutil.move_dir(new, Path(backup))  # ``new`` now holds the original directory
+        return
+    old = _old_dir(link)
+    fsutil.rename(link, old)
+    fsutil.rename(new, link)
+    fsutil.move_dir(old, Path(backup))
+
+
+def recover(journal: Journal, link: Path, tier_dir: Path) -> list[str]:
+    """Finish or clean up a directory/link swap a killed run left half done (by
+    ``establish`` or ``undo``); returns notices. Never deletes anything that is not a
+    copy: an original directory left aside goes to the backups the journal names."""
+    notices: list[str] = []
+    if not link.parent.is_dir():
+        return notices
+    for sibling in (_new_link(link), _parked(link), _staging(link), _old_dir(link)):
+        st = lstat_or_none(sibling)
+        if st is None:
+            continue
+        here = lstat_or_none(link)
+        if stat.S_ISLNK(st.st_mode):
+            if not _points_to(sibling, tier_dir):
+                continue  # not coffer's: left alone
+            if here is None:
+                fsutil.rename(sibling, link)
+                notices.append(f"{link}: finished a link swap an interrupted run left half done")
+            else:
+                fsutil.unlink(sibling)  # a spare link to the store: nothing of the user's
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            continue
+        if here is None:
+            fsutil.rename(sibling, link)
+            notices.append(f"{link}: put back the directory an interrupted run left aside")
+        elif sibling == _staging(link):
+            fsutil.rmtree(sibling)  # undo's copy of the store, made again by the next undo
+        elif stat.S_ISLNK(here.st_mode) and _points_to(link, tier_dir):
+            record = journal.get(link)
+            dest = record.get("backup") if record else None
+            if not dest or lstat_or_none(Path(dest)) is not None:
+                dest = str(backup_dir(journal, link))
+                fsutil.ensure_dir(Path(dest).parent)
+                if record is not None:
+                    record["backup"] = dest
+                    record["before"] = "dir"
+                    journal.put(record)
+            fsutil.move_dir(sibling, Path(dest))
+            notices.append(f"{link}: the original directory is kept at {dest}")
+    return notices
 
 
 def _record(
@@ -393,6 +487,19 @@ def undo(journal: Journal, record: Record, *, dry_run: bool) -> Report:
     report = Report()
     link = Path(record["path"])
     tier_dir = Path(record["link_target"])
+    if not dry_run and _is_dir(link):
+        spares = [s for s in (_staging(link), _parked(link)) if _is_link(s)]
+        if record.get("restoring") or any(_points_to(s, tier_dir) for s in spares):
+            # A previous undo was cut after its swap: only its spare link (or its journal
+            # record) is left.
+            for spare in spares:
+                if _points_to(spare, tier_dir):
+                    fsutil.unlink(spare)
+            journal.drop(record["key"])
+            report.notices.append(f"{link}: finished an undo an interrupted run left")
+            return report
+    if not dry_run:
+        report.notices += recover(journal, link, tier_dir)
     st = lstat_or_none(link)
     if st is None:
         report.notices.append(f"{link}: already gone; nothing to undo")
@@ -413,22 +520,27 @@ def undo(journal: Journal, record: Record, *, dry_run: bool) -> Report:
     report.changes.append(Change(link, "restore", "a real directory with the current memories"))
     if dry_run:
         return report
-    staging = link.with_name(link.name + ".coffer-restore")
-    if staging.exists():
-        shutil.rmtree(staging)
+    staging = _staging(link)
     fsutil.ensure_dir(staging)
     if tier_dir.is_dir():
         for name in sorted(os.listdir(tier_dir)):
             src = tier_dir / name
             if src.is_file() and not src.is_symlink() and not fsutil.is_tmp_name(name):
+                faults.step(f"copy {staging / name}")
                 shutil.copy2(src, staging / name)
     # The store is private (0700/0600); the agent's directory gets the modes it had.
     dirbackup.restore_modes(staging, record.get("modes"))
-    # A directory cannot be renamed over a symlink: move the link aside first, so that a
-    # crash in between leaves both pieces on disk and the journal record intact.
-    parked = link.with_name(link.name + ".coffer-link")
-    os.replace(link, parked)
-    os.replace(staging, link)
-    os.unlink(parked)
+    # Marks the swap as coffer's: a run cut after it finds a directory with this record
+    # and knows the undo is done, not that someone replaced the link.
+    journal.put({**record, "restoring": True})
+    if fsutil.exchange(staging, link):
+        fsutil.unlink(staging)  # ``staging`` now holds coffer's link
+    else:
+        # A directory cannot be renamed over a symlink: move the link aside first; a run
+        # cut in between leaves both pieces, and ``recover`` finishes the swap.
+        parked = _parked(link)
+        fsutil.rename(link, parked)
+        fsutil.rename(staging, link)
+        fsutil.unlink(parked)
     journal.drop(record["key"])
     return report

@@ -13,9 +13,9 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.adapter import NativeMemory
-from coffer.errors import CofferError
+from coffer.errors import CofferError, JournalError
 from coffer.journal import Journal, Record, sha256
-from coffer.projection.common import mtime_ns, now_iso, restore_mtime, text_diff
+from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
 from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
 
@@ -34,7 +34,15 @@ def establish(
     dry_run: bool = False,
 ) -> Report:
     report = Report()
-    data = fsutil.read_bytes_or_none(native.config)
+    try:
+        # A dotfile manager's link: edit the file it points to; the link stays as it is.
+        config = fsutil.edit_target(native.config)
+    except CofferError as exc:
+        report.problems.append(
+            Problem(native.config, "refused", f"{adapter}'s own memory stays on: {exc}")
+        )
+        return report
+    data = fsutil.read_bytes_or_none(config)
     if not native.enabled(data):
         return report
     for item in native.imports():
@@ -110,16 +118,19 @@ def establish(
             "previous": previous,
             "created_file": data is None,
             "before_sha256": None if data is None else sha256(data),
-            "before_mtime_ns": mtime_ns(native.config),
+            "before_mtime_ns": mtime_ns(config),
             "created_at": now_iso(),
         }
+        link = fsutil.link_of(native.config)
+        if link is not None:
+            record["link"] = {"readlink": link, "target": str(config)}
     else:
         # Keep the values from before coffer first touched the file; add any new keys.
         merged: dict[str, Any] = dict(previous)
         merged.update(record.get("previous", {}))
         record["previous"] = merged
     journal.put(record)
-    if fsutil.read_bytes_or_none(native.config) != data:
+    if fsutil.read_bytes_or_none(config) != data:
         report.problems.append(
             Problem(
                 native.config,
@@ -130,11 +141,23 @@ def establish(
         return report
     if data is None:
         fsutil.ensure_dir(native.config.parent)
-    fsutil.atomic_write_bytes(native.config, new, mode=None)
+    fsutil.atomic_write_bytes(config, new, mode=None)
     record["after_sha256"] = sha256(new)
     record["updated_at"] = now_iso()
     journal.put(record)
     return report
+
+
+def _backup(journal: Journal, record: Record, report: Report) -> bytes | None:
+    try:
+        return journal.read_backup(record["before_sha256"])
+    except JournalError as exc:
+        # The recorded previous values still undo coffer's switch exactly; only the
+        # byte-for-byte shortcut is lost.
+        report.notices.append(
+            f"{record['path']}: {exc}; restored from the values the journal keeps"
+        )
+        return None
 
 
 def undo(journal: Journal, record: Record, native: NativeMemory | None, *, dry_run: bool) -> Report:
@@ -152,18 +175,22 @@ def undo(journal: Journal, record: Record, native: NativeMemory | None, *, dry_r
             )
         )
         return report
-    data = fsutil.read_bytes_or_none(path)
     try:
+        target = recorded_target(record)
+    except CofferError as exc:
+        report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
+        return report
+    data = fsutil.read_bytes_or_none(target)
+    try:
+        new = None
         if (
             data is not None
             and sha256(data) == record.get("after_sha256")
             and (record.get("created_file") or record.get("before_sha256"))
         ):
             # Untouched since coffer wrote it: put back the exact original bytes.
-            new = (
-                b"" if record.get("created_file") else journal.read_backup(record["before_sha256"])
-            )
-        else:
+            new = b"" if record.get("created_file") else _backup(journal, record, report)
+        if new is None:
             new = native.restore(data, record.get("previous", {}))
     except CofferError as exc:
         report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
@@ -183,7 +210,7 @@ def undo(journal: Journal, record: Record, native: NativeMemory | None, *, dry_r
     if delete and data is not None:
         os.unlink(path)
     elif new != data:
-        fsutil.atomic_write_bytes(path, new, mode=None)
-        restore_mtime(path, new, record.get("before_sha256"), record.get("before_mtime_ns"))
+        fsutil.atomic_write_bytes(target, new, mode=None)
+        restore_mtime(target, new, record.get("before_sha256"), record.get("before_mtime_ns"))
     journal.drop(record["key"])
     return report

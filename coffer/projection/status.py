@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from coffer import fsutil, render
 from coffer.adapter import Context, Mode, Target
 from coffer.entry import Entry
+from coffer.errors import CofferError
 from coffer.projection import blocks, links, native
 from coffer.projection.engine import NO_TARGETS
 from coffer.report import Report
@@ -84,7 +85,11 @@ def status(engine: Engine, path: Path | None) -> tuple[list[AdapterStatus], list
             st.targets.append(_target(engine, ctx, t, items, tiers, entries))
         nm = engine.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
         if nm is not None:
-            on = nm.enabled(fsutil.read_bytes_or_none(nm.config))
+            try:  # through a dotfile manager's link, as `coffer project` edits it
+                config: bytes | None = fsutil.edit_target(nm.config).read_bytes()
+            except (OSError, CofferError):
+                config = None
+            on = nm.enabled(config)
             by_us = engine.journal.get(native.key(name, nm.config)) is not None
             st.native = "on" if on else ("off (turned off by coffer)" if by_us else "off")
         st.targets += _orphans(engine, name, {t.path for t in targets}, ptier)

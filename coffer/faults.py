@@ -1,0 +1,47 @@
+"""Kill-point injection, for the crash tests in ``tests/faults/``.
+
+``COFFER_KILL_AT=N`` makes the process kill itself (SIGKILL: no ``finally``, no atexit,
+exactly like a power cut or ``kill -9``) just before its Nth change to the file system.
+Every fs-changing helper in :mod:`coffer.fsutil` calls :func:`step` first, so a test can
+iterate N over every change a command makes and check what each cut leaves behind.
+
+Unset (always, outside the tests) the switch costs one environment lookup at import and
+one integer test per change; this module imports nothing but ``os``.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _parse(value: str | None) -> int:
+    try:
+        return max(0, int(value or 0))
+    except ValueError:
+        return 0
+
+
+_KILL_AT = _parse(os.environ.get("COFFER_KILL_AT"))
+# ``COFFER_FAULTS_LOG=FILE`` appends one line per change ("<n> <what>"), so a test can list
+# a command's kill points and pick the interesting ones.
+_LOG = os.environ.get("COFFER_FAULTS_LOG") or None
+_ACTIVE = bool(_KILL_AT or _LOG)
+# Lets the sweep exercise the portable two-rename swap on a system with an atomic exchange.
+NO_EXCHANGE = bool(os.environ.get("COFFER_FAULTS_NO_EXCHANGE"))
+_done = 0
+
+
+def step(what: str = "") -> None:
+    """Called just before one file-system change (``what``: the operation and its path);
+    the Nth call dies when asked to."""
+    global _done
+    if not _ACTIVE:
+        return
+    _done += 1
+    if _LOG:
+        with open(_LOG, "a", encoding="utf-8", errors="surrogateescape") as fh:
+            fh.write(f"{_done} {what}\n")
+    if _KILL_AT and _done >= _KILL_AT:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
