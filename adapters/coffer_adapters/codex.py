@@ -73,8 +73,14 @@ def _disable(data: bytes | None) -> tuple[bytes, dict[str, Any]]:
         table = tomlkit.table()
         table.add("memories", _bool(False, None, comment=True))
         doc.add("features", table)
-    else:
-        features["memories"] = _bool(False, _trivia(features, "memories"), comment=True)
+        text, out = (data or b"").decode("utf-8"), tomlkit.dumps(doc)
+        if out.startswith(text):
+            # tomlkit puts a line break before the table it appends; deleting the table
+            # leaves that break behind, so remember it for _restore to take away too.
+            tail = out[len(text) :]
+            previous["separator"] = tail[: len(tail) - len(tail.lstrip("\r\n"))]
+        return out.encode("utf-8"), previous
+    features["memories"] = _bool(False, _trivia(features, "memories"), comment=True)
     return tomlkit.dumps(doc).encode("utf-8"), previous
 
 
@@ -116,6 +122,8 @@ def _restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
         del features["memories"]
         if not previous.get("features_table_existed", True) and len(features) == 0:
             del doc["features"]
+            out, separator = tomlkit.dumps(doc), str(previous.get("separator", ""))
+            return (out.removesuffix(separator) if separator else out).encode("utf-8")
     else:
         features["memories"] = _bool(bool(before), _trivia(features, "memories"))
     return tomlkit.dumps(doc).encode("utf-8")

@@ -68,7 +68,9 @@ class TestCodex(AdapterContract):
         original = b'model = "x"\n'
         new, previous = codex._disable(original)
         assert not codex._enabled(new)
-        assert codex._restore(new, previous).strip() == original.strip()
+        assert codex._restore(new, previous) == original  # not even the blank line tomlkit added
+        edited = b"# edited by hand later\n" + new  # the file changed, so no pre-image undo
+        assert codex._restore(edited, previous) == b"# edited by hand later\n" + original
 
     def test_dotted_key(self):
         original = b"features.memories = true\nmodel = 'x'\n"
