@@ -73,15 +73,18 @@ def _disable(data: bytes | None) -> tuple[bytes, dict[str, Any]]:
         table = tomlkit.table()
         table.add("memories", _bool(False, None, comment=True))
         doc.add("features", table)
-        text, out = (data or b"").decode("utf-8"), tomlkit.dumps(doc)
-        if out.startswith(text):
-            # tomlkit puts a line break before the table it appends; deleting the table
-            # leaves that break behind, so remember it for _restore to take away too.
-            tail = out[len(text) :]
-            previous["separator"] = tail[: len(tail) - len(tail.lstrip("\r\n"))]
-        return out.encode("utf-8"), previous
-    features["memories"] = _bool(False, _trivia(features, "memories"), comment=True)
-    return tomlkit.dumps(doc).encode("utf-8"), previous
+    else:
+        features["memories"] = _bool(False, _trivia(features, "memories"), comment=True)
+    text, out = (data or b"").decode("utf-8"), tomlkit.dumps(doc)
+    if out.startswith(text):
+        # Added at the very end: tomlkit first ends the last line or adds a blank one, and
+        # deleting what coffer added leaves that behind; _restore takes it away too.
+        tail = out[len(text) :]
+        separator = tail[: len(tail) - len(tail.lstrip("\r\n"))]
+        if separator:
+            previous["separator"] = separator
+            previous["last_line"] = text.rsplit("\n", 1)[-1]
+    return out.encode("utf-8"), previous
 
 
 def _trivia(table: Any, key: str) -> Any:
@@ -122,8 +125,12 @@ def _restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
         del features["memories"]
         if not previous.get("features_table_existed", True) and len(features) == 0:
             del doc["features"]
-            out, separator = tomlkit.dumps(doc), str(previous.get("separator", ""))
-            return (out.removesuffix(separator) if separator else out).encode("utf-8")
+        out = tomlkit.dumps(doc)
+        separator = str(previous.get("separator", ""))
+        # Only while the file still ends as coffer left it: a line typed below stays whole.
+        if separator and out.endswith(str(previous.get("last_line", "")) + separator):
+            out = out[: -len(separator)]
+        return out.encode("utf-8")
     else:
         features["memories"] = _bool(bool(before), _trivia(features, "memories"))
     return tomlkit.dumps(doc).encode("utf-8")
