@@ -151,8 +151,10 @@ def test_writers_through_every_door_lose_nothing_and_settle(
 
     proc, log = watcher
     wait_for(
-        lambda: daemon.read_status(store().root).get("state") == "watching"
-        and daemon.read_status(store().root).get("pending") == 0,
+        lambda: (
+            daemon.read_status(store().root).get("state") == "watching"
+            and daemon.read_status(store().root).get("pending") == 0
+        ),
         "the watcher to start",
         log,
     )
@@ -193,7 +195,7 @@ def test_writers_through_every_door_lose_nothing_and_settle(
     failures = []
     for p in cli + projects:
         try:
-            out, err = p.communicate(timeout=max(1.0, DEADLINE - (time.monotonic() - started)))
+            _, err = p.communicate(timeout=max(1.0, DEADLINE - (time.monotonic() - started)))
         except subprocess.TimeoutExpired:
             p.kill()
             failures.append(f"{p.args[3:]}: still running after {DEADLINE:.0f}s (deadlock?)")
@@ -219,7 +221,9 @@ def test_writers_through_every_door_lose_nothing_and_settle(
             return False
         statuses, _ = Engine(s, dict(os.environ)).status(repo)
         states = {(st.name, t.tier): t.state for st in statuses for t in st.targets}
-        return states.get(("codex", "project")) == "ok" and states.get(("claude", "project")) == "ok"
+        return (
+            states.get(("codex", "project")) == "ok" and states.get(("claude", "project")) == "ok"
+        )
 
     wait_for(settled, "the watcher to settle", log)
     total = time.monotonic() - started

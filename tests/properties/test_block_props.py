@@ -78,7 +78,7 @@ def _typed_below(once: bytes, text: bytes) -> bytes:
     return span.newline.encode() + text
 
 
-@examples(300)
+@examples(200)
 @given(outside=OUTSIDE, body=BODIES, body2=BODIES)
 def test_append_keeps_the_file_and_round_trips(outside: bytes, body: str, body2: str) -> None:
     once = block.upsert(outside, body)
@@ -95,7 +95,7 @@ def test_append_keeps_the_file_and_round_trips(outside: bytes, body: str, body2:
     assert block.remove(twice) == outside
 
 
-@examples(300)
+@examples(200)
 @given(outside=OUTSIDE, below=OUTSIDE, body=BODIES, body2=BODIES)
 def test_text_added_below_survives_replace_and_remove(
     outside: bytes, below: bytes, body: str, body2: str
@@ -141,7 +141,7 @@ def test_a_block_placed_anywhere_is_replaced_in_place(
     assert len(above) - (len(removed) - len(below)) <= 2 * len(nl)
 
 
-@examples(40)
+@examples(30)
 @given(outside=OUTSIDE, below=OUTSIDE, texts=st.lists(st.text(max_size=60), max_size=4))
 def test_projection_undo_restores_the_file_and_what_was_added(
     outside: bytes, below: bytes, texts: list[str]

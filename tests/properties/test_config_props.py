@@ -10,6 +10,7 @@ user edited elsewhere in it meanwhile (coffer removes only its own entries).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -29,13 +30,11 @@ from coffer_adapters import codex
 from tests.properties.budget import examples
 
 LAUNCH = Launch(("/opt/coffer/bin/coffer",))
-_LOADED: list[registry.Loaded] = []
 
 
+@functools.cache
 def loaded() -> registry.Loaded:
-    if not _LOADED:
-        _LOADED.append(registry.load_adapters())
-    return _LOADED[0]
+    return registry.load_adapters()
 
 
 # ---- realistic TOML ---------------------------------------------------------------------
@@ -177,9 +176,7 @@ def json_docs(draw: st.DrawFn) -> bytes:
     obj = {k: obj[k] for k in order}
     indent = draw(st.sampled_from([None, 2, 4, "\t"]))
     separators = draw(st.sampled_from([None, (",", ":"), (", ", ": ")]))
-    text = json.dumps(
-        obj, indent=indent, separators=separators, ensure_ascii=draw(st.booleans())
-    )
+    text = json.dumps(obj, indent=indent, separators=separators, ensure_ascii=draw(st.booleans()))
     if draw(st.booleans()):
         text = text.replace("\n", "\r\n")
     text += draw(st.sampled_from(["", "\n", "\r\n", "\n\n"]))
@@ -200,7 +197,7 @@ def _in_order(needles: list[bytes], hay: list[bytes]) -> bool:
 
 
 def _without(obj: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    """``obj`` with ``keys`` deleted, and parents left empty by that deleted too."""
+    """A copy of ``obj`` without the member at ``keys``."""
     out = json.loads(json.dumps(obj))
     node = out
     for k in keys[:-1]:
@@ -276,10 +273,11 @@ def _toml_check(rel: str, before: bytes, after: bytes) -> None:
     if not rel.endswith(".toml"):
         return _json_check(rel, before, after)
     old, new = tomllib.loads(before.decode()), tomllib.loads(after.decode())
-    assert "coffer" in new["mcp_servers"]
-    assert _without(new, ("mcp_servers", "coffer")) == old | (
-        {"mcp_servers": {}} if "mcp_servers" not in old else {}
-    ) or _without(new, ("mcp_servers", "coffer")) == {**old, "mcp_servers": {}}
+    assert new["mcp_servers"]["coffer"]["command"] == LAUNCH.argv[0]
+    new = _without(new, ("mcp_servers", "coffer"))
+    if "mcp_servers" not in old:
+        assert new.pop("mcp_servers") == {}
+    assert new == old
     # Every line of the original is still there, in order: comments, layout, values.
     assert _in_order([ln for ln in _lines(before) if ln.strip()], _lines(after))
     return None
@@ -292,7 +290,7 @@ def _prepend_comment(rel: str, data: bytes) -> bytes | None:
     return _json_member(rel, data)
 
 
-@examples(60)
+@examples(20)
 @given(config=toml_docs(), hooks=json_docs())
 def test_codex_setup_keeps_every_other_byte_and_undoes_exactly(config: bytes, hooks: bytes) -> None:
     _round_trip(
@@ -347,7 +345,7 @@ def _json_member(rel: str, data: bytes) -> bytes | None:
     return data[: start + 1] + b'"editedByHand": true, ' + data[start + 1 :]
 
 
-@examples(60)
+@examples(20)
 @given(settings=json_docs(), claude_json=json_docs())
 def test_claude_setup_keeps_every_other_byte_and_undoes_exactly(
     settings: bytes, claude_json: bytes
@@ -360,7 +358,7 @@ def test_claude_setup_keeps_every_other_byte_and_undoes_exactly(
     )
 
 
-@examples(60)
+@examples(20)
 @given(settings=json_docs())
 def test_gemini_setup_two_edits_in_one_file_undo_exactly(settings: bytes) -> None:
     _round_trip("gemini", {".gemini/settings.json": settings}, _json_check, _json_member)
@@ -374,7 +372,7 @@ def _native(root: Path) -> Any:
     return codex.native_memory(ctx)
 
 
-@examples(150)
+@examples(100)
 @given(config=toml_docs())
 def test_codex_memories_switch_keeps_the_rest_and_restores_exactly(config: bytes) -> None:
     native = _native(Path(os.sep))
@@ -388,10 +386,9 @@ def test_codex_memories_switch_keeps_the_rest_and_restores_exactly(config: bytes
     else:
         old["features"].pop("memories", None)
     assert now == old
-    assert _in_order([ln for ln in _lines(config) if ln.strip()], _lines(new)) or (
-        # the one line whose value coffer flipped
-        b"memories" in config
-    )
+    # Every other line is still there, in order (only the switch's own line may change).
+    kept = [ln for ln in _lines(config) if ln.strip() and b"memories" not in ln]
+    assert _in_order(kept, _lines(new))
     assert native.restore(new, previous) == config
     # Edited elsewhere meanwhile: only the switch goes back, the edit stays.
     nl = b"\r\n" if b"\r\n" in config else b"\n"

@@ -55,7 +55,7 @@ def base36(n: int) -> str:
             return digits
 
 
-@examples(500)
+@examples(200)
 @given(path=PATHS)
 def test_shape_charset_and_length(path: str) -> None:
     out = slug(path)
@@ -72,7 +72,7 @@ def test_shape_charset_and_length(path: str) -> None:
         assert suffix == base36(abs(java_hash(path)))
 
 
-@examples(500)
+@examples(200)
 @given(path=PATHS)
 def test_each_unit_maps_to_itself_or_a_dash(path: str) -> None:
     out = slug(path)
@@ -87,14 +87,14 @@ def test_each_unit_maps_to_itself_or_a_dash(path: str) -> None:
         pos += width
 
 
-@examples(300)
+@examples(200)
 @given(a=PATHS, b=PATHS)
 def test_short_paths_compose(a: str, b: str) -> None:
     assume(units(a) + units(b) <= LIMIT)
     assert slug(a + b) == slug(a) + slug(b)
 
 
-@examples(300)
+@examples(200)
 @given(path=PATHS)
 def test_a_short_slug_is_its_own_slug(path: str) -> None:
     out = slug(path)
@@ -102,7 +102,7 @@ def test_a_short_slug_is_its_own_slug(path: str) -> None:
         assert slug(out) == out  # only [A-Za-z0-9-] remain, and '-' maps to '-'
 
 
-@examples(300)
+@examples(200)
 @given(path=PATHS, index=st.integers(0, 400), other=st.sampled_from(list("_. ü/\\")))
 def test_punctuation_is_interchangeable_but_the_hash_is_not(
     path: str, index: int, other: str
