@@ -29,8 +29,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from coffer import block, daemon
 from coffer.projection.engine import Engine
-from coffer.store import Store, Tier
-from tests.helpers import coffer, make_repo
+from coffer_adapters.claude_code import slug
+from tests.helpers import coffer, make_repo, store
 
 SCALE = max(1, int(os.environ.get("COFFER_CONCURRENCY_SCALE", "1") or "1"))
 CLI_WRITERS = 10 * SCALE
@@ -39,16 +39,6 @@ MCP_CALLS = 2  # concurrent calls per server
 FILE_WRITERS = 10 * SCALE
 PROJECT_RUNS = 3 * SCALE
 DEADLINE = 120.0  # seconds for everything; a deadlock shows up as this timeout
-
-
-def store() -> Store:
-    return Store.from_environ(os.environ)
-
-
-def tier_of(repo: Path) -> Tier:
-    tier = store().project_tier(repo)
-    assert tier is not None
-    return tier
 
 
 def fact(kind: str, i: int) -> str:
@@ -143,9 +133,8 @@ def test_writers_through_every_door_lose_nothing_and_settle(
     repo = make_repo(tmp_path / "repo")
     first = coffer("project", "--project", str(repo))
     assert first.returncode == 0, first.stderr
-    tier = tier_of(repo)
-    from coffer_adapters.claude_code import slug
-
+    tier = store().project_tier(repo)
+    assert tier is not None
     claude_dir = fake_home / ".claude" / "projects" / slug(str(repo)) / "memory"
     assert claude_dir.is_symlink() and claude_dir.resolve() == tier.dir.resolve()
 

@@ -2,8 +2,8 @@
 
 The default suite runs each property with a small example count so the whole directory stays
 well under a minute on a busy machine. ``COFFER_PROPERTY_EXAMPLES=<n>`` runs every property
-here with ``n`` examples instead (a deep run: ``COFFER_PROPERTY_EXAMPLES=5000 pytest
-tests/properties``); hypothesis prints nothing extra, pytest's timing shows the cost.
+here with ``n`` examples instead, for a deep run (lift pytest-timeout's per-test limit too):
+``COFFER_PROPERTY_EXAMPLES=3000 .venv/bin/python -m pytest tests/properties --timeout=0``.
 """
 
 from __future__ import annotations
