@@ -72,6 +72,13 @@ class TestCodex(AdapterContract):
         edited = b"# edited by hand later\n" + new  # the file changed, so no pre-image undo
         assert codex._restore(edited, previous) == b"# edited by hand later\n" + original
 
+    def test_crlf_file_gets_crlf_lines(self):
+        original = b'model = "x"\r\n'
+        new, previous = codex._disable(original)
+        assert b"[features]" in new
+        assert b"\n" not in new.replace(b"\r\n", b"")
+        assert codex._restore(b"# mine\r\n" + new, previous) == b"# mine\r\n" + original
+
     def test_dotted_key(self):
         original = b"features.memories = true\nmodel = 'x'\n"
         new, previous = codex._disable(original)

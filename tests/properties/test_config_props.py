@@ -280,7 +280,16 @@ def _toml_check(rel: str, before: bytes, after: bytes) -> None:
     assert new == old
     # Every line of the original is still there, in order: comments, layout, values.
     assert _in_order([ln for ln in _lines(before) if ln.strip()], _lines(after))
+    assert _same_line_breaks(before, after)
     return None
+
+
+def _same_line_breaks(before: bytes, after: bytes) -> bool:
+    """A file of CRLF lines gets CRLF lines from coffer too (and an LF file LF ones)."""
+    bare = after.replace(b"\r\n", b"")
+    if b"\r\n" in before and b"\n" not in before.replace(b"\r\n", b""):
+        return b"\n" not in bare
+    return b"\r\n" not in after or b"\r\n" in before
 
 
 def _prepend_comment(rel: str, data: bytes) -> bytes | None:
@@ -389,6 +398,7 @@ def test_codex_memories_switch_keeps_the_rest_and_restores_exactly(config: bytes
     # Every other line is still there, in order (only the switch's own line may change).
     kept = [ln for ln in _lines(config) if ln.strip() and b"memories" not in ln]
     assert _in_order(kept, _lines(new))
+    assert _same_line_breaks(config, new)
     assert native.restore(new, previous) == config
     # Edited elsewhere meanwhile: only the switch goes back, the edit stays.
     nl = b"\r\n" if b"\r\n" in config else b"\n"
