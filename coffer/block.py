@@ -194,20 +194,28 @@ def upsert(data: bytes | None, body: str) -> bytes:
 def remove(data: bytes) -> bytes:
     """Return ``data`` without its block (unchanged if there is none).
 
-    If the block sits at the end of the file exactly as :func:`upsert` appended it, the separator
-    upsert added goes too, so ``remove(upsert(x, b)) == x``; otherwise only the block's lines go.
-    Raises :class:`BlockError` on malformed markers.
+    If the text before the block ends exactly as :func:`upsert` left it when appending, the
+    separator upsert added goes too, so ``remove(upsert(x, b)) == x``, and text someone added
+    below the block since survives as it was typed: ``remove(upsert(x, b) + t) == x + t``
+    (a block appended without a final line break gains one when a line is added below it; that
+    break is the added text's, so it stays). Otherwise only the block's lines go. Raises
+    :class:`BlockError` on malformed markers.
     """
     span = find(data)
     if span is None:
         return data
     before, after = data[: span.start], data[span.end :]
-    if not after:
-        newline, final_break = span.newline.encode(), data.endswith(_LF)
-        for cut in (0, len(newline), 2 * len(newline)):
-            candidate = before[: len(before) - cut]
-            if cut <= len(before) and _append_layout(candidate) == (before, newline, final_break):
-                return candidate
+    newline, end = span.newline.encode(), data[: span.end]
+    end_break = _CRLF if end.endswith(_CRLF) else _LF if end.endswith(_LF) else b""
+    # Longest separator first: "x" + "\n\n" and "x\n" + "\n" give the same bytes when a
+    # line was added below, and only the shorter original keeps the break that was typed.
+    for cut in (2 * len(newline), len(newline), 0):
+        candidate = before[: len(before) - cut]
+        if cut > len(before):
+            continue
+        layout, layout_newline, final_break = _append_layout(candidate)
+        if (layout, layout_newline) == (before, newline) and (end_break or not final_break):
+            return candidate + (b"" if final_break else end_break) + after
     return before + after
 
 

@@ -288,7 +288,8 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
             "before_mtime_ns": None if fp.before is None else mtime_ns(target),
             "after_sha256": None,
             "exact": True,
-            "eof": _eof(fp.before),
+            # None: nothing of the original to end the file with (see _undo_record)
+            "eof": _eof(fp.before) if fp.before and fp.before.strip() else None,
             "created_at": now_iso(),
         }
         link = fsutil.link_of(fp.path)
@@ -403,9 +404,10 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
             new, how = None, "the file coffer created"
         else:
             new = doc.dump()
-            if record.get("format") == "toml" and new.strip():
+            if record.get("format") == "toml" and new.strip() and record.get("eof") is not None:
                 # tomlkit may leave the blank line it put before coffer's table at the end.
-                new = new.rstrip() + str(record.get("eof", "")).encode()
+                # (An empty original got none: what ends the file now is someone else's.)
+                new = new.rstrip() + str(record["eof"]).encode()
             how = "without coffer's entries (the file changed since, so only those)"
     report.changes.append(
         Change(

@@ -77,7 +77,7 @@ class _TomlDoc:
         import tomlkit
 
         raw = data or b""
-        self.bom = raw.startswith(_BOM)
+        self.bom, self.raw = raw.startswith(_BOM), raw
         try:
             self.root: Any = tomlkit.parse(_decode(raw.removeprefix(_BOM), path))
         except CofferError:
@@ -183,7 +183,20 @@ class _TomlDoc:
     def dump(self) -> bytes:
         import tomlkit
 
-        return (_BOM if self.bom else b"") + tomlkit.dumps(self.root).encode("utf-8")
+        return (_BOM if self.bom else b"") + match_line_breaks(
+            self.raw, tomlkit.dumps(self.root)
+        ).encode("utf-8")
+
+
+def match_line_breaks(original: bytes | None, text: str) -> str:
+    """``text`` with CRLF line breaks if ``original`` used CRLF and nothing else.
+
+    tomlkit writes the lines it adds with LF whatever the file uses; in a file of CRLF lines
+    every bare LF is one of those.
+    """
+    if not original or b"\r\n" not in original or b"\n" in original.replace(b"\r\n", b""):
+        return text
+    return re.sub(r"(?<!\r)\n", "\r\n", text)
 
 
 def _decode(raw: bytes, path: Path) -> str:

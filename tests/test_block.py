@@ -173,10 +173,19 @@ def test_remove_without_block_returns_input() -> None:
 
 
 def test_remove_user_placed_block_removes_only_its_lines() -> None:
-    data = b"a\n\n" + block() + b"\nb\n"
-    assert remove(data) == b"a\n\n\nb\n"
+    data = b"a\n" + block() + b"\nb\n"  # no blank line above: not upsert's separator
+    assert remove(data) == b"a\n\nb\n"
     data = b"a\n" + block()  # at the end but without upsert's blank line
     assert remove(data) == b"a\n"
+
+
+@pytest.mark.parametrize("data", list(SHAPES.values()), ids=list(SHAPES))
+def test_remove_keeps_text_appended_below_the_block_as_typed(data: bytes) -> None:
+    once = upsert(data, BODY)
+    # A block appended to a file without a final line break has none either; whoever adds a
+    # line below it types that break first.
+    appended = b"## Added later\n\nmore\n" if once.endswith(b"\n") else b"\nmore"
+    assert remove(once + appended) == data + appended
 
 
 _pieces = st.sampled_from(

@@ -75,7 +75,16 @@ def _disable(data: bytes | None) -> tuple[bytes, dict[str, Any]]:
         doc.add("features", table)
     else:
         features["memories"] = _bool(False, _trivia(features, "memories"), comment=True)
-    return tomlkit.dumps(doc).encode("utf-8"), previous
+    text, out = (data or b"").decode("utf-8"), _dumps(doc, data)
+    if out.startswith(text):
+        # Added at the very end: tomlkit first ends the last line or adds a blank one, and
+        # deleting what coffer added leaves that behind; _restore takes it away too.
+        tail = out[len(text) :]
+        separator = tail[: len(tail) - len(tail.lstrip("\r\n"))]
+        if separator:
+            previous["separator"] = separator
+            previous["last_line"] = text.rsplit("\n", 1)[-1]
+    return out.encode("utf-8"), previous
 
 
 def _trivia(table: Any, key: str) -> Any:
@@ -99,7 +108,6 @@ def _bool(value: bool, trivia: Any, *, comment: bool = False) -> Any:
 
 
 def _restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
-    import tomlkit
 
     doc = _doc(data)
     features = doc.get("features")
@@ -116,9 +124,23 @@ def _restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
         del features["memories"]
         if not previous.get("features_table_existed", True) and len(features) == 0:
             del doc["features"]
+        out = _dumps(doc, data)
+        separator = str(previous.get("separator", ""))
+        # Only while the file still ends as coffer left it: a line typed below stays whole.
+        if separator and out.endswith(str(previous.get("last_line", "")) + separator):
+            out = out[: -len(separator)]
+        return out.encode("utf-8")
     else:
         features["memories"] = _bool(bool(before), _trivia(features, "memories"))
-    return tomlkit.dumps(doc).encode("utf-8")
+    return _dumps(doc, data).encode("utf-8")
+
+
+def _dumps(doc: Any, data: bytes | None) -> str:
+    import tomlkit
+
+    from coffer.setup_docs import match_line_breaks
+
+    return match_line_breaks(data, tomlkit.dumps(doc))
 
 
 def _imports(home: Path) -> Sequence[Imported]:

@@ -68,7 +68,16 @@ class TestCodex(AdapterContract):
         original = b'model = "x"\n'
         new, previous = codex._disable(original)
         assert not codex._enabled(new)
-        assert codex._restore(new, previous).strip() == original.strip()
+        assert codex._restore(new, previous) == original  # not even the blank line tomlkit added
+        edited = b"# edited by hand later\n" + new  # the file changed, so no pre-image undo
+        assert codex._restore(edited, previous) == b"# edited by hand later\n" + original
+
+    def test_crlf_file_gets_crlf_lines(self):
+        original = b'model = "x"\r\n'
+        new, previous = codex._disable(original)
+        assert b"[features]" in new
+        assert b"\n" not in new.replace(b"\r\n", b"")
+        assert codex._restore(b"# mine\r\n" + new, previous) == b"# mine\r\n" + original
 
     def test_dotted_key(self):
         original = b"features.memories = true\nmodel = 'x'\n"
