@@ -26,6 +26,7 @@ from coffer import fsutil
 from coffer.errors import CofferError
 from coffer.projects import now_iso
 from coffer.report import plural
+from coffer.secrets import redact
 
 LOCK_NAME = "watch.lock"
 STATUS_NAME = "watch.json"
@@ -300,7 +301,8 @@ class _OneLine(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
-        return text.replace("\r", "").replace("\n", " | ")
+        # Paths in the log may be entry file names, and a file name may hold a token.
+        return redact(text.replace("\r", "").replace("\n", " | "))
 
 
 def setup_logging(log_file: Path | None, verbose: bool) -> logging.Logger:

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Literal
 
 from coffer import index, projects
-from coffer.entry import Entry, same_text_key
+from coffer.entry import Entry, same_text_key, withheld
 from coffer.errors import StoreError
 from coffer.journal import Journal
 from coffer.report import plural
-from coffer.secrets import find_secrets
+from coffer.secrets import redact
 from coffer.store import Store, Tier
 
 Level = Literal["error", "warning", "info"]
@@ -86,7 +86,8 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
     out: list[Finding] = []
 
     def add(level: Level, path: Path, message: str) -> None:
-        out.append(Finding(level, tier.label, str(path), message))
+        # A file name can hold a token; the finding says which file without printing it.
+        out.append(Finding(level, tier.label, redact(str(path)), message))
 
     if not tier.dir.is_dir():
         return out
@@ -97,8 +98,8 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
     for entry in scan.entries:
         path = tier.dir / entry.filename
         if names[entry.name] > 1:
-            add("warning", path, f"duplicate name {entry.name!r} (also in another file)")
-        labels = find_secrets("\n".join((entry.name, entry.description, entry.body)))
+            add("warning", path, f"duplicate name {redact(entry.name)!r} (also in another file)")
+        labels = withheld(entry)
         if labels:
             add(
                 "error",
@@ -109,7 +110,11 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
         known = set(names) | global_names
         for target in _LINK_RE.findall(entry.body):
             if target.strip() not in known:
-                add("warning", path, f"broken link [[{target.strip()}]]: no entry has that name")
+                add(
+                    "warning",
+                    path,
+                    f"broken link [[{redact(target.strip())}]]: no entry has that name",
+                )
     out += _duplicate_findings(store, tier, scan.entries)
     rendered, current = store.render_index(tier)
     index_path = tier.dir / index.INDEX_NAME
@@ -213,4 +218,5 @@ def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
                     "project root no longer exists (moved or deleted); its memory is kept",
                 )
             )
-    return findings
+    # Findings name files and entries, and a file name can be a token: never print one.
+    return [Finding(f.level, f.tier, redact(f.path), redact(f.message)) for f in findings]

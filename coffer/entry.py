@@ -17,12 +17,18 @@ from typing import Any
 import yaml
 
 from coffer.errors import InvalidInputError
+from coffer.secrets import find_secrets, visible
 
 TYPES = ("user", "feedback", "project", "reference")
 COFFER_KEYS = ("id", "created_at", "updated_at", "origin_session_id")
 MAX_NAME = 64
 MAX_DESCRIPTION = 200
+# Frontmatter is a few short fields; anything bigger is not an entry Claude wrote. The cap
+# bounds what one hostile file can cost every command that reads the tier (docs/adr/0018).
+MAX_FRONTMATTER = 64 * 1024
+MAX_SHOWN_NAME = 200
 _NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
+_FENCE_RUN_RE = re.compile(r"`{3,}|~{3,}")
 
 
 class EntryParseError(ValueError):
@@ -51,8 +57,10 @@ class Entry:
 
     @property
     def type(self) -> str | None:
+        """``metadata.type`` when it is one of :data:`TYPES`, else None: an unknown type is
+        never shown, so it cannot carry a token, a fence or a marker into a rendered file."""
         value = self.metadata.get("type")
-        return value if isinstance(value, str) else None
+        return value if isinstance(value, str) and value in TYPES else None
 
     @property
     def id(self) -> str | None:
@@ -63,6 +71,14 @@ class Entry:
     def updated_at(self) -> str:
         value = self.metadata.get("updated_at") or self.metadata.get("modified") or ""
         return str(value)
+
+
+def withheld(entry: Entry) -> list[str]:
+    """Secret labels found in any part of ``entry`` that can reach a rendered file (name,
+    description, type, body) or a message (its file name); empty when it may be shown."""
+    return find_secrets(
+        "\n".join((entry.name, entry.description, entry.type or "", entry.body, entry.filename))
+    )
 
 
 def slugify(text: str, limit: int = MAX_NAME) -> str:
@@ -115,6 +131,34 @@ def first_line(body: str) -> str:
     return ""
 
 
+def shown_field(value: object, limit: int) -> str:
+    """A frontmatter value made safe to show on one line of a rendered file.
+
+    Characters nobody sees are dropped, whitespace (line breaks included) collapses to single
+    spaces, ``<!--`` becomes ``&lt;!--`` and runs of three backticks or tildes are escaped,
+    so the value can neither forge a marker or an index line nor open a code fence.
+    """
+    text = one_line(visible(str(value)), limit).replace("<!--", "&lt;!--")
+    return _FENCE_RUN_RE.sub(lambda m: "\\" + "\\".join(m[0]), text)
+
+
+def _refuse_aliases(front: str) -> None:
+    """Raise if the frontmatter uses a YAML alias.
+
+    An alias makes the loader share one node many times over, so nine levels of anchors
+    ("billion laughs") expand into billions of nodes once anything walks the result. Claude's
+    format never needs them; the event stream is read without building anything, so this
+    costs one cheap pass, and only for frontmatter that holds a ``*`` at all.
+    """
+    if "*" not in front:
+        return
+    for event in yaml.parse(front, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
+            where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
+            raise EntryParseError(f"frontmatter uses a YAML alias{where}; coffer refuses them")
+
+
 def _split(text: str) -> tuple[str | None, str]:
     """(frontmatter text or None, body)."""
     if text.startswith("\ufeff"):
@@ -133,17 +177,28 @@ def parse(text: str, filename: str) -> Entry:
     stem = filename[:-3] if filename.endswith(".md") else filename
     front, body = _split(text)
     data: dict[str, Any] = {}
+    if front is not None and len(front) > MAX_FRONTMATTER:
+        raise EntryParseError(
+            f"frontmatter is {len(front)} characters; entries allow at most {MAX_FRONTMATTER}"
+        )
     if front is not None and front.strip():
         try:
+            _refuse_aliases(front)
             loaded = yaml.load(front, Loader=_Loader)  # noqa: S506 - a safe loader subclass
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
             raise EntryParseError(f"frontmatter is not valid YAML{where}") from None
+        except (RecursionError, MemoryError, OverflowError, ValueError) as exc:
+            # Deep nesting and absurd scalars fail inside the loader, not as YAMLError.
+            raise EntryParseError(f"frontmatter cannot be loaded ({type(exc).__name__})") from None
         if loaded is not None and not isinstance(loaded, dict):
             raise EntryParseError("frontmatter is not a mapping of keys to values")
         data = {str(k): v for k, v in (loaded or {}).items()}
-    body = body.lstrip("\r\n")
+    # Renderers drop NULs and lone surrogates; dropping them here means the secret gate
+    # sees exactly the text that can reach a rendered file.
+    body = body.lstrip("\r\n").replace("\x00", "")
+    body = body.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
     meta_raw = data.get("metadata")
     if meta_raw is not None and not isinstance(meta_raw, dict):
         raise EntryParseError("'metadata' is not a mapping")
@@ -152,9 +207,11 @@ def parse(text: str, filename: str) -> Entry:
     }
     metadata.update({str(k): v for k, v in (meta_raw or {}).items()})
     name = data.get("name")
-    name = str(name).strip() if name not in (None, "") else stem
+    name = shown_field(name, MAX_SHOWN_NAME) if name not in (None, "") else ""
+    name = name or shown_field(stem, MAX_SHOWN_NAME)
     description = data.get("description")
-    description = one_line(str(description)) if description not in (None, "") else first_line(body)
+    description = shown_field(description, MAX_DESCRIPTION) if description not in (None, "") else ""
+    description = description or shown_field(first_line(body), MAX_DESCRIPTION)
     return Entry(
         name=name, description=description, body=body, metadata=metadata, filename=filename
     )

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from coffer import fsutil
 from coffer.entry import Entry, one_line
@@ -42,7 +43,10 @@ def priority(entry: Entry) -> tuple[int, str, str]:
 
 
 def _link_target(filename: str) -> str:
-    return f"<{filename}>" if any(c in filename for c in " ()<>") else filename
+    # A file name may hold a line break or "<>": percent-encode those, so one index line
+    # stays one line and the link stays a link.
+    safe = "".join(quote(c) if not c.isprintable() or c in "<>" else c for c in filename)
+    return f"<{safe}>" if any(c in safe for c in " ()") else safe
 
 
 def entry_line(entry: Entry) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from coffer import block
 from coffer.entry import Entry, derived_name, one_line
 from coffer.index import priority
-from coffer.secrets import find_secrets
+from coffer.secrets import find_secrets, redact
 
 DEFAULT_BUDGET = 16 * 1024  # bytes of block body; a block should inform, not swamp the file
 FULL_SHARE = 0.6  # share of the budget spent on whole entries before switching to one-liners
@@ -131,7 +131,7 @@ def render(
     withheld: list[str] = []
     for entry in sorted(entries, key=priority):
         if find_secrets("\n".join((entry.name, entry.description, entry.body))):
-            withheld.append(entry.name)
+            withheld.append(redact(entry.name))  # the name may be the secret (a file stem)
         else:
             safe.append(entry)
     out = _header(title, scope) + handoff_lines(handoffs)

@@ -24,6 +24,7 @@ from typing import Literal
 
 from coffer import catalog, fsutil, index, projects, settings
 from coffer.entry import (
+    MAX_SHOWN_NAME,
     TYPES,
     Entry,
     check_type,
@@ -32,7 +33,9 @@ from coffer.entry import (
     one_line,
     same_text_key,
     serialize,
+    shown_field,
     slugify,
+    withheld,
 )
 from coffer.errors import (
     EntryExistsError,
@@ -437,21 +440,22 @@ class Store:
         path = tier.dir / index.INDEX_NAME
         current = fsutil.read_bytes_or_none(path)
         text = current.decode("utf-8", errors="surrogateescape") if current else ""
-        # Unparsable files still appear in the index: hiding them would hide memory.
-        listed = list(scan.entries) + [
+        # Unparsable files still appear in the index: hiding them would hide memory. Entries
+        # the secret gate flags (in any field, or in their file name) do not: the index is a
+        # rendered file agents load, and `coffer doctor` names them.
+        listed = [e for e in scan.entries if not withheld(e)] + [
             Entry(
-                p.filename.removesuffix(".md"),
+                shown_field(p.filename.removesuffix(".md"), MAX_SHOWN_NAME),
                 "(unreadable entry: see `coffer doctor`)",
                 "",
                 {},
                 p.filename,
             )
             for p in scan.problems
-            if p.filename.endswith(".md")
+            if p.filename.endswith(".md") and not find_secrets(p.filename)
         ]
-        kept = index.preserved_lines(
-            text, (e.filename for e in listed), index.load_generated(tier.base)
-        )
+        every_file = [e.filename for e in scan.entries] + [p.filename for p in scan.problems]
+        kept = index.preserved_lines(text, every_file, index.load_generated(tier.base))
         return index.render(listed, kept), current
 
     def _regenerate(self, tier: Tier) -> bool:

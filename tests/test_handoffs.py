@@ -124,15 +124,49 @@ def test_secret_shaped_handoffs_never_appear(repo: Path) -> None:
     # `save` refuses these, so they are written by hand; the scan quarantines the first.
     quarantined = write_by_hand(repo, "project", id="mem_secret_body", body=f"use {token}")
     in_title = write_by_hand(repo, "project", id="mem_secret_title", title=f"Token {token}")
-    # Not a reference pattern (so not quarantined by the vault), but coffer's own set
-    # keeps it out of a block that may be committed.
-    bearer = handoff(repo, "Use Bearer abcdefghijklmnopqrstuvwxyz0123", ["codex"])
+    # Not reference patterns (so not quarantined by the vault, and `save` now refuses them:
+    # written by hand), but coffer's own gate keeps them out of a block that may be committed.
+    bearer = write_by_hand(
+        repo, "project", id="mem_bearer", title="Use Bearer abcdefghijklmnopqrstuvwxyz0123"
+    )
+    password = write_by_hand(repo, "team", id="mem_password", title="db password=hunter2!")
     fine = handoff(repo, "Fine one", ["codex"])
     text = project(repo)
     assert fine in text
-    for hidden in (quarantined, in_title, bearer):
+    for hidden in (quarantined, in_title, bearer, password):
         assert hidden not in text
-    assert token not in text and "Bearer abcdef" not in text
+    assert token not in text and "Bearer abcdef" not in text and "hunter2" not in text
+
+
+@pytest.mark.parametrize(
+    ("title", "label"),
+    [
+        ("Use Bearer abcdefghijklmnopqrstuvwxyz0123", "bearer token"),
+        ("db password=hunter2!", "password or secret assignment"),
+        ("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3", "JSON Web Token"),
+    ],
+)
+def test_handoff_titles_with_secrets_are_refused(repo: Path, title: str, label: str) -> None:
+    result = coffer(
+        "vault",
+        "handoff",
+        "--from",
+        "claude",
+        "--target",
+        "codex",
+        "--title",
+        title,
+        "--stdin",
+        cwd=repo,
+        input="Details.",
+    )
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"Error: Refusing to save memory containing a suspected secret ({label}).\n"
+    )
+    assert not (repo / ".ecc" / "memory" / "project" / "handoffs").exists() or not any(
+        (repo / ".ecc" / "memory" / "project" / "handoffs").iterdir()
+    )
 
 
 def test_new_handoff_is_not_skipped_by_the_fast_path(repo: Path) -> None:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from coffer.secrets import REFERENCE_PATTERNS
+from coffer.secrets import REFERENCE_PATTERNS, STORE_PATTERNS
 from coffer.secrets import find_secrets as _find
 from coffer.vault.errors import VaultError
 from coffer.vault.jscompat import json_compact
@@ -72,8 +72,12 @@ def scan_for_save(memory: Mapping[str, Any], *, reference: bool = False) -> None
     """§5.3 (plus the Q1 deviation unless ``reference``): refuse a secret-bearing memory.
 
     The reference scans only the compact JSON, where a token right after LF/CR/TAB hides
-    behind the escape's letter. By default the raw string fields are scanned too (Q1:
-    "differ on write"); ``reference=True`` restores the exact reference behaviour.
+    behind the escape's letter, and knows ten shapes. By default the raw string fields are
+    scanned too (Q1: "differ on write"), and with coffer's whole gate (JWTs, passwords,
+    AWS secret keys, … — docs/adr/0018): refusing more on write produces no file the
+    reference would read differently. Whenever the reference patterns find something, the
+    message names exactly their labels, so it stays the reference's. ``reference=True``
+    restores the exact reference behaviour.
     """
     texts = [json_compact(dict(memory))]
     if not reference:
@@ -83,6 +87,9 @@ def scan_for_save(memory: Mapping[str, Any], *, reference: bool = False) -> None
         texts.append(memory["sourceHarness"])
         texts.append(memory["body"])
     labels = _labels_any(texts)
+    if not labels and not reference:
+        found = {label for text in texts for label in _find(text)}
+        labels = list(dict.fromkeys(label for label, _ in STORE_PATTERNS if label in found))
     if labels:
         raise VaultError(
             f"Refusing to save memory containing a suspected secret ({', '.join(labels)})."
