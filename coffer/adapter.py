@@ -61,6 +61,9 @@ class Imported:
     description: str
     body: str
     source: str  # the file it came from, recorded as provenance
+    # why it cannot be imported (a symlink out of the agent's memory folder, say): reported,
+    # and the native memory then stays on, since switching it off would hide this item
+    refused: str = ""
 
 
 @dataclass(frozen=True)

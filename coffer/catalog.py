@@ -28,6 +28,9 @@ from coffer.index import INDEX_NAME
 
 _SCHEMA_VERSION = 2
 SYNC_BATCH = 1000  # files parsed per committed transaction
+# Entries are short notes (coffer writes at most 32 KiB of body); a bigger file is reported,
+# not read, so one hostile file cannot make every command read and index megabytes.
+MAX_ENTRY_BYTES = 1024 * 1024
 _SCHEMA = """
 CREATE TABLE files (
   id INTEGER PRIMARY KEY,
@@ -88,14 +91,36 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+_SIDE_FILES = ("", "-journal", "-wal", "-shm")
+
+
+def _private(path: Path) -> None:
+    """Make the cache and its side files 0600 like the rest of the store.
+
+    SQLite creates a missing database with the umask's mode (0644) and gives its journal,
+    WAL and shm files the database file's mode, so the file is created 0600 first; caches
+    made by older versions are tightened in place. The cache holds every entry's text.
+    """
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, fsutil.PRIVATE_FILE_MODE))
+    for suffix in _SIDE_FILES:
+        side = f"{path}{suffix}"
+        with contextlib.suppress(OSError):
+            st = os.lstat(side)
+            if stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077:
+                os.chmod(side, fsutil.PRIVATE_FILE_MODE)
+
+
 def open_cache(path: Path) -> sqlite3.Connection:
     """Open (creating or rebuilding) the cache; a corrupt file is discarded."""
+    _private(path)
     try:
         return _connect(path)
     except sqlite3.DatabaseError:
-        for suffix in ("", "-journal", "-wal", "-shm"):
+        for suffix in _SIDE_FILES:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(f"{path}{suffix}")
+        _private(path)
         return _connect(path)
 
 
@@ -121,6 +146,8 @@ def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None
         return None, "is not a regular file"
     if not name.endswith(".md"):
         return None, "is not a .md file; the memory directory should hold only entries"
+    if st.st_size > MAX_ENTRY_BYTES:
+        return None, f"is {st.st_size} bytes; an entry file holds at most {MAX_ENTRY_BYTES}"
     try:
         data = fsutil.read_bytes_or_none(path)
     except OSError as exc:

@@ -189,6 +189,8 @@ def parse(text: str, filename: str) -> Entry:
             mark = getattr(exc, "problem_mark", None)
             where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
             raise EntryParseError(f"frontmatter is not valid YAML{where}") from None
+        except EntryParseError:
+            raise
         except (RecursionError, MemoryError, OverflowError, ValueError) as exc:
             # Deep nesting and absurd scalars fail inside the loader, not as YAMLError.
             raise EntryParseError(f"frontmatter cannot be loaded ({type(exc).__name__})") from None

@@ -25,6 +25,8 @@ import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from coffer import __version__, mcp_tools, mcp_vault
 
@@ -131,9 +133,38 @@ def build(state: mcp_tools.State) -> Server[Any]:
     return server
 
 
+def _rejection(exc: Exception) -> SessionMessage:
+    """The JSON-RPC error answering a line the SDK could not turn into a message.
+
+    JSON-RPC 2.0 §5.1: invalid JSON gets -32700 (parse error), valid JSON that is not a
+    request, notification or response gets -32600; the id cannot be known, so it is null.
+    """
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if any(e.get("type") == "json_invalid" for e in errors):
+        error = types.ErrorData(code=types.PARSE_ERROR, message="Parse error")
+    else:
+        error = types.ErrorData(code=types.INVALID_REQUEST, message="Invalid Request")
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
+
+
 async def _serve(server: Server[Any]) -> None:
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+        # The SDK's stdio transport hands a line it cannot parse to the server as an
+        # exception item, and the server only logs it (mcp 2.3: no server-side hook), so the
+        # client waits for an answer forever. Answer such lines here; pass the rest through.
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def answer_bad_lines() -> None:
+            async with send:
+                async for item in read:
+                    if isinstance(item, Exception):
+                        await write.send(_rejection(item))
+                    else:
+                        await send.send(item)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(answer_bad_lines)
+            await server.run(receive, write, server.create_initialization_options())
 
 
 def run(environ: Mapping[str, str]) -> int:

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from coffer import projects, registry, render, settings
+from coffer import fsutil, projects, registry, render, settings
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
 from coffer.entry import Entry
 from coffer.errors import (
@@ -474,6 +474,9 @@ class Engine:
         for record in list(self.journal.records()):
             if not self._selected(record, wanted, project_id, global_, all_):
                 continue
+            if not dry_run and record.get("path"):
+                # Undo may delete rather than write; stale temp files still go.
+                fsutil.sweep_stale_tmp(Path(record["path"]).parent)
             users = set(record.get("adapters", []))
             if wanted and users - wanted:
                 # A file shared with other agents keeps its block for them.

@@ -47,6 +47,9 @@ def establish(
         return report
     for item in native.imports():
         detail = f"{item.name} from {item.source}"
+        if item.refused:
+            report.problems.append(Problem(Path(item.source), "refused", item.refused))
+            continue
         if dry_run:
             report.changes.append(Change(global_tier.dir, "import", detail))
             continue
