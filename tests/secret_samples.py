@@ -26,7 +26,10 @@ SAMPLES: tuple[tuple[str, str], ...] = (
     ("Slack token", "xoxs-" + "1234-5678-9012-abcdef0123"),
     ("Slack token", "https://hooks.slack.com/services/T0000/B0000/" + _A20 + "ABCD"),
     ("AWS access key", "AKIA" + "IOSFODNN7EXAMPLE"),
-    ("AWS secret access key", "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"),
+    (
+        "AWS secret access key",
+        "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+    ),
     ("private key", "-----BEGIN " + "RSA PRIVATE KEY-----"),
     ("private key", "-----BEGIN " + "PGP PRIVATE KEY BLOCK-----"),
     ("private key", "-----BEGIN " + "OPENSSH PRIVATE KEY-----"),
