@@ -56,7 +56,8 @@ _ASSIGNED_SECRET = re.compile(
 # detect-secrets' plugins; labels reuse the reference's where the family is the same.
 _EXTRA_PATTERNS: tuple[SecretPattern, ...] = (
     # Provider keys with a fixed prefix.
-    ("provider API key", re.compile(r"\b(?:sk-ant-|pplx-[A-Za-z0-9]{20})", _A)),
+    # (Anthropic's and OpenAI's ``sk-…`` keys are the reference's first pattern.)
+    ("provider API key", re.compile(r"\bpplx-[A-Za-z0-9]{20}", _A)),
     ("Stripe key", re.compile(r"\b(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,}", _A)),
     ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{20,}", _A)),
     ("Hugging Face token", re.compile(r"\b(?:hf_|api_org_)[A-Za-z0-9]{20,}", _A)),
@@ -171,7 +172,7 @@ def _literals() -> dict[re.Pattern[str], tuple[str, ...]]:
         ("xox",),
         ("akia", "asia"),
         ("-----begin",),
-        ("sk-ant-", "pplx-"),
+        ("pplx-",),
         ("_test_", "_live_", "_prod_"),
         ("npm_",),
         ("hf_", "api_org_"),
