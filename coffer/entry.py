@@ -76,9 +76,10 @@ class Entry:
 def withheld(entry: Entry) -> list[str]:
     """Secret labels found in any part of ``entry`` that can reach a rendered file (name,
     description, type, body) or a message (its file name); empty when it may be shown."""
-    return find_secrets(
-        "\n".join((entry.name, entry.description, entry.type or "", entry.body, entry.filename))
-    )
+    # The same text the block renderer gates (so the second check is a cache hit), plus the
+    # file name; ``type`` is one of TYPES or nothing, so it holds no secret.
+    labels = find_secrets("\n".join((entry.name, entry.description, entry.body)))
+    return labels + [x for x in find_secrets(entry.filename) if x not in labels]
 
 
 def slugify(text: str, limit: int = MAX_NAME) -> str:

@@ -11,6 +11,7 @@ commit.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -49,7 +50,10 @@ _VALUE = (
     r"[^\s\"'`,;]{6,}"
 )
 _ASSIGNED_SECRET = re.compile(
-    _KEYWORD + r"[\w.-]{0,20}?[\"']?[ \t]*(?:=>|:=|\?=|=|:)[ \t]*[\"'`]?" + _VALUE, _AI
+    # Bounded gaps: _assignment_near_keyword relies on the operator being within 40
+    # characters of the keyword.
+    _KEYWORD + r"[\w.-]{0,20}?[\"']?[ \t]{0,10}(?:=>|:=|\?=|=|:)[ \t]*[\"'`]?" + _VALUE,
+    _AI,
 )
 
 # (label, pattern) beyond the reference. Shapes follow gitleaks' default config and
@@ -120,7 +124,7 @@ _EXTRA_PATTERNS: tuple[SecretPattern, ...] = (
         "Azure storage key",
         re.compile(r"AccountKey\s*=\s*[A-Za-z0-9+/=]{40,}|\b[\w~.]{3}\dQ~[\w~.-]{31,34}", _A),
     ),
-    ("Twilio key", re.compile(r"\b(?:SK|AC)[0-9a-fA-F]{32}\b", _A)),
+    ("Twilio key", re.compile(r"\bSK[0-9a-fA-F]{32}\b", _A)),
     ("SendGrid key", re.compile(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}", _A)),
     ("Mailchimp key", re.compile(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", _A)),
     ("Mailgun key", re.compile(r"\bkey-[0-9a-f]{32}\b", _A)),
@@ -154,7 +158,7 @@ _EXTRA_PATTERNS: tuple[SecretPattern, ...] = (
 STORE_PATTERNS: tuple[SecretPattern, ...] = (*REFERENCE_PATTERNS, *_EXTRA_PATTERNS)
 
 
-def _literals() -> dict[re.Pattern[str], tuple[str, ...]]:
+def _literals() -> dict[re.Pattern[str], frozenset[str]]:
     """For each pattern, lowercase literals one of which every match contains.
 
     A cheap ``in`` test over the lowercased text skips most patterns for ordinary prose
@@ -191,7 +195,7 @@ def _literals() -> dict[re.Pattern[str], tuple[str, ...]]:
         ("://",),
         ("passw", "secret", "token", "key", "credential", "creds"),
         ("accountkey", "q~"),
-        (),
+        ("sk",),
         ("sg.",),
         ("-us",),
         ("key-",),
@@ -201,13 +205,23 @@ def _literals() -> dict[re.Pattern[str], tuple[str, ...]]:
         ("pypi-",),
         ("akcp", "cmvmd"),
         ("hvs.", "hvb."),
-        (),
+        (
+            *("dop_v1_", "doo_v1_", "dor_v1_", "dp.pt.", "dt0c01.", "dapi", "shp", "lin_api_"),
+            *("ntn_", "pnu_", "pul-", "rubygems_", "sntry", "pscale_", "pmak-", "xkeysib-"),
+            *("nrak-", "fo1_", "glc_", "glsa_", "eyjrijoi", ".atlasv1.", "hrku-", "ops_eyj"),
+            *("age-secret-key-1", "a3-", "ltai", "sha256~", "rdme_", "ico-", "ezak", "eztk"),
+            *("flw", "duffel_", "shippo_", "sm_", "clojars_", "sgp_"),
+        ),
     )
     assert len(table) == len(STORE_PATTERNS)
-    return {pattern: literals for (_, pattern), literals in zip(STORE_PATTERNS, table, strict=True)}
+    return {
+        pattern: frozenset(literals)
+        for (_, pattern), literals in zip(STORE_PATTERNS, table, strict=True)
+    }
 
 
 _LITERALS = _literals()
+_ALL_LITERALS = tuple(sorted(set().union(*_LITERALS.values())))
 
 
 def find_secrets(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> list[str]:
@@ -215,6 +229,21 @@ def find_secrets(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) 
 
     Only labels come back: callers must never echo the matched text.
     """
+    if patterns is STORE_PATTERNS and len(text) <= _CACHED_LENGTH:
+        return list(_store_labels(text))
+    return _find(text, patterns)
+
+
+# One projection gates each entry twice (its block, then MEMORY.md): remember short texts.
+_CACHED_LENGTH = 8192
+
+
+@functools.lru_cache(maxsize=2048)
+def _store_labels(text: str) -> tuple[str, ...]:
+    return tuple(_find(text, STORE_PATTERNS))
+
+
+def _find(text: str, patterns: Sequence[SecretPattern]) -> list[str]:
     texts = [text]
     if _INVISIBLE.search(text):
         # A token split by a NUL, a zero-width or bidi character or a lone surrogate reads
@@ -227,19 +256,45 @@ def find_secrets_any(
     texts: Iterable[str], patterns: Sequence[SecretPattern] = STORE_PATTERNS
 ) -> list[str]:
     """Labels found in any of ``texts`` (each scanned on its own), in pattern order."""
-    listed = [(text, text.lower()) for text in texts]
+    listed = []
+    for text in texts:
+        lowered = text.lower()
+        # Which literals occur, once per text (substring tests run in C); each pattern then
+        # costs one set operation unless one of its literals is there.
+        listed.append((text, {lit for lit in _ALL_LITERALS if lit in lowered}))
     labels: list[str] = []
     for label, pattern in patterns:
         if label in labels:
             continue
         literals = _LITERALS.get(pattern)
-        for text, lowered in listed:
-            if literals and not any(literal in lowered for literal in literals):
+        for text, present in listed:
+            if literals and literals.isdisjoint(present):
+                continue
+            if pattern is _ASSIGNED_SECRET and not _assignment_near_keyword(text):
                 continue
             if pattern.search(text):
                 labels.append(label)
                 break
     return labels
+
+
+_ASSIGN_WINDOW = re.compile(r"[=:]")
+
+
+def _assignment_near_keyword(text: str) -> bool:
+    """Whether some credential keyword is followed, within 40 characters, by ``=`` or ``:``.
+
+    The keyword pattern has no literal prefix, so ``re`` tries it at every position; this
+    finds the few places where it can match with plain substring searches first.
+    """
+    lowered = text.lower()
+    for keyword in ("passw", "secret", "token", "key", "credential", "creds"):
+        at = lowered.find(keyword)
+        while at >= 0:
+            if _ASSIGN_WINDOW.search(lowered, at, at + len(keyword) + 40):
+                return True
+            at = lowered.find(keyword, at + 1)
+    return False
 
 
 # C0/C1 controls other than TAB/LF/CR, format characters (zero-width, bidi, soft hyphen,

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from coffer.entry import TYPES, EntryParseError, parse
-from coffer.secrets import find_secrets, visible
+from coffer.secrets import STORE_PATTERNS, find_secrets, visible
 from tests.helpers import coffer, make_repo, store
 from tests.secret_samples import SAMPLES
 
@@ -105,6 +105,24 @@ def test_alias_bombs_of_any_shape_are_refused(levels: int, width: int) -> None:
     text = "---\n" + "\n".join(lines) + "\n---\nboom\n"
     with pytest.raises(EntryParseError, match="alias"):
         parse(text, "bomb.md")
+
+
+# ---- the secret gate -----------------------------------------------------------------------
+
+_PIECES = st.one_of(
+    st.sampled_from([secret for _, secret in SAMPLES]),
+    st.sampled_from(["password", "Token", "_key", "secret", "aws", "AKIA", "xox", "eyJ"]),
+    st.sampled_from(["=", ":", " ", "\t", "\n", "'", '"', "\u200b", "\x00", "-", "_"]),
+    st.text(min_size=1, max_size=8),
+)
+
+
+@settings(max_examples=400)
+@given(st.lists(_PIECES, max_size=25).map("".join))
+def test_the_gate_s_shortcuts_never_hide_a_match(text: str) -> None:
+    """The literal pre-filter and the keyword window only skip patterns that cannot match."""
+    plain = {label for label, pattern in STORE_PATTERNS if pattern.search(text)}
+    assert plain <= set(find_secrets(text))
 
 
 # ---- the secret gate, end to end -----------------------------------------------------------
