@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from coffer.errors import InvalidInputError
-from coffer.secrets import find_secrets, visible
+from coffer.secrets import find_secrets, redact, visible
 
 TYPES = ("user", "feedback", "project", "reference")
 COFFER_KEYS = ("id", "created_at", "updated_at", "origin_session_id")
@@ -100,9 +100,12 @@ def derived_name(text: str) -> str:
 def check_name(name: str) -> str:
     """Return ``name`` if it is a valid entry name, else raise a clear error."""
     if not name or len(name) > MAX_NAME or not _NAME_RE.fullmatch(name):
+        # The rejected name is echoed, so a token pasted as a name is redacted first.
+        shown = redact(name)
+        example = slugify(name) if shown == name else ""
         raise InvalidInputError(
-            f"invalid entry name {name!r}: use lowercase letters, digits and single dashes "
-            f"(at most {MAX_NAME} characters), e.g. {slugify(name) or 'release-process'!r}"
+            f"invalid entry name {shown!r}: use lowercase letters, digits and single dashes "
+            f"(at most {MAX_NAME} characters), e.g. {example or 'release-process'!r}"
         )
     return name
 
