@@ -14,6 +14,7 @@ unless an agent wrote something new meanwhile. Nothing is ever deleted from a ke
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -23,21 +24,53 @@ from typing import Any
 from coffer import fsutil
 
 
-def already_held(native: Path, holders: Iterable[Path]) -> set[str]:
+def same_tree(a: Path, b: Path) -> bool:
+    """True if ``a`` and ``b`` are the same: a regular file's bytes, a link's target, a
+    directory's names, kinds, modes and contents, all the way down (links not followed)."""
+    try:
+        sa, sb = os.lstat(a), os.lstat(b)
+    except OSError:
+        return False
+    if stat.S_IFMT(sa.st_mode) != stat.S_IFMT(sb.st_mode):
+        return False
+    if stat.S_ISLNK(sa.st_mode):
+        return os.readlink(a) == os.readlink(b)
+    if stat.S_IMODE(sa.st_mode) != stat.S_IMODE(sb.st_mode) and not stat.S_ISREG(sa.st_mode):
+        return False
+    if stat.S_ISREG(sa.st_mode):
+        return fsutil.read_bytes_or_none(a) == fsutil.read_bytes_or_none(b)
+    if stat.S_ISDIR(sa.st_mode):
+        names = sorted(os.listdir(a))
+        if names != sorted(os.listdir(b)):
+            return False
+        return all(same_tree(a / n, b / n) for n in names)
+    return False  # a fifo, a socket, a device: never assumed held
+
+
+def already_held(native: Path, tier: Path, backups: Iterable[Path]) -> dict[str, Path]:
     """Names of ``native``'s regular files whose exact bytes one of ``holders`` (the tier,
-    earlier backups of the same directory) already holds under that name."""
-    held = set()
-    places = list(holders)
+    earlier backups of the same directory) already holds under that name, and of its
+    subdirectories and links an earlier backup holds identically (undo restores those into
+    the directory, so without this every unproject / project cycle would copy them again).
+    Each name maps to the place holding it."""
+    held: dict[str, Path] = {}
+    earlier = list(backups)
+    places = [tier, *earlier]
     for name in os.listdir(native):
         src = native / name
-        if not stat.S_ISREG(os.lstat(src).st_mode):
-            continue
-        data = src.read_bytes()
-        for place in places:
-            other = place / name
-            if not other.is_symlink() and fsutil.read_bytes_or_none(other) == data:
-                held.add(name)
-                break
+        mode = os.lstat(src).st_mode
+        if stat.S_ISREG(mode):
+            data = src.read_bytes()
+            for place in places:
+                other = place / name
+                if not other.is_symlink() and fsutil.read_bytes_or_none(other) == data:
+                    held[name] = place
+                    break
+        elif stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+            # Only a backup: the tier holds entries, not the user's other things.
+            holder = next((p for p in earlier if same_tree(src, p / name)), None)
+            if holder is not None:
+                held[name] = holder
     return held
 
 
@@ -54,11 +87,14 @@ def earlier_backups(backup_dir: Path) -> list[Path]:
     ]
 
 
-def prune(backup: Path, held: set[str]) -> int:
+def prune(backup: Path, held: Iterable[str]) -> int:
     """Drop ``held`` files from ``backup``; remove it if nothing is left. Returns what is left."""
     for name in held:
         path = backup / name
-        if stat.S_ISREG(os.lstat(path).st_mode):
+        mode = os.lstat(path).st_mode
+        if stat.S_ISDIR(mode):
+            shutil.rmtree(path)
+        elif stat.S_ISREG(mode) or stat.S_ISLNK(mode):
             os.unlink(path)
     left = len(os.listdir(backup))
     if not left:
@@ -74,6 +110,48 @@ def modes(directory: Path) -> dict[str, Any]:
         if stat.S_ISREG(st.st_mode):
             files[name] = stat.S_IMODE(st.st_mode)
     return {"dir": stat.S_IMODE(os.stat(directory).st_mode), "files": files}
+
+
+def rest(backup: Path) -> dict[str, str]:
+    """Where each subdirectory and link of a directory just moved to ``backup`` is kept
+    (for an old journal record that did not say)."""
+    return {
+        name: str(backup)
+        for name in sorted(os.listdir(backup))
+        if not stat.S_ISREG(os.lstat(backup / name).st_mode)
+    }
+
+
+def restore_rest(kept: Mapping[str, str], directory: Path) -> tuple[list[str], list[str]]:
+    """Copy into ``directory`` what the merge left in the backups: each subdirectory (whole,
+    with its modes and links) and symlink (same target) named in ``kept``, from the backup
+    holding it. A name ``directory`` already uses (a file created in the store since) is
+    never overwritten: the original comes back beside it as ``<name>.coffer-original[-n]``.
+    Returns lines saying what went where, and lines for what could not be restored (a
+    fifo, a socket, a backup deleted by hand)."""
+    told: list[str] = []
+    failed: list[str] = []
+    for name, where in sorted(kept.items()):
+        src = Path(where) / name
+        try:
+            mode = os.lstat(src).st_mode
+        except OSError:
+            failed.append(f"{name} (its backup {src} is gone)")
+            continue
+        if not (stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+            failed.append(f"{name} (not a file, directory or link; it is at {src})")
+            continue
+        dest = directory / name
+        if os.path.lexists(dest):
+            dest = free_path(directory / f"{name}.coffer-original")
+            told.append(f"{name} (a {name} is in the store now): restored as {dest.name}")
+        if stat.S_ISLNK(mode):
+            os.symlink(os.readlink(src), dest)
+        else:
+            shutil.copytree(src, dest, symlinks=True)
+        if not same_tree(src, dest):
+            raise OSError(f"the copy of {src} into {dest} did not verify")
+    return told, failed
 
 
 def _umask() -> int:

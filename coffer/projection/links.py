@@ -16,7 +16,7 @@ import os
 import shutil
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -284,8 +284,9 @@ def establish(
         return report
     before = "absent" if st is None else "dir"
     backup: str | None = None
-    held: set[str] = set()
+    held: dict[str, Path] = {}
     modes = None
+    rest = None
     if before == "dir":
         plan = plan_merge(link, tier_dir, taken_names)
         target_dir = backup_dir(journal, link)
@@ -295,10 +296,13 @@ def establish(
         if not dry_run:
             # Before the merge adds to the tier: what the tier or an earlier backup of this
             # directory already holds is not the user's only copy (docs/adr/0016).
-            held = dirbackup.already_held(link, [tier_dir, *dirbackup.earlier_backups(target_dir)])
+            held = dirbackup.already_held(link, tier_dir, dirbackup.earlier_backups(target_dir))
             _merge(link, tier_dir, plan)
             fsutil.ensure_dir(target_dir.parent)
             modes = dirbackup.modes(link)  # put back by undo (issue 9, point 9)
+            # Which backup holds each subdirectory and link the merge leaves out: undo
+            # copies them back into the directory (issue 10, point 7).
+            rest = {n: str(held.get(n, target_dir)) for n in plan.skipped}
             backup = str(target_dir)
     report.changes.append(Change(link, "link", f"-> {tier_dir}"))
     if dry_run:
@@ -307,6 +311,7 @@ def establish(
     rec = _record(link, tier_dir, adapter, tier, project_id, before, backup, dirs)
     if backup is not None:
         rec["modes"] = modes
+        rec["rest"] = rest
     if record is not None and before == "absent":
         rec = record  # the link was removed by hand: keep what the first run recorded
     journal.put(rec)  # before the swap: a cut run's next run knows where the directory goes
@@ -333,7 +338,7 @@ def establish(
     return report
 
 
-def _keep_backup(journal: Journal, rec: Record, backup: Path, held: set[str]) -> str:
+def _keep_backup(journal: Journal, rec: Record, backup: Path, held: Mapping[str, Path]) -> str:
     # Only now, with the link in place, may the backup lose what the store already held
     # (before that, the directory may be the user's only copy). docs/adr/0016.
     link = rec["path"]
@@ -528,6 +533,23 @@ def undo(journal: Journal, record: Record, *, dry_run: bool) -> Report:
             if src.is_file() and not src.is_symlink() and not fsutil.is_tmp_name(name):
                 faults.step(f"copy {staging / name}")
                 shutil.copy2(src, staging / name)
+    kept = record.get("rest")
+    backup = record.get("backup")
+    if kept is None and backup and os.path.isdir(backup):
+        kept = dirbackup.rest(Path(backup))  # a record from before coffer listed them
+    # Subdirectories and links the merge left in the backups come back too: after the undo,
+    # deleting the store must not take the only copy of anything (issue 10, point 7).
+    told, failed = dirbackup.restore_rest(kept or {}, staging)
+    report.notices += [f"{link}: {line}" for line in told]
+    if failed:
+        report.problems.append(
+            Problem(
+                link,
+                "refused",
+                f"could not restore {'; '.join(failed)}: copy it back by hand before "
+                "deleting the store",
+            )
+        )
     # The store is private (0700/0600); the agent's directory gets the modes it had.
     dirbackup.restore_modes(staging, record.get("modes"))
     # Marks the swap as coffer's: a run cut after it finds a directory with this record
