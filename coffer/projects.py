@@ -7,16 +7,19 @@ legible when browsed by hand. Users see the root path and folder name, never onl
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import os
+import shutil
+import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
 from coffer.errors import NotAProjectError, ProjectError, StoreError
-from coffer.identity import git_remote
+from coffer.identity import git_remote, in_git
 from coffer.ids import GLOBAL_ID, new_id
 
 REGISTRY = "projects.json"
@@ -31,6 +34,8 @@ class ProjectInfo:
     name: str
     remote: str | None
     created_at: str
+    root_commit: str | None = None  # git's root commit(s): who this repository is
+    moved_from: tuple[str, ...] = ()  # earlier roots, newest last (the project followed)
 
     @property
     def label(self) -> str:
@@ -83,6 +88,8 @@ def load_info(store_root: Path, project_id: str) -> ProjectInfo | None:
             name=str(raw.get("name") or Path(raw["root"]).name),
             remote=raw.get("remote"),
             created_at=str(raw.get("created_at", "")),
+            root_commit=raw.get("root_commit"),
+            moved_from=tuple(str(x) for x in raw.get("moved_from") or ()),
         )
     except (ValueError, KeyError, TypeError):
         return None
@@ -103,8 +110,95 @@ def check_project_root(root: Path, home: Path) -> None:
         raise ProjectError(f"{root} is not a directory")
 
 
+def root_commit(root: Path) -> str | None:
+    """The root commit(s) of the repository at ``root``, or None (not git, no commit yet,
+    no git installed). Asked of git itself, once, when a project is registered or may
+    have moved: never on the no-op path of ``coffer project``."""
+    if not in_git(root):
+        return None
+    git = shutil.which("git")
+    if git is None:
+        return None
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(root.parent)}
+    for var in ("GIT_DIR", "GIT_WORK_TREE"):
+        env.pop(var, None)
+    try:
+        done = subprocess.run(
+            [git, "-C", str(root), "rev-list", "--max-parents=0", "HEAD"],
+            capture_output=True,
+            timeout=5,
+            env=env,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commits = sorted(done.stdout.decode("ascii", "replace").split())
+    return " ".join(commits) if done.returncode == 0 and commits else None
+
+
+def _same_repository(info: ProjectInfo, root: Path, commit: str | None) -> bool:
+    # Two clones of one repository share both root commit and remote; only the old root
+    # being gone (checked by the caller) tells a move from a second clone.
+    if info.root_commit and commit:
+        return info.root_commit == commit
+    return bool(info.remote) and info.remote == git_remote(root)
+
+
+def moved_here(store_root: Path, root: Path) -> ProjectInfo | None:
+    """The registered project that moved to ``root`` (a root coffer does not know yet): the
+    one whose root no longer exists and whose repository is this one, by root commit or,
+    without one, by ``origin`` remote. None if no project, or more than one, qualifies."""
+    if not in_git(root):
+        return None  # a directory outside git has nothing that says who it is
+    commit: str | None = None
+    asked = False
+    found: list[ProjectInfo] = []
+    for old, project_id in read_registry(store_root).items():
+        if os.path.lexists(old) or old == str(root):
+            continue
+        info = load_info(store_root, project_id)
+        if info is None:
+            continue
+        if info.root_commit and not asked:
+            commit, asked = root_commit(root), True
+        if _same_repository(info, root, commit):
+            found.append(info)
+    return found[0] if len(found) == 1 else None
+
+
+def _write_info(store_root: Path, info: ProjectInfo) -> None:
+    meta = {k: v for k, v in asdict(info).items() if k != "id"}
+    meta["moved_from"] = list(info.moved_from)
+    path = store_root / "projects" / info.id / "project.json"
+    fsutil.atomic_write_text(path, json.dumps(meta, indent=2) + "\n")
+
+
+def follow(store_root: Path, root: Path) -> ProjectInfo | None:
+    """If the project at ``root`` is a registered project that moved here, give it this
+    root (same id, same memories) and return it; the caller holds the store-wide lock and
+    moves the journal records along (docs/adr/0021)."""
+    info = moved_here(store_root, root)
+    if info is None:
+        return None
+    moved = dataclasses.replace(
+        info,
+        root=str(root),
+        name=root.name,
+        remote=git_remote(root) or info.remote,
+        root_commit=info.root_commit or root_commit(root),
+        moved_from=(*info.moved_from, info.root),
+    )
+    _write_info(store_root, moved)  # first: a crash leaves the old key on the right id
+    registry = read_registry(store_root)
+    registry.pop(info.root, None)
+    registry[str(root)] = info.id
+    _write_registry(store_root, registry)
+    return moved
+
+
 def register(store_root: Path, root: Path) -> ProjectInfo:
-    """Return the project for ``root``, creating its id and directories on first use.
+    """Return the project for ``root``, creating its id and directories on first use, or
+    following a project that moved here.
 
     The caller holds the store-wide lock.
     """
@@ -115,12 +209,14 @@ def register(store_root: Path, root: Path) -> ProjectInfo:
         info = load_info(store_root, existing)
         if info is not None:
             return info
+    else:
+        moved = follow(store_root, root)
+        if moved is not None:
+            return moved
     project_id = existing or new_id()
-    info = ProjectInfo(project_id, key, root.name, git_remote(root), now_iso())
-    base = store_root / "projects" / project_id
-    fsutil.ensure_dir(base / "memory")
-    meta = {k: v for k, v in asdict(info).items() if k != "id"}
-    fsutil.atomic_write_text(base / "project.json", json.dumps(meta, indent=2) + "\n")
+    info = ProjectInfo(project_id, key, root.name, git_remote(root), now_iso(), root_commit(root))
+    fsutil.ensure_dir(store_root / "projects" / project_id / "memory")
+    _write_info(store_root, info)
     registry[key] = project_id
     _write_registry(store_root, registry)
     return info

@@ -26,7 +26,7 @@ from coffer.hook import Deadline
 from coffer.identity import root_of
 from coffer.journal import Damage, Journal, Record
 from coffer.paths import home_dir
-from coffer.projection import blocks, gitside, links, native
+from coffer.projection import blocks, gitside, links, moves, native
 from coffer.projects import ProjectInfo
 from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
@@ -191,6 +191,8 @@ class Engine:
             )
             return report
         ptier = self.store.project_tier(root, create=not dry_run) if root else None
+        if ptier is not None and ptier.info.moved_from and not dry_run:
+            report.extend(moves.relocate(self.journal, ptier.info))
         gtier = self.store.global_tier(create=not dry_run)
         for name, adapter in adapters.items():
             nm = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
@@ -471,6 +473,13 @@ class Engine:
                 # The registry, not project_tier: a directory outside git that an earlier
                 # version projected is no project now, but what was written there goes.
                 project_id = projects.read_registry(self.store.root).get(str(root))
+                if project_id is None and not dry_run:
+                    # Moved here and never projected since: follow it, then undo it.
+                    with self.store.store_lock():
+                        moved = projects.follow(self.store.root, root)
+                    if moved is not None:
+                        project_id = moved.id
+                        report.extend(moves.relocate(self.journal, moved))
         for record in list(self.journal.records()):
             if not self._selected(record, wanted, project_id, global_, all_):
                 continue
