@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError, JournalError
+from coffer.paths import ledger_dir
 
 Record = dict[str, Any]
 
@@ -165,14 +167,27 @@ def _legible(pattern: re.Pattern[str], text: str) -> str | None:
 
 
 class Journal:
-    """Records under ``<store>/journal/``, backups under ``<store>/backups/``."""
+    """Records under ``<store>/journal/``, backups under ``<store>/backups/``; both copied
+    to the ledger outside the store (paths.ledger_dir), which undo falls back on when the
+    store's copy is gone: a user may delete the store, never what undo needs (ADR 0021)."""
 
-    def __init__(self, store_root: Path) -> None:
+    def __init__(self, store_root: Path, ledger: Path | None = None) -> None:
         self.dir = store_root / "journal"
         self.backups = store_root / "backups"
+        # os.environ here rather than from every caller: the ledger must follow the store
+        # whoever opens the journal (project, setup, the service, the watcher).
+        self.ledger = ledger if ledger is not None else ledger_dir(os.environ, store_root)
+
+    def exists(self) -> bool:
+        """False when neither the store's journal nor the ledger's copy is there at all
+        (both deleted by hand), as opposed to there and empty (everything undone)."""
+        return self.dir.is_dir() or (self.ledger / "journal").is_dir()
 
     def _file(self, path: Path | str) -> Path:
         return self.dir / f"{sha256(str(path).encode('utf-8', 'surrogateescape'))[:32]}.json"
+
+    def _copy(self, path: Path | str) -> Path:
+        return self.ledger / "journal" / self._file(path).name
 
     def _load(self, file: Path) -> Record | Damage | None:
         try:
@@ -194,6 +209,8 @@ class Journal:
     def get(self, path: Path | str) -> Record | None:
         """The record for ``path``; a damaged one raises, so no caller writes over it."""
         found = self._load(self._file(path))
+        if found is None:
+            found = self._load(self._copy(path))
         if isinstance(found, Damage):
             raise JournalError(
                 f"{path}: its journal record {found.file} is damaged ({found.reason}); "
@@ -206,20 +223,31 @@ class Journal:
         text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         key = record.get("key") or record["path"]
         fsutil.write_if_changed(self._file(key), text.encode("utf-8"))
+        fsutil.ensure_dir(self.ledger / "journal")
+        fsutil.write_if_changed(self._copy(key), text.encode("utf-8"))
 
     def drop(self, path: Path | str) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            fsutil.unlink(self._file(path))
+        # The ledger's copy first: a crash in between leaves the store's, which is current.
+        for copy in (self._copy(path), self._file(path)):
+            with contextlib.suppress(FileNotFoundError):
+                fsutil.unlink(copy)
+        copies = self.ledger / "journal"
+        if copies.is_dir() and not any(n.endswith(".json") for n in os.listdir(copies)):
+            # Nothing left to undo: the pre-images serve no record, and undo leaves nothing
+            # behind outside the store.
+            shutil.rmtree(self.ledger, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                os.rmdir(self.ledger.parent)
 
     def _scan(self) -> tuple[list[Record], list[Damage]]:
         loaded: list[Record] = []
         damaged: list[Damage] = []
-        if not self.dir.is_dir():
-            return loaded, damaged
-        for name in sorted(os.listdir(self.dir)):
-            if not name.endswith(".json"):
-                continue
-            found = self._load(self.dir / name)
+        files: dict[str, Path] = {}
+        for where in (self.ledger / "journal", self.dir):  # the store's copy wins
+            if where.is_dir():
+                files.update((n, where / n) for n in os.listdir(where) if n.endswith(".json"))
+        for name in sorted(files):
+            found = self._load(files[name])
             if isinstance(found, Damage):
                 damaged.append(found)
             elif found is not None:
@@ -237,16 +265,36 @@ class Journal:
         of the wrong type)."""
         return self._scan()[1]
 
+    def sync_ledger(self) -> None:
+        """Copy into the ledger the records and file backups it lacks (a journal written
+        before the ledger existed, or a ledger deleted by hand)."""
+        for src, dst, suffix in (
+            (self.dir, self.ledger / "journal", ".json"),
+            (self.backups, self.ledger / "backups", ".bak"),
+        ):
+            if not src.is_dir():
+                continue
+            have = set(os.listdir(dst)) if dst.is_dir() else set()
+            for name in os.listdir(src):
+                if name.endswith(suffix) and name not in have:
+                    data = fsutil.read_bytes_or_none(src / name)
+                    if data is not None:
+                        fsutil.ensure_dir(dst)
+                        fsutil.atomic_write_bytes(dst / name, data)
+
     def backup_bytes(self, data: bytes) -> Path:
         """Keep a copy of ``data`` (content-addressed, so repeated backups cost nothing)."""
-        fsutil.ensure_dir(self.backups)
-        path = self.backups / f"{sha256(data)}.bak"
-        if not path.exists():
-            fsutil.atomic_write_bytes(path, data)
-        return path
+        name = f"{sha256(data)}.bak"
+        for where in (self.ledger / "backups", self.backups):
+            fsutil.ensure_dir(where)
+            if not (where / name).exists():
+                fsutil.atomic_write_bytes(where / name, data)
+        return self.backups / name
 
     def read_backup(self, digest: str) -> bytes:
         data = fsutil.read_bytes_or_none(self.backups / f"{digest}.bak")
+        if data is None or sha256(data) != digest:
+            data = fsutil.read_bytes_or_none(self.ledger / "backups" / f"{digest}.bak")
         if data is None or sha256(data) != digest:
             raise JournalError(f"the backup {self.backups / digest}.bak is missing or damaged")
         return data

@@ -8,15 +8,20 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from coffer import block
 from tests.helpers import coffer, make_repo, store
-from tests.test_git import git, git_files, home, init_repo, ok  # noqa: F401 (fixture)
+from tests.test_git import git, git_files, init_repo, ok
+from tests.test_git import home as _git_home  # noqa: F401 (a fixture: git's own config)
+
+pytestmark = pytest.mark.usefixtures("_git_home")
 
 
-def claude_memory(home: Path, root: Path) -> Path:
+def claude_memory(fake_home: Path, root: Path) -> Path:
     from coffer_adapters.claude_code import slug
 
-    return home / ".claude" / "projects" / slug(str(root)) / "memory"
+    return fake_home / ".claude" / "projects" / slug(str(root)) / "memory"
 
 
 def records() -> list[dict[str, object]]:
@@ -29,7 +34,7 @@ def mentions(path: Path) -> list[dict[str, object]]:
 
 
 def test_a_moved_repository_is_followed_and_undone_in_its_new_place(
-    tmp_path: Path, home: Path
+    tmp_path: Path, fake_home: Path
 ) -> None:
     original = b"# Agents\n\nRun make test.\n"
     old = init_repo(tmp_path / "old-name", {"AGENTS.md": original})
@@ -57,7 +62,7 @@ def test_a_moved_repository_is_followed_and_undone_in_its_new_place(
     assert git_files(new) == before_git
     # Claude's memory for the old path (Claude keys it by path) is no dangling link either.
     for root in (old, new):
-        memory = claude_memory(home, root)
+        memory = claude_memory(fake_home, root)
         assert not memory.is_symlink()
     assert [r for r in records() if r.get("tier") == "project"] == []
     # The memories are still in the store, under the project's new root.
@@ -68,7 +73,7 @@ def test_a_moved_repository_is_followed_and_undone_in_its_new_place(
 def test_unproject_in_the_new_place_without_a_project_run_first(
     tmp_path: Path, fake_home: Path
 ) -> None:
-    (fake_home / ".codex").mkdir()
+    (fake_home / ".codex").mkdir(exist_ok=True)
     old = make_repo(tmp_path / "repo")  # identified by its origin remote (no commits)
     (old / "AGENTS.md").write_bytes(b"mine\n")
     ok(coffer("project", cwd=old))
@@ -80,7 +85,7 @@ def test_unproject_in_the_new_place_without_a_project_run_first(
     assert [r for r in records() if r.get("tier") == "project"] == []
 
 
-def test_a_second_clone_is_not_taken_for_a_move(tmp_path: Path, home: Path) -> None:
+def test_a_second_clone_is_not_taken_for_a_move(tmp_path: Path, fake_home: Path) -> None:
     first = init_repo(tmp_path / "first", {"AGENTS.md": b"a\n"})
     ok(coffer("remember", "only in the first clone", "--name", "first-only", cwd=first))
     second = tmp_path / "second"
