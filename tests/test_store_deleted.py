@@ -3,7 +3,9 @@ uninstall` undoes everything and deletes nothing it could not put back."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -63,3 +65,78 @@ def test_unproject_all_after_the_store_was_deleted_by_hand(
     assert r.returncode == 0, r.stderr
     assert "nothing to undo" not in r.stdout
     assert_all_back(fake_home, before)
+
+
+def snapshot(top: Path, skip: Path | None = None) -> dict[str, tuple[str, object, int]]:
+    """Every path under ``top`` but ``skip``: kind, bytes or link target, and mode."""
+    out: dict[str, tuple[str, object, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(top):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            if skip is not None and (path == skip or skip in path.parents):
+                continue
+            st = os.lstat(path)
+            mode = stat.S_IMODE(st.st_mode)
+            if stat.S_ISLNK(st.st_mode):
+                out[str(path.relative_to(top))] = ("link", os.readlink(path), 0)
+            elif stat.S_ISDIR(st.st_mode):
+                out[str(path.relative_to(top))] = ("dir", None, mode)
+            else:
+                out[str(path.relative_to(top))] = ("file", path.read_bytes(), mode)
+    return out
+
+
+def claude_memory(fake_home: Path, root: Path) -> Path:
+    from coffer_adapters.claude_code import slug
+
+    return fake_home / ".claude" / "projects" / slug(str(root)) / "memory"
+
+
+def test_uninstall_puts_everything_back_then_deletes_the_store(
+    tmp_path: Path, fake_home: Path
+) -> None:
+    (fake_home / ".codex" / "config.toml").write_bytes(CODEX_CONFIG)
+    repo = init_repo(tmp_path / "repo", {"AGENTS.md": b"# Agents\n\nRun make.\n"})
+    native = claude_memory(fake_home, repo)
+    (native / "team").mkdir(parents=True)
+    (native / "team" / "notes.txt").write_text("only here\n")
+    (native / "a.md").write_text("---\nname: a\ndescription: a\n---\nA\n")
+    os.symlink("team/notes.txt", native / "link")
+    home_before = snapshot(fake_home, skip=native)
+    claude_before = snapshot(native)
+    repo_before = {"AGENTS.md": (repo / "AGENTS.md").read_bytes(), **git_files(repo)}
+    ok(coffer("setup", "--yes", "--no-service", cwd=repo))
+    ok(coffer("remember", "The build uses make release.", "--name", "build", cwd=repo))
+    ok(coffer("project", "--hook", cwd=repo))
+    assert native.is_symlink()
+    ledger = next((tmp_path / "xdg_state_home" / "coffer").iterdir())
+
+    done = coffer("uninstall", "--delete-store", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not store().root.exists() and not ledger.exists()
+    assert snapshot(fake_home, skip=native) == home_before
+    assert {"AGENTS.md": (repo / "AGENTS.md").read_bytes(), **git_files(repo)} == repo_before
+    restored = snapshot(native)
+    assert {k: restored[k] for k in claude_before} == claude_before
+    assert b"make release" in (native / "build.md").read_bytes()  # the memories stay
+
+
+def test_uninstall_keeps_the_store_while_anything_could_not_be_put_back(
+    tmp_path: Path, fake_home: Path
+) -> None:
+    repo = init_repo(tmp_path / "repo", {"AGENTS.md": b"# Agents\n"})
+    native = claude_memory(fake_home, repo)
+    native.mkdir(parents=True)
+    (native / "a.md").write_text("---\nname: a\ndescription: a\n---\nthe original\n")
+    ok(coffer("project", cwd=repo))
+    # An agent rewrote the memory since: the original is only in the store's backup.
+    (native / "a.md").write_text("---\nname: a\ndescription: a\n---\nrewritten\n")
+    done = coffer("uninstall", "--delete-store", cwd=repo)
+    assert done.returncode == 1
+    out = done.stdout + done.stderr
+    assert "only in the store" in out and "a.md" in out and "do not delete" in out
+    assert store().root.is_dir()
+    backup = next((store().root / "backups" / "dirs").iterdir())
+    assert "the original" in (backup / "a.md").read_text()
+    assert (native / "a.md").read_text().endswith("rewritten\n")  # undone all the same
+    assert not native.is_symlink()

@@ -47,6 +47,7 @@ def _register() -> None:
     from coffer.cli import memory as _memory  # noqa: F401
     from coffer.cli import project as _project  # noqa: F401
     from coffer.cli import setup as _setup  # noqa: F401
+    from coffer.cli import uninstall as _uninstall  # noqa: F401
     from coffer.cli import vault as _vault
     from coffer.cli import watch as _watch  # noqa: F401
 

@@ -13,6 +13,7 @@ unless an agent wrote something new meanwhile. Nothing is ever deleted from a ke
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -152,6 +153,30 @@ def restore_rest(kept: Mapping[str, str], directory: Path) -> tuple[list[str], l
         if not same_tree(src, dest):
             raise OSError(f"the copy of {src} into {dest} did not verify")
     return told, failed
+
+
+RESTORED = "restored-dirs.json"
+
+
+def note_restored(ledger: Path, directory: Path) -> None:
+    """Remember, outside the store, a directory undo gave back its original contents: before
+    deleting the store, `coffer uninstall` checks that every backed-up file is there."""
+    path = ledger / RESTORED
+    known = restored(ledger)
+    if str(directory) not in known:
+        fsutil.ensure_dir(ledger)
+        data = json.dumps(sorted([*known, str(directory)]), indent=2) + "\n"
+        fsutil.atomic_write_bytes(path, data.encode("utf-8"))
+
+
+def restored(ledger: Path) -> list[str]:
+    """The directories :func:`note_restored` remembered."""
+    data = fsutil.read_bytes_or_none(ledger / RESTORED)
+    try:
+        parsed = json.loads(data) if data else []
+    except ValueError:
+        return []
+    return [str(x) for x in parsed] if isinstance(parsed, list) else []
 
 
 def _umask() -> int:

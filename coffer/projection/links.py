@@ -564,5 +564,7 @@ def undo(journal: Journal, record: Record, *, dry_run: bool) -> Report:
         fsutil.rename(link, parked)
         fsutil.rename(staging, link)
         fsutil.unlink(parked)
+    if record.get("before") == "dir":
+        dirbackup.note_restored(journal.backups, link)  # what `coffer uninstall` checks
     journal.drop(record["key"])
     return report
