@@ -140,3 +140,15 @@ def test_uninstall_keeps_the_store_while_anything_could_not_be_put_back(
     assert "the original" in (backup / "a.md").read_text()
     assert (native / "a.md").read_text().endswith("rewritten\n")  # undone all the same
     assert not native.is_symlink()
+
+
+def test_a_journal_from_before_the_ledger_is_copied_to_it(
+    machine: tuple[Path, dict[Path, bytes | None]], fake_home: Path, tmp_path: Path
+) -> None:
+    repo, before = machine
+    shutil.rmtree(tmp_path / "xdg_state_home" / "coffer")  # as an older coffer left it
+    ok(coffer("remember", "A second fact.", "--name", "second", cwd=repo))
+    ok(coffer("project", cwd=repo))  # a full run: the ledger is filled in
+    shutil.rmtree(store().root)
+    ok(coffer("unproject", "--all", cwd=repo))
+    assert_all_back(fake_home, before)

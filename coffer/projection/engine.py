@@ -150,6 +150,7 @@ class Engine:
             with self.store.projection_lock():
                 # Re-read the choices the previous holder of the lock may have changed.
                 self.settings = settings.load(self.store.root)
+                self.journal.sync_ledger()  # undo must survive a store deleted by hand
                 return self._project(
                     path, dry_run=False, replace_edited=replace_edited, resume=resume
                 )
