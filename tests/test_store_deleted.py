@@ -152,3 +152,27 @@ def test_a_journal_from_before_the_ledger_is_copied_to_it(
     shutil.rmtree(store().root)
     ok(coffer("unproject", "--all", cwd=repo))
     assert_all_back(fake_home, before)
+
+
+def test_store_and_ledger_both_deleted_coffer_finds_its_changes_by_markers(
+    machine: tuple[Path, dict[Path, bytes | None]], fake_home: Path, tmp_path: Path
+) -> None:
+    repo, before = machine
+    shutil.rmtree(store().root)
+    shutil.rmtree(tmp_path / "xdg_state_home" / "coffer")
+    r = coffer("unproject", "--all", cwd=repo)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "by their markers" in out
+    assert claude_links(fake_home) == []
+    for path, data in before.items():
+        now = path.read_bytes() if path.exists() else None
+        if path.name == "config.toml":
+            # No pre-image survives: coffer says so and guesses nothing.
+            assert b"memories = false" in (now or b"") and str(path) in out
+        elif ".git" in path.parts:  # coffer's lines there are said, not guessed at
+            assert data == now or str(path) in out, path
+        else:
+            assert now is None or block.find(now) is None, path
+            if data is not None:
+                assert now == data, path

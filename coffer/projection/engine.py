@@ -26,7 +26,7 @@ from coffer.hook import Deadline
 from coffer.identity import root_of
 from coffer.journal import Damage, Journal, Record
 from coffer.paths import home_dir
-from coffer.projection import blocks, gitside, links, moves, native
+from coffer.projection import blocks, gitside, links, moves, native, orphans
 from coffer.projects import ProjectInfo
 from coffer.report import Change, Problem, Report
 from coffer.store import Store, Tier
@@ -512,6 +512,13 @@ class Engine:
                 # Reported, never guessed at: the other records were undone above.
                 advice = damage.advice(self.journal.backups)
                 report.problems.append(Problem(Path(damage.target), "damaged", advice))
+        if not self.journal.exists() and not wanted and (all_ or root is not None):
+            # Store and ledger deleted by hand: find coffer's changes by their markers.
+            here = root
+            if here is None and path is not None:
+                with contextlib.suppress(CofferError):
+                    here = self.store.project_root_or_none(path)
+            report.extend(orphans.sweep(self, here, dry_run=dry_run, force=force))
         if not dry_run:
             self._remember_choice(wanted, root, global_, all_)
         return report
