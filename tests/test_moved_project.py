@@ -12,16 +12,11 @@ import pytest
 
 from coffer import block
 from tests.helpers import coffer, make_repo, store
+from tests.test_dir_backups import claude_dir
 from tests.test_git import git, git_files, init_repo, ok
 from tests.test_git import home as _git_home  # noqa: F401 (a fixture: git's own config)
 
 pytestmark = pytest.mark.usefixtures("_git_home")
-
-
-def claude_memory(fake_home: Path, root: Path) -> Path:
-    from coffer_adapters.claude_code import slug
-
-    return fake_home / ".claude" / "projects" / slug(str(root)) / "memory"
 
 
 def records() -> list[dict[str, object]]:
@@ -62,7 +57,7 @@ def test_a_moved_repository_is_followed_and_undone_in_its_new_place(
     assert git_files(new) == before_git
     # Claude's memory for the old path (Claude keys it by path) is no dangling link either.
     for root in (old, new):
-        memory = claude_memory(fake_home, root)
+        memory = claude_dir(fake_home, root)
         assert not memory.is_symlink()
     assert [r for r in records() if r.get("tier") == "project"] == []
     # The memories are still in the store, under the project's new root.

@@ -12,6 +12,7 @@ import pytest
 
 from coffer import block
 from tests.helpers import coffer, store
+from tests.test_dir_backups import claude_dir
 from tests.test_git import git_files, init_repo, ok
 from tests.test_git import home as _git_home  # noqa: F401 (a fixture: git's own config)
 
@@ -86,18 +87,12 @@ def snapshot(top: Path, skip: Path | None = None) -> dict[str, tuple[str, object
     return out
 
 
-def claude_memory(fake_home: Path, root: Path) -> Path:
-    from coffer_adapters.claude_code import slug
-
-    return fake_home / ".claude" / "projects" / slug(str(root)) / "memory"
-
-
 def test_uninstall_puts_everything_back_then_deletes_the_store(
     tmp_path: Path, fake_home: Path
 ) -> None:
     (fake_home / ".codex" / "config.toml").write_bytes(CODEX_CONFIG)
     repo = init_repo(tmp_path / "repo", {"AGENTS.md": b"# Agents\n\nRun make.\n"})
-    native = claude_memory(fake_home, repo)
+    native = claude_dir(fake_home, repo)
     (native / "team").mkdir(parents=True)
     (native / "team" / "notes.txt").write_text("only here\n")
     (native / "a.md").write_text("---\nname: a\ndescription: a\n---\nA\n")
@@ -125,7 +120,7 @@ def test_uninstall_keeps_the_store_while_anything_could_not_be_put_back(
     tmp_path: Path, fake_home: Path
 ) -> None:
     repo = init_repo(tmp_path / "repo", {"AGENTS.md": b"# Agents\n"})
-    native = claude_memory(fake_home, repo)
+    native = claude_dir(fake_home, repo)
     native.mkdir(parents=True)
     (native / "a.md").write_text("---\nname: a\ndescription: a\n---\nthe original\n")
     ok(coffer("project", cwd=repo))

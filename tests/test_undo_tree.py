@@ -11,18 +11,13 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import coffer, make_repo, store
+from tests.test_dir_backups import claude_dir
 
 
 @pytest.fixture
 def repo(tmp_path: Path, fake_home: Path) -> Path:
     (fake_home / ".claude").mkdir()
     return make_repo(tmp_path / "repo")
-
-
-def claude_dir(home: Path, root: Path) -> Path:
-    from coffer_adapters.claude_code import slug
-
-    return home / ".claude" / "projects" / slug(str(root)) / "memory"
 
 
 def tree(top: Path) -> dict[str, tuple[str, object, int]]:
