@@ -74,6 +74,9 @@ class AdapterContract:
             "CLAUDE_CONFIG_DIR": str(home / ".claude"),
             "CODEX_HOME": str(home / ".codex"),
             "XDG_CONFIG_HOME": str(home / ".config"),
+            # coffer's undo ledger (docs/adr/0021) is coffer's own, not the adapter's: keep
+            # it inside the store, which the snapshots leave out.
+            "XDG_STATE_HOME": str(tmp_path / "store" / ".state"),
         }
         context = Context(home=home, environ=environ, store=tmp_path / "store", project=project)
         self.prepare(context)

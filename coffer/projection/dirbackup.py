@@ -36,7 +36,7 @@ def same_tree(a: Path, b: Path) -> bool:
         return False
     if stat.S_ISLNK(sa.st_mode):
         return os.readlink(a) == os.readlink(b)
-    if stat.S_IMODE(sa.st_mode) != stat.S_IMODE(sb.st_mode) and not stat.S_ISREG(sa.st_mode):
+    if stat.S_IMODE(sa.st_mode) != stat.S_IMODE(sb.st_mode):
         return False
     if stat.S_ISREG(sa.st_mode):
         return fsutil.read_bytes_or_none(a) == fsutil.read_bytes_or_none(b)

@@ -25,7 +25,7 @@ from coffer.errors import (
 from coffer.hook import Deadline
 from coffer.identity import root_of
 from coffer.journal import Damage, Journal, Record
-from coffer.paths import home_dir
+from coffer.paths import home_dir, ledger_dir
 from coffer.projection import blocks, gitside, links, moves, native, orphans
 from coffer.projects import ProjectInfo
 from coffer.report import Change, Problem, Report
@@ -68,7 +68,7 @@ class Engine:
         self.environ = environ
         self.loaded = loaded if loaded is not None else registry.load_adapters()
         self.settings = settings.load(store.root)
-        self.journal = Journal(store.root)
+        self.journal = Journal(store.root, ledger_dir(environ, store.root))
         self.handoffs = handoffs
         self.deadline: Deadline | None = None
 
