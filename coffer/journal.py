@@ -282,23 +282,6 @@ class Journal:
                         fsutil.ensure_dir(dst)
                         fsutil.atomic_write_bytes(dst / name, data)
 
-    def sync_ledger(self) -> None:
-        """Copy into the ledger the records and file backups it lacks (a journal written
-        before the ledger existed, or a ledger deleted by hand)."""
-        for src, dst, suffix in (
-            (self.dir, self.ledger / "journal", ".json"),
-            (self.backups, self.ledger / "backups", ".bak"),
-        ):
-            if not src.is_dir():
-                continue
-            have = set(os.listdir(dst)) if dst.is_dir() else set()
-            for name in os.listdir(src):
-                if name.endswith(suffix) and name not in have:
-                    data = fsutil.read_bytes_or_none(src / name)
-                    if data is not None:
-                        fsutil.ensure_dir(dst)
-                        fsutil.atomic_write_bytes(dst / name, data)
-
     def backup_bytes(self, data: bytes) -> Path:
         """Keep a copy of ``data`` (content-addressed, so repeated backups cost nothing)."""
         name = f"{sha256(data)}.bak"

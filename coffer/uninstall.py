@@ -81,7 +81,7 @@ def run(
         return outcome
     outcome.left = sorted({str(r.get("path")) for r in journal.records()})
     root = engine.store.root
-    homes = [Path(p) for p in dirbackup.restored(journal.ledger)]
+    homes = [Path(p) for p in dirbackup.restored(journal.backups)]
     outcome.only_in_store = not_restored(journal.backups / "dirs", [p for p in homes if p.is_dir()])
     if not delete_store:
         return outcome

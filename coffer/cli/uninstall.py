@@ -45,8 +45,8 @@ def uninstall(
         echo("deleted " + " and ".join(str(p) for p in outcome.deleted))
     elif outcome.clean:
         echo(f"everything coffer changed is undone. Your memories are in {root}/projects;")
-        echo(f"`coffer uninstall --delete-store` (or `rm -rf {root} {engine.journal.ledger}`)")
-        echo("deletes them and coffer's undo ledger; then uninstall the package.")
+        echo(f"`coffer uninstall --delete-store` (or `rm -rf {root}`) deletes them;")
+        echo("then uninstall the package.")
     else:
         echo(f"do not delete {root} yet: it holds what is listed above.")
     raise typer.Exit(0 if outcome.clean else 1)

@@ -158,20 +158,20 @@ def restore_rest(kept: Mapping[str, str], directory: Path) -> tuple[list[str], l
 RESTORED = "restored-dirs.json"
 
 
-def note_restored(ledger: Path, directory: Path) -> None:
-    """Remember, outside the store, a directory undo gave back its original contents: before
-    deleting the store, `coffer uninstall` checks that every backed-up file is there."""
-    path = ledger / RESTORED
-    known = restored(ledger)
+def note_restored(backups: Path, directory: Path) -> None:
+    """Remember, beside the backups, a directory undo gave back its original contents:
+    before deleting the store, `coffer uninstall` checks that every backed-up file is there."""
+    path = backups / RESTORED
+    known = restored(backups)
     if str(directory) not in known:
-        fsutil.ensure_dir(ledger)
+        fsutil.ensure_dir(backups)
         data = json.dumps(sorted([*known, str(directory)]), indent=2) + "\n"
         fsutil.atomic_write_bytes(path, data.encode("utf-8"))
 
 
-def restored(ledger: Path) -> list[str]:
+def restored(backups: Path) -> list[str]:
     """The directories :func:`note_restored` remembered."""
-    data = fsutil.read_bytes_or_none(ledger / RESTORED)
+    data = fsutil.read_bytes_or_none(backups / RESTORED)
     try:
         parsed = json.loads(data) if data else []
     except ValueError:
