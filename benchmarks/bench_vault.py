@@ -5,8 +5,9 @@ Run: ``/work/venv/bin/python benchmarks/bench_vault.py [--docs 5000] [--runs 7]`
 Builds a throwaway git repository with a project vault of N canonical memory files, then
 times each command as a subprocess (median of ``--runs``), next to ``python -c pass`` from
 the same interpreter so the numbers can be compared across machines. Targets: search
-< 200 ms, doctor < 1 s. Note the reference's 5,000-entry scan budget (spec §4) counts the
-kind directories and ``.gitignore`` too, so a 5,000-document vault is scanned up to that cap.
+< 200 ms, doctor < 1 s. Note the reference's 5,000-entry scan budget (docs/vault-format.md
+§4) counts the kind directories and ``.gitignore`` too, so a 5,000-document vault is scanned
+up to that cap.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ STATUS_VERSION = 1
 MAX_PROBLEMS = 50  # problems kept in the status file
 
 # File systems whose change notifications miss writes made elsewhere (another machine, the
-# Windows side of WSL, the host of a container): polled instead (peers.md §8).
+# Windows side of WSL, the host of a container): polled instead.
 NETWORK_FS = frozenset(
     {
         "nfs",

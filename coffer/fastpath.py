@@ -174,7 +174,7 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
             paths |= {str(f) for f in files}
     if engine.handoffs is not None and root is not None:
         # Vault handoffs shown in blocks: a new handoff file changes only its kind
-        # directory, and one retired by hand (status edited, spec §1.1) only its own
+        # directory, and one retired by hand (status edited, docs/vault-format.md §1.1) only its own
         # file, so both are signed, for the project and team scopes (docs/adr/0011).
         env.add("ECC_MEMORY_PROJECT_ROOT")
         paths |= {str(root / ".ecc"), str(root / ".ecc" / "memory")}

@@ -1,6 +1,6 @@
 """``MEMORY.md``: the index Claude Code loads at session start, regenerated from the entries.
 
-Claude loads only the first 200 lines and 25,000 UTF-16 code units of it (agents.md), so
+Claude loads only the first 200 lines and 25,000 UTF-16 code units of it, so
 entries are ordered most useful first (feedback, user, project, reference; newest first
 within a type) and whatever does not fit is counted in a final line that says how to
 recall it. Lines an agent or a person wrote by hand that no entry explains are kept,

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 def _vault_handoffs(ctx: Context, agents: Sequence[str]) -> Sequence[Handoff]:
     """Active vault handoffs for ``agents`` (coffer.vault.handoffs); never raises.
 
-    Without ``ECC_MEMORY_PROJECT_ROOT`` the project vault is ``<root>/.ecc/memory`` (spec
-    §6.2), so one ``stat`` tells a project without a vault, which then costs no import of
-    the vault package at all.
+    Without ``ECC_MEMORY_PROJECT_ROOT`` the project vault is ``<root>/.ecc/memory``
+    (docs/vault-format.md §6.2), so one ``stat`` tells a project without a vault, which then
+    costs no import of the vault package at all.
     """
     if ctx.project is None:
         return ()

@@ -1,6 +1,6 @@
 """The vault's four MCP tools (``memory_save``, ``memory_search``, ``memory_read``,
 ``memory_doctor``) with the reference's names, descriptions and input schemas
-(ecc-memory-v1.md §11.6), its argument validation order (§11.7), its identity rule
+(docs/vault-format.md §11.6), its argument validation order (§11.7), its identity rule
 (§11.2, §11.8) and its domain-failure shapes (§11.9). No MCP import: ``coffer.mcp_server``
 turns what this module returns into tool results.
 

@@ -1,12 +1,12 @@
 """The secret gate, shared by the canonical store and the vault (docs/adr/0018).
 
 ``REFERENCE_PATTERNS`` are the ``ecc.memory.v1`` patterns verbatim (the vault's read side must
-match the reference byte for byte, so they are compiled with ``re.ASCII`` exactly as its spec
-says). ``STORE_PATTERNS`` is the superset every coffer write and every render goes through:
-the families of gitleaks' default rules and detect-secrets' default plugins that have a
-recognisable shape (ADR 0018 lists what is matched and what is left out, and why). A false
-positive costs a rephrase; a false negative puts a live credential into a file an agent may
-commit.
+match the reference byte for byte, so they are compiled with ``re.ASCII`` exactly as
+docs/vault-format.md §5.1 says). ``STORE_PATTERNS`` is the superset every coffer write and every
+render goes through: the families of gitleaks' default rules and detect-secrets' default plugins
+that have a recognisable shape (ADR 0018 lists what is matched and what is left out, and why). A
+false positive costs a rephrase; a false negative puts a live credential into a file an agent
+may commit.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ class _Watch:
     observed: ObservedWatch | None = None
     tier: Tier | None = None
     dead: bool = False  # the directory itself was deleted or moved away
-    recursive: bool = False  # handoffs may sit in subdirectories (ecc-memory-v1 §7.1)
+    recursive: bool = False  # handoffs may sit in subdirectories (docs/vault-format.md §7.1)
 
 
 class Watcher:

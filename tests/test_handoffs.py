@@ -108,7 +108,7 @@ def test_retired_handoff_disappears(repo: Path) -> None:
     gone = handoff(repo, "Done already", ["codex"])
     assert gone in project(repo)
     assert noop(repo)
-    # A person retires it by editing the status in place (spec §1.1): same directory
+    # A person retires it by editing the status in place (docs/vault-format.md §1.1): same directory
     # entry, so only the file's own signature tells the fast path.
     path = next((repo / ".ecc" / "memory" / "project" / "handoffs").glob(f"{gone}.md"))
     text = path.read_text(encoding="utf-8")

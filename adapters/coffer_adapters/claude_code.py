@@ -1,7 +1,7 @@
 """Claude Code: the project tier *is* Claude's auto-memory directory (a symlink to the
 tier directory); the global tier is a managed block in the user's ``CLAUDE.md``.
 
-Facts from ../shared/reference/agents.md (Claude Code 2.1.197 and 2.1.332): the memory
+Facts, as observed with Claude Code 2.1.197 and 2.1.332: the memory
 directory is ``<base>/projects/<slug>/memory`` keyed by the canonical git root; the slug is
 computed over UTF-16 code units with a 200-unit limit and a Java-hashCode suffix. Claude's
 auto-memory stays on. A project-level ``CLAUDE.md`` is never created: since 2.1.332 its mere
@@ -32,7 +32,7 @@ NAME = "claude"
 MODES: Mapping[str, Mode] = {"project": Mode.SYMLINK, "global": Mode.RENDER}
 native_memory = no_native_memory  # the store *is* Claude's memory: nothing competes
 # Vault handoffs addressed to either name reach Claude: ECC's own slug is `claude`
-# (ecc-memory-v1 §2.4 Example B); `claude-code` is the tool's name, which people write too.
+# (docs/vault-format.md §2.4 Example B); `claude-code` is the tool's name, which people write too.
 HARNESSES = ("claude", "claude-code")
 # A SessionStart hook's plain stdout becomes context; over 10,000 characters Claude keeps
 # only a 2 KB preview and a path to the rest (2.1.332, run: docs/adr/0012).
@@ -101,7 +101,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _settings_files(ctx: Context) -> list[tuple[str, Path]]:
     # Highest precedence first: policy, then the project's local and shared settings,
-    # then the user's (agents.md, "Moving the memory directory").
+    # then the user's; Claude takes a key from the first of them that sets it.
     files = [("policy", _MANAGED_SETTINGS)]
     if ctx.project is not None:
         files += [

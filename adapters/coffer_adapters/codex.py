@@ -1,7 +1,7 @@
 """Codex CLI: both tiers are managed blocks in ``AGENTS.md``; Codex's own memories are
 imported into the global tier and then switched off, reversibly.
 
-Facts from ../shared/reference/agents.md (Codex CLI 0.171.0): ``AGENTS.override.md`` replaces
+Facts, as observed with Codex CLI 0.171.0: ``AGENTS.override.md`` replaces
 ``AGENTS.md`` in the same directory (and in ``CODEX_HOME``); project docs share one
 ``project_doc_max_bytes`` budget (default 32,768 bytes); memories are on only with
 ``[features] memories = true`` and live in ``$CODEX_HOME/memories/``. Only the keys Codex

@@ -1,6 +1,6 @@
 """Cursor: the project tier is the managed block in ``AGENTS.md``, which Cursor reads as a
-"simple alternative" to ``.cursor/rules/*.mdc`` (Cursor's rules documentation; no client was
-run, see ../shared/reference/agents.md). Cursor's global "User Rules" live in the app's
+"simple alternative" to ``.cursor/rules/*.mdc`` (Cursor's rules documentation; no Cursor client
+was run to confirm it). Cursor's global "User Rules" live in the app's
 settings, not in a file, so the global tier is not projected (NONE). Cursor has no memory
 of its own left to switch off.
 """

@@ -1,6 +1,6 @@
 """Gemini CLI: both tiers are managed blocks in the context files Gemini loads.
 
-Facts from ../shared/reference/agents.md (Gemini CLI 0.61.0): global context is
+Facts, as observed with Gemini CLI 0.61.0: global context is
 ``~/.gemini/GEMINI.md`` (``GEMINI_CLI_HOME`` replaces ``~``); project context is every
 ``GEMINI.md`` from the working directory up to the git root, so the root's file is seen
 from any subdirectory. ``context.fileName`` in ``~/.gemini/settings.json`` adds names (it

@@ -1,6 +1,6 @@
 """OpenCode: both tiers are managed blocks in the instruction files OpenCode loads.
 
-Facts from ../shared/reference/agents.md (OpenCode 1.18.33): project instructions come from
+Facts, as observed with OpenCode 1.18.33: project instructions come from
 ``AGENTS.md`` (then ``CLAUDE.md``, ``CONTEXT.md``) walking up to the worktree root; global
 instructions from the *first existing* of ``~/.config/opencode/AGENTS.md`` and
 ``~/.claude/CLAUDE.md``. Creating the former would silently hide the latter, so coffer renders

@@ -1,4 +1,4 @@
-"""``coffer vault``: the ``ecc memory`` CLI (spec §10) as a typer sub-app.
+"""``coffer vault``: the ``ecc memory`` CLI (docs/vault-format.md §10) as a typer sub-app.
 
 The reference's argument grammar cannot be expressed through click (``--`` would be eaten,
 ``-x`` bundled, ``--help`` intercepted), so :class:`VaultGroup` passes every argument after

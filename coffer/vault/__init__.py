@@ -1,6 +1,8 @@
 """An ``ecc.memory.v1`` memory vault, byte-compatible with the reference (ECC).
 
-Spec: ``ecc-memory-v1.md`` (shared reference). The library operations live in
+The format and behaviour are written down in ``docs/vault-format.md``; every section (§n),
+porting rule (Rn) and quirk (Qn) cited in this package is one of that document's. The
+library operations live in
 :mod:`coffer.vault.api`; the CLI (:mod:`coffer.cli.vault`) and any MCP front end are thin
 layers over them. Everything here is stdlib-only at import time.
 """

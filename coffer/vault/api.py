@@ -1,4 +1,4 @@
-"""The library operations (spec §1.4): plain data in, plain data out.
+"""The library operations (docs/vault-format.md §1.4): plain data in, plain data out.
 
 Every function returns dicts in the reference's JSON shapes and raises
 :class:`~coffer.vault.errors.VaultError` carrying the exact reference message, so the CLI

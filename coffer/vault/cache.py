@@ -1,7 +1,7 @@
 """A parse cache for the vault scan, kept outside the vault (docs/adr/0011).
 
-The vault itself has no database, index or cache (spec §1.1), so nothing is ever written
-into it. This cache lives in coffer's own state directory,
+The vault itself has no database, index or cache (docs/vault-format.md §1.1), so nothing is
+ever written into it. This cache lives in coffer's own state directory,
 ``<store>/state/vault-cache/<key of scope and root>.bin``, one file per scanned scope root.
 It maps a candidate's absolute path and ``lstat`` identity (device, inode, size, mtime_ns,
 ctime_ns) to what §7.1 steps 3 and 6–8 made of that file: the decoded byte length *n* (the

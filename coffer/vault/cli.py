@@ -1,4 +1,4 @@
-"""The ``ecc memory`` command line, byte for byte (spec §10), without typer.
+"""The ``ecc memory`` command line, byte for byte (docs/vault-format.md §10), without typer.
 
 The reference has its own argument grammar (§10.2: the first argument is always the
 command, ``--`` and ``-x`` are unknown options, no ``--opt=value``), which click would
@@ -69,7 +69,7 @@ class Program:
 
 
 # `python -m coffer.vault` is the reference CLI itself, byte for byte (the conformance
-# surface, spec §10). `coffer vault` says what the user typed (docs/adr/0016).
+# surface, docs/vault-format.md §10). `coffer vault` says what the user typed (docs/adr/0016).
 ECC = Program(USAGE, "Error: ", "memory")
 COFFER = Program(
     USAGE.replace("ECC Memory Vault\n", "coffer vault: the ECC memory vault (ecc.memory.v1)\n")

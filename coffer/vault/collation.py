@@ -1,4 +1,4 @@
-"""ICU root collation, as JavaScript ``localeCompare`` sorts (spec R7, §7.6, Q2).
+"""ICU root collation, as JavaScript ``localeCompare`` sorts (docs/vault-format.md §7.6, R7, Q2).
 
 Two tiers:
 

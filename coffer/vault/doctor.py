@@ -1,4 +1,4 @@
-"""The read-only audit (spec §9)."""
+"""The read-only audit (docs/vault-format.md §9)."""
 
 from __future__ import annotations
 

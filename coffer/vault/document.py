@@ -1,4 +1,4 @@
-"""The Markdown file format: parse and serialize (spec §2.1–§2.5)."""
+"""The Markdown file format: parse and serialize (docs/vault-format.md §2.1–§2.5)."""
 
 from __future__ import annotations
 

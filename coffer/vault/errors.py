@@ -1,4 +1,7 @@
-"""The vault's error type: every message is the reference's exact text (spec §2.5–§10.9)."""
+"""The vault's error type: every message is the reference's exact text.
+
+The messages are listed in docs/vault-format.md §2.5–§10.9.
+"""
 
 from __future__ import annotations
 

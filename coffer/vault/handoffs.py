@@ -10,7 +10,7 @@ location check apply exactly as for ``coffer vault search``, and every listed id
 Addressing follows the §7.3 target filter: a memory is for harness *h* when its
 ``targetHarnesses`` holds ``all`` or *h*. The engine turns adapter names into the harness
 slugs they answer to (an adapter's optional ``HARNESSES``, else its name) before calling
-in here; the spec's examples name ``claude``, ``codex``, ``hermes``, ``cursor`` and
+in here; ECC's examples name ``claude``, ``codex``, ``hermes``, ``cursor`` and
 ``opencode`` (§1.1, §2.4 Example B).
 
 Callers reach this through :func:`coffer.integrations.handoff_source`, which first checks with

@@ -1,4 +1,4 @@
-"""Memory ids, slugs and timestamps (spec §3.1, §3.2)."""
+"""Memory ids, slugs and timestamps (docs/vault-format.md §3.1, §3.2)."""
 
 from __future__ import annotations
 

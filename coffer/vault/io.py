@@ -1,4 +1,4 @@
-"""Safe reads and create-only writes (spec §6.5, §6.6).
+"""Safe reads and create-only writes (docs/vault-format.md §6.5, §6.6).
 
 Writes never replace anything: the content goes to an exclusive temp file which is then
 hard-linked to its final name, and a link fails with EEXIST whatever occupies the name.

@@ -1,4 +1,4 @@
-"""JavaScript semantics the reference relies on, reproduced in Python (spec §1.5, R1–R8).
+"""JavaScript semantics the reference relies on, in Python (docs/vault-format.md §1.5, R1–R9).
 
 The reference runs on Node.js; its whitespace set, string lengths (UTF-16 units), JSON text
 and ``Number()`` coercion differ from Python's defaults in small, observable ways.

@@ -1,4 +1,4 @@
-"""Scope roots, trusted boundaries, containment and guards (spec §6.1–§6.4)."""
+"""Scope roots, trusted boundaries, containment and guards (docs/vault-format.md §6.1–§6.4)."""
 
 # Paths stay `str` with os/os.path on purpose: the rules mirror Node's `path` semantics
 # (lexical resolve, relative, realpath of a prefix) and the walk handles thousands of entries.

@@ -1,4 +1,4 @@
-"""The bounded vault scan shared by search, read and doctor (spec §7.1)."""
+"""The bounded vault scan shared by search, read and doctor (docs/vault-format.md §7.1)."""
 
 # Paths stay `str` with os/os.path on purpose: the rules mirror Node's `path` semantics
 # (lexical resolve, relative, realpath of a prefix) and the walk handles thousands of entries.

@@ -1,4 +1,7 @@
-"""Query validation, tokenizer, score, excerpt, limit and ranking (spec §7.2–§7.8)."""
+"""Query validation, tokenizer, score, excerpt, limit and ranking (§7.2–§7.8).
+
+Sections are those of docs/vault-format.md.
+"""
 
 from __future__ import annotations
 

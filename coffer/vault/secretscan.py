@@ -1,4 +1,4 @@
-"""Secret detection for the vault (spec §5), on top of :mod:`coffer.secrets`."""
+"""Secret detection for the vault (docs/vault-format.md §5), on top of :mod:`coffer.secrets`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The single validator (spec §2.6) used by save, serialization and parsing.
+"""The single validator (docs/vault-format.md §2.6) used by save, serialization and parsing.
 
 Checks run in the reference's order and the first failure wins, so the message a caller sees
 for a document with several problems is the reference's.

@@ -1,5 +1,5 @@
-"""Properties of Claude Code's project slug (coffer_adapters.claude_code.slug), from the
-algorithm in agents.md ("Project-directory slug"): UTF-16 code units, every unit outside
+"""Properties of Claude Code's project slug (coffer_adapters.claude_code.slug), as Claude
+Code computes it: UTF-16 code units, every unit outside
 [A-Za-z0-9] becomes one dash, nothing collapsed or trimmed, at most 200 units kept, and a
 longer path gets ``-`` plus base-36 of the absolute Java ``String.hashCode`` of the *original*
 path. The known vectors are in tests/adapters/test_claude_code.py.
@@ -122,7 +122,7 @@ def test_punctuation_is_interchangeable_but_the_hash_is_not(
 
 
 def test_known_hash_vectors_agree_with_the_closed_form() -> None:
-    # L2 and L3 of agents.md: the suffix is base 36 of |hashCode| of the unsanitised path.
+    # The suffix is base 36 of |hashCode| of the unsanitised path.
     assert slug("/home/dev/" + "a" * 191).endswith(
         "-" + base36(abs(java_hash("/home/dev/" + "a" * 191)))
     )

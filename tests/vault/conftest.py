@@ -32,7 +32,8 @@ class Result:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh git repository as the cwd (§13: "CLI" runs in one, with a private HOME)."""
+    """A fresh git repository as the cwd (docs/vault-format.md §13: ECC's
+    checklist runs its CLI in one, with a private HOME)."""
     root = tmp_path / "repo"
     (root / ".git").mkdir(parents=True)
     monkeypatch.chdir(root)

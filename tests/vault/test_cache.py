@@ -1,7 +1,8 @@
 """The scan's parse cache (coffer/vault/cache.py, docs/adr/0011) is invisible.
 
-Every test compares the cache's results with a scan that reads every file (the §7.1
-behaviour), on vaults holding each kind of file the scan treats differently.
+Every test compares the cache's results with a scan that reads every file (the
+docs/vault-format.md §7.1 behaviour), on vaults holding each kind of file the scan treats
+differently.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""§13.1 items 30–38: the CLI surface, in-process and through ``coffer vault``."""
+"""ECC checklist items 30–38: the CLI surface, in-process and through ``coffer vault``.
+
+Section numbers (§n) are those of docs/vault-format.md.
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 The read-side quarantine's raw-string pre-check against the JSON scan (§5.4), and the
 parser's calendar check against ``is_timestamp`` (§3.1).
+Sections and rules (§n, Rn) are those of docs/vault-format.md.
 """
 
 from __future__ import annotations

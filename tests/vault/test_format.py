@@ -1,4 +1,7 @@
-"""§13.1 items 1–17 (format and validation) plus property tests for parse/serialize."""
+"""ECC checklist items 1–17 (format and validation) plus property tests for parse/serialize.
+
+Section numbers (§n) are those of docs/vault-format.md.
+"""
 
 from __future__ import annotations
 

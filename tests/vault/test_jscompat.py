@@ -1,4 +1,7 @@
-"""Porting rules R1–R8, collation (§7.6), roots (§6.1–§6.4) and terminal sanitization."""
+"""Porting rules R1–R8, collation (§7.6), roots (§6.1–§6.4) and terminal sanitization.
+
+Rules and sections are those of docs/vault-format.md.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""§13.1 items 49–54: read and doctor."""
+"""ECC checklist items 49–54: read and doctor.
+
+Section numbers (§n) are those of docs/vault-format.md.
+"""
 
 from __future__ import annotations
 

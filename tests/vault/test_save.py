@@ -1,4 +1,7 @@
-"""§13.1 items 18–29: save, files and safety."""
+"""ECC checklist items 18–29: save, files and safety.
+
+Section numbers (§n) are those of docs/vault-format.md.
+"""
 
 from __future__ import annotations
 

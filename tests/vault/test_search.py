@@ -1,4 +1,7 @@
-"""§13.1 items 39–48: search."""
+"""ECC checklist items 39–48: search.
+
+Section numbers (§n) are those of docs/vault-format.md.
+"""
 
 from __future__ import annotations
 
