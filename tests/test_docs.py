@@ -75,4 +75,3 @@ def test_every_cited_section_of_the_vault_format_exists() -> None:
             cited += re.findall(r"§(\d+(?:\.\d+)?)", text)
         missing += [f"{name}: §{number}" for number in cited if number not in sections]
     assert missing == []
-
