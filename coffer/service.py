@@ -304,7 +304,7 @@ def _undo_record(
     if (state.loaded or m.kind == "systemd") and not _run_all(run, stop, report, path):
         return report  # still running or still enabled: keep the file and the record
     report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
-    os.unlink(path)
+    fsutil.unlink(path)
     remove_created_dirs(list(record.get("created_dirs", [])))
     for argv in m.after_remove():
         run(argv)  # only tidies the manager's view; the service is already stopped

@@ -359,7 +359,7 @@ def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False)
         # once every file is gone (still only directories coffer created, only if empty).
         for d in sorted(set(dirs), key=len, reverse=True):
             with contextlib.suppress(OSError):
-                os.rmdir(d)
+                fsutil.rmdir(Path(d))
     return report
 
 
@@ -420,7 +420,7 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
     if dry_run:
         return report
     if new is None:
-        os.unlink(path)
+        fsutil.unlink(path)
         remove_created_dirs(list(record.get("created_dirs", [])))
     elif new != data:
         fsutil.atomic_write_bytes(target, new, mode=None)

@@ -428,7 +428,7 @@ class Store:
             while target.exists():
                 target = trash / f"{stamp}-{n}-{found.entry.filename}"
                 n += 1
-            os.replace(fsutil.safe_child(tier.dir, found.entry.filename), target)
+            fsutil.rename(fsutil.safe_child(tier.dir, found.entry.filename), target)
             self._regenerate(tier)
         return found
 

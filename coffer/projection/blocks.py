@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -278,7 +277,7 @@ def undo(journal: Journal, record: Record, *, dry_run: bool, force: bool) -> Rep
     if span.edited:
         journal.backup_bytes(data)
     if delete:
-        os.unlink(path)
+        fsutil.unlink(path)
         remove_created_dirs(list(record.get("created_dirs", [])))
     else:
         fsutil.atomic_write_bytes(path, new, mode=None)

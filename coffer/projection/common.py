@@ -83,7 +83,7 @@ def remove_created_dirs(dirs: list[str]) -> None:
     """Remove directories coffer created, deepest first, only while they are empty."""
     for d in sorted(dirs, key=len, reverse=True):
         try:
-            os.rmdir(d)
+            fsutil.rmdir(Path(d))
         except OSError:
             break
 

@@ -265,7 +265,7 @@ def _give_back(
         if record.get("created_file"):
             report.changes.append(Change(path, "remove", "deleted the file coffer created"))
             if not dry_run:
-                os.unlink(path)
+                fsutil.unlink(path)
                 remove_created_dirs(list(record.get("created_dirs", [])))
         else:
             report.changes.append(Change(path, "restore", "as it was before coffer"))

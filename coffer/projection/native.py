@@ -7,7 +7,6 @@ atomic write and records the exact previous values, so `coffer unproject` can pu
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -211,7 +210,7 @@ def undo(journal: Journal, record: Record, native: NativeMemory | None, *, dry_r
     if dry_run:
         return report
     if delete and data is not None:
-        os.unlink(path)
+        fsutil.unlink(path)
     elif new != data:
         fsutil.atomic_write_bytes(target, new, mode=None)
         restore_mtime(target, new, record.get("before_sha256"), record.get("before_mtime_ns"))

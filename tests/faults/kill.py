@@ -64,7 +64,7 @@ class Sandbox:
     def tracked(self) -> Files:
         """Every file outside the store and Claude's memory directory, by a name (and with
         contents) that do not depend on where the sandbox is. coffer's in-flight temporary
-        files are left out: removing stale ones is issue 10's point 5, not this sweep's."""
+        files are left out here; :func:`temp_files` checks they are gone after the next run."""
         out: Files = {}
         for top in (self.home, self.repo):
             for dirpath, dirnames, filenames in os.walk(top):
@@ -149,6 +149,17 @@ def memory_reachable(sb: Sandbox) -> None:
             assert b"remember to rotate the staging keys" in got
         else:
             assert got == data, name
+
+
+def temp_files(sb: Sandbox) -> list[str]:
+    """coffer's temporary files anywhere in the sandbox: the fake home, the repository, the
+    store (and every other directory coffer may write in)."""
+    return sorted(
+        str(Path(dirpath, name).relative_to(sb.root))
+        for dirpath, _dirs, filenames in os.walk(sb.root)
+        for name in filenames
+        if name.startswith(".coffer-tmp-")
+    )
 
 
 def leftovers(sb: Sandbox) -> list[str]:
@@ -256,6 +267,7 @@ def sweep(tmp_path: Path, name: str, *, full: bool, no_exchange: bool = False) -
         assert again.returncode == 0, (where, again.stdout, again.stderr)
         assert sb.tracked() == after, where
         assert leftovers(sb) == [], where
+        assert temp_files(sb) == [], (where, temp_files(sb))
         memory_reachable(sb)
         # And undo gives back every byte.
         if sc.undo:
@@ -269,5 +281,6 @@ def sweep(tmp_path: Path, name: str, *, full: bool, no_exchange: bool = False) -
             assert not sb.memory.is_symlink(), where
         memory_reachable(sb)
         assert leftovers(sb) == [], where
+        assert temp_files(sb) == [], (where, temp_files(sb))
         shutil.rmtree(sb.root)
     return len(points), len(log)
