@@ -281,6 +281,42 @@ def test_watch_log_never_prints_a_secret_file_name(tmp_path: Path) -> None:
     assert GHP not in text and "[redacted GitHub token].md" in text
 
 
+def test_list_show_and_recall_never_print_a_secret_in_an_entry(repo: Path) -> None:
+    directory = tier_dir(repo)
+    (directory / "in-name.md").write_text(
+        f"---\nname: key {GHP}\ndescription: staging password=hunter2\n---\nrotate it\n"
+    )
+    (directory / f"{GHP}.md").write_text("---\nname: plain\n---\nrotate monthly\n")
+    outputs = {
+        "list": coffer("list", cwd=repo),
+        "list --json": coffer("list", "--json", cwd=repo),
+        "show": coffer("show", f"key {GHP}", cwd=repo),
+        "show --json": coffer("show", f"key {GHP}", "--json", cwd=repo),
+        "show plain": coffer("show", "plain", cwd=repo),
+        "recall": coffer("recall", "rotate", cwd=repo),
+        "recall --json": coffer("recall", "rotate", "--json", cwd=repo),
+    }
+    for what, result in outputs.items():
+        assert result.returncode == 0, (what, result.stderr)
+        text = result.stdout + result.stderr
+        assert GHP not in text and "hunter2" not in text, what
+        assert "[redacted GitHub token]" in text, what
+    listed = outputs["list"].stdout
+    assert "key [redacted GitHub token]" in listed and "staging [redacted" in listed
+    # The entry still shows, with the secret's family named instead.
+    assert "rotate it" in outputs["show"].stdout
+    assert "GitHub token" in outputs["show"].stderr and "redacted" in outputs["show"].stderr
+    names = [
+        e["name"] for t in json.loads(outputs["list --json"].stdout)["tiers"] for e in t["entries"]
+    ]
+    assert "key [redacted GitHub token]" in names
+    # An entry without a secret is still shown byte for byte.
+    plain = coffer("show", "deploy", cwd=repo)
+    tier = store().project_tier(repo)
+    assert tier is not None
+    assert plain.stdout.encode() == next(tier.dir.glob("deploy*.md")).read_bytes()
+
+
 # ---- 4. Codex memory import never follows symlinks ---------------------------------------
 
 

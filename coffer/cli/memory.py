@@ -29,6 +29,7 @@ from coffer.cli._common import (
 from coffer.entry import TYPES, check_name, serialize
 from coffer.errors import InvalidInputError, NotAProjectError
 from coffer.report import plural
+from coffer.secrets import find_secrets, redact
 from coffer.store import Found, Saved, Tier
 from coffer.writes import Refreshed, Writer
 
@@ -41,6 +42,22 @@ def _tier_json(tier: Tier) -> dict[str, Any]:
         "id": tier.info.id,
         "dir": str(tier.dir),
     }
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` with every secret-shaped span in its strings replaced by ``[redacted …]``.
+
+    Entries arrive through linked directories and synced folders, so a name, description or
+    file name may hold a token the write gate never saw; what coffer prints (to a terminal or
+    an agent reading its output) never repeats it, as doctor and watch do not.
+    """
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {_redacted(k): _redacted(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def _found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
@@ -56,7 +73,8 @@ def _found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, A
     if body:
         data["metadata"] = dict(found.entry.metadata)
         data["body"] = found.entry.body
-    return data
+    redacted: dict[str, Any] = _redacted(data)
+    return redacted
 
 
 def _writer() -> Writer:
@@ -189,10 +207,10 @@ def recall(
         echo(f"no entries match {query!r}")
         raise typer.Exit(0)
     for n, hit in enumerate(hits, 1):
-        echo(f"{n}. {hit.entry.name}  [{hit.tier.label}]  score {hit.score:.3g}")
+        echo(redact(f"{n}. {hit.entry.name}  [{hit.tier.label}]  score {hit.score:.3g}"))
         if hit.entry.description:
-            echo(f"   {hit.entry.description}")
-        echo(f"   {hit.path}")
+            echo(redact(f"   {hit.entry.description}"))
+        echo(redact(f"   {hit.path}"))
 
 
 @app.command("list")
@@ -216,12 +234,16 @@ def list_(
         )
         return
     # One width for every tier, taken from the longest name: columns stay aligned.
-    name_w = max((len(e.name) for _, es in rows for e in es), default=0)
-    type_w = max((len(e.type or "-") for _, es in rows for e in es), default=0)
-    for tier, entries in rows:
+    shown = [
+        (t, [(redact(e.name), redact(e.type or "-"), redact(e.description)) for e in es])
+        for t, es in rows
+    ]
+    name_w = max((len(name) for _, es in shown for name, _, _ in es), default=0)
+    type_w = max((len(type_) for _, es in shown for _, type_, _ in es), default=0)
+    for tier, entries in shown:
         echo(f"{tier.label}: {plural(len(entries), 'entry', 'entries')}")
-        for e in entries:
-            echo(f"  {e.name:<{name_w}}  {e.type or '-':<{type_w}}  {e.description}".rstrip())
+        for name, type_, description in entries:
+            echo(f"  {name:<{name_w}}  {type_:<{type_w}}  {description}".rstrip())
 
 
 @app.command()
@@ -237,11 +259,22 @@ def show(
     if as_json:
         emit_json(_found_json(found, body=True))
         return
-    # The header goes to stderr, so `coffer show NAME > x.md` is the entry file, byte for byte.
-    typer.echo(f"# {found.path}  [{found.tier.label}]", err=True)
+    # The header goes to stderr, so `coffer show NAME > x.md` is the entry file, byte for byte
+    # (unless it holds a secret: then it is printed redacted, and stderr says so).
+    typer.echo(redact(f"# {found.path}  [{found.tier.label}]"), err=True)
     data = fsutil.read_bytes_or_none(found.path)
+    if data is None:
+        data = serialize(found.entry).encode()
+    text = data.decode("utf-8", "surrogateescape")
+    labels = find_secrets(text)
+    if labels:
+        data = redact(text).encode("utf-8", "surrogateescape")
+        typer.echo(
+            f"coffer: {', '.join(labels)} redacted from this entry; open the file itself to see it",
+            err=True,
+        )
     sys.stdout.flush()
-    sys.stdout.buffer.write(serialize(found.entry).encode() if data is None else data)
+    sys.stdout.buffer.write(data)
     sys.stdout.flush()
 
 
