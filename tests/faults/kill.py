@@ -10,6 +10,7 @@ those changes, so a sweep knows every kill point a command has.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -162,6 +163,29 @@ def temp_files(sb: Sandbox) -> list[str]:
     )
 
 
+# What differs between two saves of the same entry: its id and the second it was saved.
+_PER_SAVE = re.compile(rb"^  (id|created_at|updated_at): .*\n", re.MULTILINE)
+
+
+def store_entries(sb: Sandbox) -> Files:
+    """Every entry file in the store (``MEMORY.md`` apart), by tier and name, with the
+    fields that differ from one save of the same text to the next taken out."""
+    out: Files = {}
+    for p in sorted((sb.root / "coffer-home" / "projects").glob("*/memory/*.md")):
+        if p.name != "MEMORY.md" and not p.name.startswith(".coffer-tmp-"):
+            tier = "global" if set(p.parent.parent.name) == {"0"} else "project"
+            out[f"{tier}/{p.name}"] = _PER_SAVE.sub(b"", p.read_bytes())
+    return out
+
+
+def memory_indexes(sb: Sandbox) -> dict[str, bytes]:
+    """Each tier's ``MEMORY.md`` in the store."""
+    return {
+        ("global" if set(p.parent.parent.name) == {"0"} else "project"): p.read_bytes()
+        for p in (sb.root / "coffer-home" / "projects").glob("*/memory/MEMORY.md")
+    }
+
+
 def leftovers(sb: Sandbox) -> list[str]:
     parent = sb.memory.parent
     return [p.name for p in parent.iterdir() if p.name.endswith(SWAP_SIBLINGS)]
@@ -185,6 +209,10 @@ class Scenario:
     prepare: Sequence[Sequence[str] | Callable[[Sandbox], None]] = ()
     undo: Sequence[str] = ()
     touches_memory: bool = True  # the Claude memory directory/link is part of its work
+    # What "the next run" is: the command again, then (for a store write, whose retry may
+    # find the entry already saved) the session hook's ``project``.
+    next_runs: Sequence[Sequence[str]] = ()
+    writes_store: bool = False  # check the store's entries and MEMORY.md after each kill
     sample: Callable[[list[str], Sandbox], list[int]] = field(
         default=lambda log, sb: [max(1, len(log) // 2)]
     )
@@ -207,12 +235,22 @@ def swap_point(log: list[str], sb: Sandbox) -> list[int]:
     return hits[-1:]
 
 
+REMEMBER = ["remember", "Ship on Fridays.", "--name", "ship"]
+
 SCENARIOS: dict[str, Scenario] = {
     "project": Scenario(["project"], undo=["unproject", "--all"], sample=swap_point),
     "project --replace-edited": Scenario(
         ["project", "--replace-edited"], [["project"], edit_block], ["unproject", "--all"]
     ),
     "unproject": Scenario(["unproject", "--all"], [["project"]], sample=swap_point),
+    "remember": Scenario(
+        REMEMBER,
+        [["project"]],
+        ["unproject", "--all"],
+        touches_memory=False,
+        next_runs=[REMEMBER, ["project"]],
+        writes_store=True,
+    ),
     "setup": Scenario(
         ["setup", "--yes", "--agent", "claude", "--agent", "codex"],
         undo=["setup", "--undo"],
@@ -238,12 +276,16 @@ def sweep(tmp_path: Path, name: str, *, full: bool, no_exchange: bool = False) -
     r = ref.run(*sc.command, log=log_file)
     assert r.returncode == 0, (r.stdout, r.stderr)
     log = log_file.read_text().splitlines()
+    for args in sc.next_runs[1:]:
+        ref.ok(*args)  # an uncut run followed by the rest of "the next run"
     after = ref.tracked()
     assert after != before
+    entries_after, indexes_after = store_entries(ref), memory_indexes(ref)
     points = list(range(1, len(log) + 1)) if full else sc.sample(log, ref)
     for n in points:
         sb = build(tmp_path / f"k{n}", no_exchange=no_exchange)
         sc.ready(sb)
+        entries_before = store_entries(sb)
         cut = sb.run(*sc.command, kill_at=n)
         where = f"{name}: killed before change {log[n - 1]!r}"
         assert cut.returncode == -9, (where, cut.stdout, cut.stderr)
@@ -262,10 +304,20 @@ def sweep(tmp_path: Path, name: str, *, full: bool, no_exchange: bool = False) -
             dirs = [n for n in ("memory.coffer-old", "memory.coffer-restore") if n in sibling]
             assert len(links) == 1 and sibling[links[0]].is_symlink(), where
             assert len(dirs) == 1 and sibling[dirs[0]].is_dir(), where
+        if sc.writes_store:
+            # Each entry file holds its old bytes or the whole new entry; none is torn.
+            for f, data in store_entries(sb).items():
+                assert data in (entries_before.get(f), entries_after.get(f)), (where, f)
         # The next run converges on what an uncut run makes.
-        again = sb.run(*sc.command)
-        assert again.returncode == 0, (where, again.stdout, again.stderr)
+        for args in sc.next_runs or [sc.command]:
+            again = sb.run(*args)
+            assert again.returncode == 0, (where, args, again.stdout, again.stderr)
         assert sb.tracked() == after, where
+        if sc.writes_store:
+            # The retry saved the entry once: no entry lost, none twice, and each
+            # MEMORY.md lists exactly what an uncut run lists.
+            assert store_entries(sb) == entries_after, where
+            assert memory_indexes(sb) == indexes_after, where
         assert leftovers(sb) == [], where
         assert temp_files(sb) == [], (where, temp_files(sb))
         memory_reachable(sb)

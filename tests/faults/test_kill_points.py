@@ -1,8 +1,10 @@
 """Crash safety: coffer's writing commands killed before each of their file-system changes.
 
-After every kill: each file outside the store holds its old or its new bytes, Claude's
-memory directory (or coffer's link to the store) is in place with every file readable,
-the next run converges on what an uncut run makes, and undo gives back every byte.
+After every kill: each file outside the store holds its old or its new bytes (and, for
+`remember`, each entry file in the store), Claude's memory directory (or coffer's link to
+the store) is in place with every file readable, the next run converges on what an uncut
+run makes (no entry lost or saved twice, each MEMORY.md as an uncut run leaves it), no
+coffer temp file is left anywhere, and undo gives back every byte.
 
 The default suite runs a sample (one kill point per command; for `project` the one inside
 the directory/link swap, with and without an atomic exchange). The full sweep, every kill
