@@ -235,6 +235,12 @@ def swap_point(log: list[str], sb: Sandbox) -> list[int]:
     return hits[-1:]
 
 
+def last_point(log: list[str], sb: Sandbox) -> list[int]:
+    """The last change (the journal record): a retry that finds the files written writes no
+    record, so only a sweep of the journal removes the temp record this kill leaves."""
+    return [len(log)]
+
+
 REMEMBER = ["remember", "Ship on Fridays.", "--name", "ship"]
 
 SCENARIOS: dict[str, Scenario] = {
@@ -250,11 +256,13 @@ SCENARIOS: dict[str, Scenario] = {
         touches_memory=False,
         next_runs=[REMEMBER, ["project"]],
         writes_store=True,
+        sample=last_point,
     ),
     "setup": Scenario(
         ["setup", "--yes", "--agent", "claude", "--agent", "codex"],
         undo=["setup", "--undo"],
         touches_memory=False,
+        sample=last_point,
     ),
     "setup --undo": Scenario(
         ["setup", "--undo"],
