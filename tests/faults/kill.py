@@ -167,21 +167,25 @@ def temp_files(sb: Sandbox) -> list[str]:
 _PER_SAVE = re.compile(rb"^  (id|created_at|updated_at): .*\n", re.MULTILINE)
 
 
+def _tier(entry_file: Path) -> str:
+    """``global`` or ``project``: the global tier's id is all zeros."""
+    return "global" if set(entry_file.parent.parent.name) == {"0"} else "project"
+
+
 def store_entries(sb: Sandbox) -> Files:
     """Every entry file in the store (``MEMORY.md`` apart), by tier and name, with the
     fields that differ from one save of the same text to the next taken out."""
     out: Files = {}
     for p in sorted((sb.root / "coffer-home" / "projects").glob("*/memory/*.md")):
         if p.name != "MEMORY.md" and not p.name.startswith(".coffer-tmp-"):
-            tier = "global" if set(p.parent.parent.name) == {"0"} else "project"
-            out[f"{tier}/{p.name}"] = _PER_SAVE.sub(b"", p.read_bytes())
+            out[f"{_tier(p)}/{p.name}"] = _PER_SAVE.sub(b"", p.read_bytes())
     return out
 
 
 def memory_indexes(sb: Sandbox) -> dict[str, bytes]:
     """Each tier's ``MEMORY.md`` in the store."""
     return {
-        ("global" if set(p.parent.parent.name) == {"0"} else "project"): p.read_bytes()
+        _tier(p): p.read_bytes()
         for p in (sb.root / "coffer-home" / "projects").glob("*/memory/MEMORY.md")
     }
 
