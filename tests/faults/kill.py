@@ -245,7 +245,8 @@ def last_point(log: list[str], sb: Sandbox) -> list[int]:
     return [len(log)]
 
 
-REMEMBER = ["remember", "Ship on Fridays.", "--name", "ship"]
+# Its own type (see edit_block): two sandboxes save it in different seconds.
+REMEMBER = ["remember", "Ship on Fridays.", "--name", "ship", "--type", "user"]
 
 SCENARIOS: dict[str, Scenario] = {
     "project": Scenario(["project"], undo=["unproject", "--all"], sample=swap_point),
