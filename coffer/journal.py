@@ -265,6 +265,13 @@ class Journal:
         of the wrong type)."""
         return self._scan()[1]
 
+    def sweep_tmp(self) -> None:
+        """Remove the temp files a killed run left among the records and backups (here and
+        in the ledger): a retry that finds its files already written writes no record, so
+        no write would sweep them."""
+        for where in (self.dir, self.backups, self.ledger / "journal", self.ledger / "backups"):
+            fsutil.sweep_stale_tmp(where)
+
     def sync_ledger(self) -> None:
         """Copy into the ledger the records and file backups it lacks (a journal written
         before the ledger existed, or a ledger deleted by hand)."""

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from coffer import fsutil
 from coffer.cli import app
 from coffer.cli._common import complete_agent, echo, store
 from coffer.errors import CofferError
@@ -66,7 +65,7 @@ def setup(
     if not dry_run:
         # A killed run may have left a temp record; a retry that finds every agent wired
         # (or nothing left to undo) writes no record, so no write would sweep it.
-        fsutil.sweep_stale_tmp(journal.dir)
+        journal.sweep_tmp()
     if undo:
         report = setup_mod.undo(journal, agent or (), dry_run=dry_run)
         if service and not agent:  # the watcher serves every agent

@@ -151,7 +151,7 @@ class Engine:
                 # Re-read the choices the previous holder of the lock may have changed.
                 self.settings = settings.load(self.store.root)
                 self.journal.sync_ledger()  # undo must survive a store deleted by hand
-                self._sweep_journal()
+                self.journal.sweep_tmp()
                 return self._project(
                     path, dry_run=False, replace_edited=replace_edited, resume=resume
                 )
@@ -356,13 +356,8 @@ class Engine:
         disables anything, and never overwrites a hand edit: that is `coffer project`'s job.
         """
         with self.store.projection_lock():
-            self._sweep_journal()
+            self.journal.sweep_tmp()
             return self._refresh(scope, root)
-
-    def _sweep_journal(self) -> None:
-        """Remove a temp record a killed run left in the journal: a retry that finds its
-        files already written writes no record there, so no write would sweep it."""
-        fsutil.sweep_stale_tmp(self.journal.dir)
 
     def _refresh(self, scope: str, root: Path | None) -> Report:
         report = Report()
