@@ -443,6 +443,7 @@ class Engine:
                 path, agents=agents, global_=global_, all_=all_, dry_run=True, force=force
             )
         with self.store.projection_lock():
+            self.journal.sweep_tmp()
             return self._unproject(
                 path, agents=agents, global_=global_, all_=all_, dry_run=False, force=force
             )
