@@ -98,6 +98,17 @@ def _write_tier(project: ProjectOpt, scope_value: str | None) -> Tier:
     return tier
 
 
+def _type_option(label: str) -> Any:
+    """``--type`` for the commands that write an entry (checked and completed alike)."""
+    return typer.Option(
+        "--type",
+        help=f"{label}: {', '.join(TYPES)}.",
+        metavar="TYPE",
+        callback=check_type,
+        autocompletion=complete_type,
+    )
+
+
 @app.command()
 def remember(
     text: Annotated[str, typer.Argument(help="What to remember; '-' reads it from stdin.")],
@@ -106,16 +117,7 @@ def remember(
         typer.Option(help="Entry name (kebab-case).", callback=usage_checked(check_name)),
     ] = None,
     description: Annotated[str | None, typer.Option(help="One-line description.")] = None,
-    type_: Annotated[
-        str | None,
-        typer.Option(
-            "--type",
-            help=f"Entry type: {', '.join(TYPES)}.",
-            metavar="TYPE",
-            callback=check_type,
-            autocompletion=complete_type,
-        ),
-    ] = None,
+    type_: Annotated[str | None, _type_option("Entry type")] = None,
     scope_value: WriteScopeOpt = "project",
     replace: Annotated[
         bool, typer.Option(help="Overwrite an existing entry with the same --name.")
@@ -160,16 +162,7 @@ def update(
         str | None, typer.Argument(help="The new text; '-' reads it from stdin.")
     ] = None,
     description: Annotated[str | None, typer.Option(help="New one-line description.")] = None,
-    type_: Annotated[
-        str | None,
-        typer.Option(
-            "--type",
-            help=f"New entry type: {', '.join(TYPES)}.",
-            metavar="TYPE",
-            callback=check_type,
-            autocompletion=complete_type,
-        ),
-    ] = None,
+    type_: Annotated[str | None, _type_option("New entry type")] = None,
     scope_value: WriteScopeOpt = "project",
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
