@@ -44,7 +44,7 @@ def main() -> None:
     with TempDir() as base:
         env = isolated_env(base)
         os.environ.update(env)
-        from coffer.store import Store
+        from coffer.store.store import Store
 
         cmd = coffer_cmd()
         bare = time_cmd([sys.executable, "-c", "pass"], env=env, runs=args.runs)
@@ -80,13 +80,13 @@ def main() -> None:
             )
             print(f"coffer recall {n:>6} entries  {ms(recall)}")
             # The ranking alone, in process on the warm cache: start-up noise left out.
-            from coffer import catalog
+            from coffer.store import search_cache
 
-            conn = catalog.open_cache(tier.base / "cache.sqlite")
+            conn = search_cache.open_cache(tier.base / "cache.sqlite")
             ranked = []
             for _ in range(args.runs):
                 t = time.perf_counter()
-                catalog.search(conn, tier.dir, "database migration timeout", 10)
+                search_cache.search(conn, tier.dir, "database migration timeout", 10)
                 ranked.append(time.perf_counter() - t)
             conn.close()
             print(f"search (in process) {n:>6} entries  {ms(ranked)}")

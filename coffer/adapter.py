@@ -110,7 +110,7 @@ class Adapter(Protocol):
 #   for this agent (default: the adapter's NAME);
 # - wiring(ctx, launch): what `coffer setup` adds to the agent's config (see ConfigEdit);
 # - SESSION_CONTEXT_LIMIT: int, the most bytes of session-start hook output the agent adds
-#   to the model's context whole (default coffer.session_context.DEFAULT_LIMIT);
+#   to the model's context whole (default coffer.projection.session_context.DEFAULT_LIMIT);
 # - session_context(text) -> str: what the hook must print for the agent to add ``text``
 #   to the model's context (default: ``text`` itself, as plain stdout).
 
@@ -135,7 +135,7 @@ def no_inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
 # ---- `coffer setup` (optional) -----------------------------------------------------------
 # An adapter may also define ``wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]``:
 # the entries `coffer setup` adds to the agent's own config files (its MCP server, a
-# session-start hook). Like everything else here it only describes them; coffer.setup
+# session-start hook). Like everything else here it only describes them; coffer.setup.wiring
 # edits, journals and undoes. It is not part of the Adapter protocol (looked up by getattr).
 
 

@@ -4,7 +4,8 @@
 coffer.gitfilter``) for the files ``info/attributes`` marks ``filter=coffer``, so git stores,
 diffs and commits those files as if coffer had never written there. It must never lose a
 byte: anything it cannot parse (malformed markers, no block) goes through unchanged, and it
-writes nothing before it has the whole answer. Imports nothing but :mod:`coffer.block`.
+writes nothing before it has the whole answer. Imports nothing but
+:mod:`coffer.projection.block_format`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 def main() -> int:
     data = sys.stdin.buffer.read()
     try:
-        from coffer.block import remove
+        from coffer.projection.block_format import remove
 
         out = remove(data)
     except Exception:

@@ -29,7 +29,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def _dispatch(args: list[str]) -> None:
     if args[:1] == ["project"]:
-        from coffer import fastpath
+        from coffer.projection import fastpath
 
         try:
             output = fastpath.unchanged(args, os.environ, os.getcwd())

@@ -25,10 +25,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from coffer import registry, settings
+from coffer import registry
 from coffer.adapter import Adapter, Context, Mode
 from coffer.projection.engine import Engine
-from coffer.store import Store
+from coffer.store import settings
+from coffer.store.store import Store
 
 Snapshot = dict[str, tuple[str, bytes, int]]
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from coffer.store import Store
+from coffer.store.store import Store
 
 
 def make_repo(path: Path) -> Path:

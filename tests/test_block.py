@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coffer.block import (
+from coffer.errors import BlockError
+from coffer.projection.block_format import (
     END_MARKER,
     START_MARKER,
     BlockSpan,
@@ -16,7 +17,6 @@ from coffer.block import (
     render_fragment,
     upsert,
 )
-from coffer.errors import BlockError
 
 BOM = b"\xef\xbb\xbf"
 S = START_MARKER.encode()

@@ -159,13 +159,20 @@ def test_corrupt_registry_is_reported_and_rebuilt(repo, monkeypatch, capsys):
     registry.write_text("{not json")
     capsys.readouterr()
     assert run(["list"]) == 1
-    assert "--rebuild-registry" in capsys.readouterr().err
+    assert "--rebuild-projects" in capsys.readouterr().err
     assert run(["doctor"]) == 1
     assert "projects.json" in capsys.readouterr().out
-    assert run(["doctor", "--rebuild-registry"]) == 0
+    assert run(["doctor", "--rebuild-projects"]) == 0
     assert "rebuilt" in capsys.readouterr().out
     assert run(["show", "f"]) == 0
     assert [p.read_text() for p in registry.parent.glob("projects.json.*.bak")] == ["{not json"]
+
+
+def test_doctor_rebuild_registry_is_the_old_spelling_of_rebuild_projects(capsys):
+    assert run(["remember", "fact", "--name", "f"]) == 0
+    capsys.readouterr()
+    assert run(["doctor", "--rebuild-registry"]) == 0
+    assert "rebuilt" in capsys.readouterr().out
 
 
 def test_version():

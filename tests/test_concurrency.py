@@ -27,8 +27,9 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from coffer import block, daemon
+from coffer.projection import block_format
 from coffer.projection.engine import Engine
+from coffer.watch import daemon
 from coffer_adapters.claude_code import slug
 from tests.helpers import coffer, make_repo, store
 
@@ -237,7 +238,7 @@ def test_writers_through_every_door_lose_nothing_and_settle(
     assert all(listed[e.filename] == 1 for e in scan.entries), listed
 
     agents = (repo / "AGENTS.md").read_bytes()
-    span = block.find(agents)
+    span = block_format.find(agents)
     assert span is not None and not span.edited
     assert [t for t in expected if span.body.count(t) != 1] == []
     print(

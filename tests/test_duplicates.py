@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from coffer.doctor import NEAR, duplicates
-from coffer.entry import Entry
+from coffer.store.entry import Entry
+from coffer.store.health import NEAR, duplicates
 from tests.helpers import coffer, make_repo, store
 
 

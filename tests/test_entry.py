@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from coffer.entry import EntryParseError, parse, serialize, slugify
+from coffer.store.entry import EntryParseError, parse, serialize, slugify
 
 CLAUDE_FILE = """---
 name: release-process

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer import block
+from coffer.projection import block_format as block
 from tests.helpers import coffer
 
 HOOK = ("project", "--quiet", "--for", "claude")

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from coffer import fastpath
 from coffer.adapter import Context
-from coffer.integrations import handoff_source
+from coffer.projection import fastpath
+from coffer.projection.integrations import handoff_source
 from coffer.vault import api
 from coffer.vault.document import serialize
 from coffer.vault.handoffs import MAX_HANDOFFS, harness_names, list_handoffs
@@ -272,7 +272,7 @@ def test_no_vault_costs_one_stat_and_no_vault_import(repo: Path) -> None:
         "import os, sys\n"
         "from pathlib import Path\n"
         "from coffer.adapter import Context\n"
-        "from coffer.integrations import handoff_source\n"
+        "from coffer.projection.integrations import handoff_source\n"
         f"ctx = Context(Path('/'), dict(os.environ), Path('/'), Path({str(repo)!r}))\n"
         "assert handoff_source()(ctx, ['codex']) == ()\n"
         "print(sorted(m for m in sys.modules if m.startswith('coffer.vault')))\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer import block
+from coffer.projection import block_format
 from tests.helpers import coffer, make_repo, store
 from tests.test_handoffs import handoff
 
@@ -52,14 +52,14 @@ def test_a_drifted_block_is_told_once_per_change_and_never_fails_the_hook(repo):
     # Outside hook mode the condition still fails the run, as a script expects.
     assert coffer("project", "--quiet", cwd=repo).returncode == 1
     # The condition changes (the markers break): told again, once.
-    agents.write_text(agents.read_text().replace(block.END_MARKER, ""))
+    agents.write_text(agents.read_text().replace(block_format.END_MARKER, ""))
     changed = hook(repo)
     assert changed.returncode == 0 and "malformed" in message(changed)
     assert hook(repo).stdout == ""
     # Fixed, then broken again: that is a change too.
     agents.unlink()
     assert (hook(repo).returncode, hook(repo).stdout) == (0, "")
-    agents.write_text(block.START_MARKER + "\n")
+    agents.write_text(block_format.START_MARKER + "\n")
     assert "malformed" in message(hook(repo))
 
 
@@ -79,7 +79,7 @@ def test_a_refused_symlink_is_told_once(repo, fake_home, tmp_path):
 def test_the_message_and_the_context_share_one_json_object(repo):
     handoff(repo, "Review the flaky test", ["claude"], source="codex")
     agents = repo / "AGENTS.md"
-    agents.write_text(block.START_MARKER + "\n")
+    agents.write_text(block_format.START_MARKER + "\n")
     out = hook(repo, "--for", "claude")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -155,7 +155,9 @@ def test_giving_up_stops_at_a_safe_point_and_the_next_start_finishes(repo):
     assert out.returncode == 0, out.stderr
     assert "gave up after 0.05s (the store is slow or large)" in message(out)
     agents = repo / "AGENTS.md"
-    assert not agents.exists() or block.find(agents.read_bytes()) is not None  # whole or none
+    assert (
+        not agents.exists() or block_format.find(agents.read_bytes()) is not None
+    )  # whole or none
     # A later start with time to spare completes it.
     done = hook(repo, COFFER_HOOK_TIMEOUT="60")
     assert (done.returncode, done.stdout) == (0, "")
@@ -188,7 +190,7 @@ def test_turning_an_agents_memory_off_is_shown_as_a_hook_message(repo, fake_home
 def test_a_scan_cut_short_keeps_what_it_parsed(tmp_path, monkeypatch):
     """What lets "the next session start continues" hold for a store too large to scan
     within one hook's deadline: the cache commits in batches."""
-    from coffer import catalog
+    from coffer.store import search_cache as catalog
 
     for n in range(2500):
         (tmp_path / f"f-{n}.md").write_text(f"---\nname: f-{n}\ndescription: d\n---\nx\n")

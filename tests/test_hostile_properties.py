@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from coffer.entry import TYPES, EntryParseError, parse
 from coffer.secrets import STORE_PATTERNS, find_secrets, visible
+from coffer.store.entry import TYPES, EntryParseError, parse
 from tests.helpers import coffer, make_repo, store
 from tests.secret_samples import SAMPLES
 

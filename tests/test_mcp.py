@@ -1,7 +1,7 @@
 """`coffer mcp` end to end: the real server in a subprocess, driven by the SDK's stdio client.
 
 Each test starts its own server (a second or so) and groups related calls; the Ajv-order
-validation table runs in-process against coffer.mcp_vault.
+validation table runs in-process against coffer.mcp.vault_tools.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from pydantic import FileUrl
 
-from coffer import mcp_vault
-from coffer.mcp_tools import UNTRUSTED
+from coffer.mcp import vault_tools
+from coffer.mcp.tools import UNTRUSTED
 from tests.helpers import coffer, make_repo, store
 
 # ECC's tools/list result, verbatim (docs/vault-format.md §11.6).
@@ -179,7 +179,7 @@ def test_an_invalid_harness_stops_the_server_at_start(repo: Path) -> None:
             env={**os.environ, "ECC_MEMORY_HARNESS": bad},
         )
         assert proc.returncode == 1
-        assert proc.stderr == mcp_vault.STARTUP_ERROR + "\n"
+        assert proc.stderr == vault_tools.STARTUP_ERROR + "\n"
         assert proc.stdout == ""
 
 
@@ -434,7 +434,10 @@ def test_vault_identity_rule_and_error_paths(repo: Path) -> None:
             ("memory_doctor", {"scopes": ["project", "user"]}),
         ]:
             err = error(await session.call_tool(tool, args))
-            assert err == {"code": "USER_SCOPE_DISABLED", "message": mcp_vault.USER_SCOPE_DISABLED}
+            assert err == {
+                "code": "USER_SCOPE_DISABLED",
+                "message": vault_tools.USER_SCOPE_DISABLED,
+            }
         err = error(await session.call_tool("memory_read", {"id": "mem_nonexistent"}))
         assert err == {
             "code": "MEMORY_READ_FAILED",
@@ -576,26 +579,28 @@ def test_vault_identity_rule_and_error_paths(repo: Path) -> None:
     ],
 )
 def test_reference_validation_messages(tool: str, args: dict[str, Any], message: str) -> None:
-    issues = mcp_vault.check(mcp_vault.SCHEMAS[tool], args)
-    assert mcp_vault.invalid_arguments(tool, issues) == message
+    issues = vault_tools.check(vault_tools.SCHEMAS[tool], args)
+    assert vault_tools.invalid_arguments(tool, issues) == message
 
 
 def test_valid_reference_arguments_pass() -> None:
-    assert mcp_vault.check(mcp_vault.SCHEMAS["memory_search"], {"limit": 1.0}) == []
-    assert mcp_vault.check(mcp_vault.SCHEMAS["memory_search"], {"scopes": [], "kinds": []}) == []
-    assert mcp_vault.check(mcp_vault.SCHEMAS["memory_read"], {"id": "mem_abc"}) == []
+    assert vault_tools.check(vault_tools.SCHEMAS["memory_search"], {"limit": 1.0}) == []
+    assert (
+        vault_tools.check(vault_tools.SCHEMAS["memory_search"], {"scopes": [], "kinds": []}) == []
+    )
+    assert vault_tools.check(vault_tools.SCHEMAS["memory_read"], {"id": "mem_abc"}) == []
 
 
 def test_identity_comes_from_the_environment_only() -> None:
-    assert mcp_vault.identity({}) is None
-    who = mcp_vault.identity({"ECC_MEMORY_HARNESS": "codex"})
-    assert who == mcp_vault.Identity("codex", allow_user_scope=False)
-    allowed = mcp_vault.identity(
+    assert vault_tools.identity({}) is None
+    who = vault_tools.identity({"ECC_MEMORY_HARNESS": "codex"})
+    assert who == vault_tools.Identity("codex", allow_user_scope=False)
+    allowed = vault_tools.identity(
         {"ECC_MEMORY_HARNESS": "codex", "ECC_MEMORY_ALLOW_USER_SCOPE": "1"}
     )
     assert allowed is not None and allowed.allow_user_scope
-    assert not mcp_vault.identity(
+    assert not vault_tools.identity(
         {"ECC_MEMORY_HARNESS": "codex", "ECC_MEMORY_ALLOW_USER_SCOPE": "true"}
     ).allow_user_scope  # type: ignore[union-attr]
-    with pytest.raises(mcp_vault.StartupError):
-        mcp_vault.identity({"ECC_MEMORY_HARNESS": "x" * 65})
+    with pytest.raises(vault_tools.StartupError):
+        vault_tools.identity({"ECC_MEMORY_HARNESS": "x" * 65})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer import entry
+from coffer.store import entry
 from tests.helpers import coffer, make_repo, store
 
 NATIVE_INDEX = (

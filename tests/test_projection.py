@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from coffer import block, registry
+from coffer import registry
+from coffer.projection import block_format
 from coffer.projection.engine import Engine
 from coffer.testing import snapshot
 from tests.helpers import coffer, make_repo, make_worktree, store
@@ -63,7 +64,10 @@ def test_fresh_machine(repo, home):
     assert link.is_symlink() and os.path.realpath(link) == str(tier.dir)
     assert (link / "deploy.md").is_file()
     agents = (repo / "AGENTS.md").read_text()
-    assert block.START_MARKER in agents and "- We deploy with make release. (`deploy`)" in agents
+    assert (
+        block_format.START_MARKER in agents
+        and "- We deploy with make release. (`deploy`)" in agents
+    )
     assert (
         "- Prefer tabs over spaces. (`tabs`, feedback)"
         in (home / ".claude" / "CLAUDE.md").read_text()
@@ -146,10 +150,10 @@ def test_merge_failure_leaves_native_directory_intact(repo, home, monkeypatch):
     native.mkdir(parents=True)
     (native / "a.md").write_text("a\n")
     (native / "b.md").write_text("b\n")
-    from coffer.projection import links
+    from coffer.projection import symlink_targets
 
     calls = {"n": 0}
-    real = links.fsutil.atomic_write_bytes
+    real = symlink_targets.fsutil.atomic_write_bytes
 
     def flaky(path, data, mode=0o600):
         calls["n"] += 1
@@ -157,7 +161,7 @@ def test_merge_failure_leaves_native_directory_intact(repo, home, monkeypatch):
             raise OSError("disk full")
         real(path, data, mode)
 
-    monkeypatch.setattr(links.fsutil, "atomic_write_bytes", flaky)
+    monkeypatch.setattr(symlink_targets.fsutil, "atomic_write_bytes", flaky)
     with pytest.raises(OSError, match="disk full"):
         engine().project(repo)
     assert native.is_dir() and not native.is_symlink()
@@ -200,16 +204,16 @@ def test_override_file_gets_the_block(repo):
     (repo / "AGENTS.override.md").write_text("Override rules.\n")
     (repo / "AGENTS.md").write_text("Ignored by Codex.\n")
     engine().project(repo)
-    assert block.START_MARKER in (repo / "AGENTS.override.md").read_text()
+    assert block_format.START_MARKER in (repo / "AGENTS.override.md").read_text()
     assert (repo / "AGENTS.md").read_text() == "Ignored by Codex.\n"
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        f"intro\n{block.START_MARKER}\nno end\n",
-        f"{block.END_MARKER}\n{block.START_MARKER}\n",
-        f"{block.START_MARKER}\n{block.END_MARKER}\n{block.START_MARKER}\n{block.END_MARKER}\n",
+        f"intro\n{block_format.START_MARKER}\nno end\n",
+        f"{block_format.END_MARKER}\n{block_format.START_MARKER}\n",
+        f"{block_format.START_MARKER}\n{block_format.END_MARKER}\n{block_format.START_MARKER}\n{block_format.END_MARKER}\n",
     ],
 )
 def test_malformed_markers_are_refused_and_untouched(repo, text):
@@ -239,12 +243,14 @@ def test_hand_edit_inside_block_is_kept_and_reported(repo):
 
 def test_entry_text_cannot_break_out_of_the_block(repo):
     s = store()
-    s.remember(s.project_tier(repo), f"evil {block.END_MARKER}\n```\nunclosed fence", name="evil")
+    s.remember(
+        s.project_tier(repo), f"evil {block_format.END_MARKER}\n```\nunclosed fence", name="evil"
+    )
     engine().project(repo)
     data = (repo / "AGENTS.md").read_bytes()
-    span = block.find(data)
+    span = block_format.find(data)
     assert span is not None and not span.edited
-    assert data.count(block.END_MARKER.encode()) == 1
+    assert data.count(block_format.END_MARKER.encode()) == 1
 
 
 def test_secret_shaped_entries_are_never_rendered(repo):
@@ -299,7 +305,7 @@ def test_codex_native_memory_imported_then_disabled_and_restored(repo, home):
     assert config.read_bytes() == CODEX_CONFIG
     assert not (home / ".codex" / "AGENTS.md").exists()
     assert (
-        block.START_MARKER not in (repo / "AGENTS.md").read_text()
+        block_format.START_MARKER not in (repo / "AGENTS.md").read_text()
         if (repo / "AGENTS.md").exists()
         else True
     )
@@ -438,24 +444,24 @@ def test_block_left_behind_by_a_new_override_is_reported_shadowed(repo):
     assert states[str(repo / "AGENTS.md")] == "shadowed"
     assert states[str(repo / "AGENTS.override.md")] == "missing"
     assert coffer("project", cwd=repo).returncode == 0
-    assert block.START_MARKER in (repo / "AGENTS.override.md").read_text()
+    assert block_format.START_MARKER in (repo / "AGENTS.override.md").read_text()
     assert engine().unproject(repo).ok
     assert not (repo / "AGENTS.md").exists()
     assert (repo / "AGENTS.override.md").read_text() == "Override.\n"
 
 
 def test_file_changed_during_render_is_not_replaced(repo, monkeypatch):
-    from coffer.projection import blocks
+    from coffer.projection import render_targets
 
     (repo / "AGENTS.md").write_text("mine\n")
-    real = blocks.Journal.put
+    real = render_targets.Journal.put
 
     def racing_put(self, record):
         real(self, record)
         if record.get("kind") == "block" and record["path"] == str(repo / "AGENTS.md"):
             (repo / "AGENTS.md").write_text("changed meanwhile\n")
 
-    monkeypatch.setattr(blocks.Journal, "put", racing_put)
+    monkeypatch.setattr(render_targets.Journal, "put", racing_put)
     r = engine().project(repo)
     assert any(p.state == "refused" and "changed while" in p.message for p in r.problems)
     assert (repo / "AGENTS.md").read_text() == "changed meanwhile\n"
@@ -493,7 +499,7 @@ def test_agents_starting_at_once_do_not_race(repo, home):
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0] * 4, results
     assert native.is_symlink()
-    assert (repo / "AGENTS.md").read_text().count(block.START_MARKER) == 1
+    assert (repo / "AGENTS.md").read_text().count(block_format.START_MARKER) == 1
     assert len(list((store().root / "backups" / "dirs").iterdir())) == 1
     assert (store().project_tier(repo).dir / "note.md").is_file()
 
@@ -501,7 +507,7 @@ def test_agents_starting_at_once_do_not_race(repo, home):
 def test_a_disable_switch_that_does_not_work_is_refused(repo, home):
     """Coffer verifies the effect of turning a native memory off, not just its edit."""
     from coffer.adapter import NativeMemory
-    from coffer.projection import native
+    from coffer.projection import native_memory as native
     from coffer.report import Report
 
     config = home / "agent.toml"
@@ -542,9 +548,9 @@ def test_no_symlinks_allowed_leaves_the_native_directory_in_place(repo, home, mo
     def refuse(*args, **kwargs):
         raise PermissionError(1, "Operation not permitted")
 
-    from coffer.projection import links
+    from coffer.projection import symlink_targets
 
-    monkeypatch.setattr(links.os, "symlink", refuse)
+    monkeypatch.setattr(symlink_targets.os, "symlink", refuse)
     r = engine().project(repo)
     assert any(p.path == native and "cannot create a symlink" in p.message for p in r.problems)
     assert native.is_dir() and not native.is_symlink()

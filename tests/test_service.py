@@ -15,12 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from coffer import daemon, registry, service, service_managers
-from coffer import setup as setup_mod
+from coffer import registry
 from coffer.adapter import Launch
-from coffer.journal import Journal
-from coffer.paths import store_root
+from coffer.projection.journal import Journal
+from coffer.setup import service, service_managers
+from coffer.setup import wiring as setup_mod
+from coffer.store.paths import store_root
 from coffer.testing import snapshot
+from coffer.watch import daemon
 from tests import fake_service_managers as fake
 from tests.helpers import coffer, make_repo
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from coffer import fastpath, session_context
 from coffer.adapter import Context
+from coffer.projection import fastpath, session_context
 from coffer.projection.engine import Engine
 from coffer_adapters import claude_code
 from tests.helpers import coffer, make_repo, store

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from coffer import registry
-from coffer import setup as setup_mod
 from coffer.adapter import Launch
-from coffer.journal import Journal
-from coffer.paths import store_root
-from coffer.setup_json import JsonText
+from coffer.projection.journal import Journal
+from coffer.setup import wiring as setup_mod
+from coffer.setup.json_text import JsonText
+from coffer.store.paths import store_root
 from tests.helpers import coffer, make_repo
 
 CLAUDE_JSON = """\

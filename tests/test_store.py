@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from coffer import index
-from coffer.entry import parse
 from coffer.errors import (
     EntryExistsError,
     InvalidInputError,
     ProjectError,
     SecretRefusedError,
 )
+from coffer.store import index
+from coffer.store.entry import parse
 from tests.helpers import coffer, make_repo, make_worktree, store
 
 
@@ -226,7 +226,7 @@ def test_concurrent_writers_lose_nothing(tier, repo):
     script = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from coffer.store import Store\n"
+        "from coffer.store.store import Store\n"
         "s = Store.from_environ(os.environ)\n"
         "t = s.project_tier(Path(sys.argv[1]), create=True)\n"
         "for i in range(10):\n"

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from watchdog.events import FileCreatedEvent, FileModifiedEvent, FileMovedEvent
 
-from coffer import daemon
 from coffer.projection.engine import Engine
-from coffer.store import Store, Tier
+from coffer.store.store import Store, Tier
+from coffer.watch import daemon
 from tests.helpers import coffer, make_repo
 
 DEADLINE = 15.0
@@ -387,7 +387,7 @@ def test_polling_reason_for_network_file_systems(tmp_path: Path) -> None:
 
 
 def test_event_filter_ignores_temp_hidden_and_foreign_files(tmp_path: Path) -> None:
-    from coffer.watch import Watcher
+    from coffer.watch.watcher import Watcher
 
     w = Watcher(store(), os.environ, log=logging.getLogger("test"))
     try:
@@ -416,7 +416,7 @@ def test_a_failing_refresh_is_logged_and_survived(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from coffer.watch import Watcher
+    from coffer.watch.watcher import Watcher
 
     repo = project("repo")
     w = Watcher(store(), os.environ, log=logging.getLogger("test-watch"))
@@ -463,7 +463,7 @@ def test_falls_back_to_polling_when_the_kernel_refuses_a_watch(
 
     import watchdog.observers
 
-    from coffer.watch import Watcher
+    from coffer.watch.watcher import Watcher
 
     class Refusing(watchdog.observers.Observer):  # type: ignore[misc,valid-type]
         def schedule(self, *args: object, **kwargs: object) -> object:

@@ -139,7 +139,7 @@ def _restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
 def _dumps(doc: Any, data: bytes | None) -> str:
     import tomlkit
 
-    from coffer.setup_docs import match_line_breaks
+    from coffer.setup.config_docs import match_line_breaks
 
     return match_line_breaks(data, tomlkit.dumps(doc))
 

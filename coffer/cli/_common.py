@@ -11,9 +11,9 @@ from typing import Annotated, Any
 
 import typer
 
-from coffer.entry import TYPES
 from coffer.errors import InvalidInputError
-from coffer.store import Scope, Store
+from coffer.store.entry import TYPES
+from coffer.store.store import Scope, Store
 
 SCOPES = ("project", "global")
 

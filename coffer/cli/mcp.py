@@ -17,6 +17,6 @@ def mcp() -> None:
     allows the vault's user scope.
     """
     # Imported here: the SDK costs hundreds of milliseconds no other command should pay.
-    from coffer import mcp_server
+    from coffer.mcp import server
 
-    raise typer.Exit(mcp_server.run(os.environ))
+    raise typer.Exit(server.run(os.environ))

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 import typer
 
-from coffer import doctor as doctor_mod
 from coffer import fsutil
 from coffer.cli import app
 from coffer.cli._common import (
@@ -26,12 +25,13 @@ from coffer.cli._common import (
     store,
     usage_checked,
 )
-from coffer.entry import TYPES, check_name, serialize
 from coffer.errors import InvalidInputError, NotAProjectError
+from coffer.projection.writes import Refreshed, Writer
 from coffer.report import plural
 from coffer.secrets import find_secrets, redact
-from coffer.store import Found, Saved, Tier
-from coffer.writes import Refreshed, Writer
+from coffer.store import health as doctor_mod
+from coffer.store.entry import TYPES, check_name, serialize
+from coffer.store.store import Found, Saved, Tier
 
 
 def _tier_json(tier: Tier) -> dict[str, Any]:
@@ -347,10 +347,11 @@ def reindex(scope_value: ScopeOpt = None, project: ProjectOpt = None) -> None:
 @app.command()
 def doctor(
     all_projects: Annotated[bool, typer.Option("--all", help="Check every project.")] = False,
-    rebuild_registry: Annotated[
+    rebuild_projects: Annotated[
         bool,
         typer.Option(
-            "--rebuild-registry",
+            "--rebuild-projects",
+            "--rebuild-registry",  # the name before 0.2; kept so scripts keep working
             help="Rebuild projects.json from projects/*/project.json (keeps the old file).",
         ),
     ] = False,
@@ -359,20 +360,20 @@ def doctor(
 ) -> None:
     """Check store health (unparsable files, duplicates, broken links, stale index).
 
-    Reports only, unless asked to rebuild the registry; exits 1 when anything needs attention.
+    Reports only, unless asked to rebuild the project list; exits 1 when anything needs attention.
     """
-    from coffer import projects
     from coffer.errors import StoreError
+    from coffer.store import projects
 
     s = store()
-    if rebuild_registry:
+    if rebuild_projects:
         with s.store_lock():
-            mapping = projects.rebuild_registry(s.root)
-        echo(f"rebuilt {s.root / projects.REGISTRY}: {plural(len(mapping), 'project')}")
+            mapping = projects.rebuild_project_list(s.root)
+        echo(f"rebuilt {s.root / projects.PROJECT_LIST}: {plural(len(mapping), 'project')}")
     try:
         tiers = s.all_tiers() if all_projects else s.tiers(project_path(project), None)
     except StoreError:
-        tiers = [s.global_tier()]  # the registry itself is damaged: doctor says so below
+        tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
     findings = doctor_mod.run(s, tiers)
     bad = any(f.level != "info" for f in findings)
     if as_json:

@@ -10,8 +10,6 @@ from typing import Annotated, Any
 
 import typer
 
-from coffer import hook as hook_mode
-from coffer import settings as settings_mod
 from coffer.cli import app
 from coffer.cli._common import (
     JsonOpt,
@@ -24,11 +22,13 @@ from coffer.cli._common import (
     store,
 )
 from coffer.errors import CofferError, InvalidInputError, UnknownNameError
-from coffer.identity import in_git, project_root
+from coffer.projection import hook as hook_mode
 from coffer.projection.engine import Engine
-from coffer.projects import check_project_root
 from coffer.registry import unknown_agents
 from coffer.report import Report
+from coffer.store import settings as settings_mod
+from coffer.store.identity import in_git, project_root
+from coffer.store.projects import check_project_root
 
 GIT_BLOCK = ("hide", "commit")
 adapter_app = typer.Typer(no_args_is_help=True, help="Inspect and choose agent adapters.")
@@ -36,7 +36,7 @@ app.add_typer(adapter_app, name="adapter")
 
 
 def _engine() -> Engine:
-    from coffer.integrations import handoff_source
+    from coffer.projection.integrations import handoff_source
 
     return Engine(store(), os.environ, handoffs=handoff_source())
 
@@ -73,9 +73,9 @@ def _hook_context(
 ) -> tuple[str, str]:
     """(what `--for AGENT` hands the model now, what a no-op run hands it again): the vault
     handoffs waiting for the agent, plus now the memory this run put where the agent had
-    already looked (coffer.session_context)."""
-    from coffer import session_context
-    from coffer.render import handoff_lines
+    already looked (coffer.projection.session_context)."""
+    from coffer.projection import session_context
+    from coffer.projection.block_content import handoff_lines
 
     root = engine.store.project_root_or_none(path)
     found = engine.handoffs_for(engine.context(root), [agent]) if root else ()
@@ -136,9 +136,8 @@ def project(
     deadline = _start_hook(engine) if hook and not dry_run else None
     before = None
     if for_agent and not dry_run:
-        from coffer import session_context
+        from coffer.projection import session_context
 
-        # What the agent's session may already have loaded, before this run changes it.
         before = session_context.snapshot(engine, project_path(path))
     try:
         report = engine.project(
@@ -162,7 +161,7 @@ def project(
     context = replay = ""
     frame = None
     if for_agent:
-        from coffer.session_context import framer
+        from coffer.projection.session_context import framer
 
         frame = framer(engine, for_agent)  # as the agent reads hook output
         context, replay = _hook_context(engine, project_path(path), for_agent, report, before)
@@ -172,7 +171,7 @@ def project(
         messages = _hook_messages(engine, project_path(path), report)
         _end_hook(deadline, context, messages, frame)
     if report.ok and not dry_run:
-        from coffer import fastpath
+        from coffer.projection import fastpath
 
         fastpath.record(engine, project_path(path))
         if for_agent:
@@ -202,7 +201,7 @@ def _start_hook(engine: Engine) -> hook_mode.Deadline:
 def _hook_messages(engine: Engine, path: Path, report: Report) -> list[str]:
     """What the user should see from this hook run: what coffer just switched off (always),
     and the known problems not already said (once per change)."""
-    from coffer.identity import root_of
+    from coffer.store.identity import root_of
 
     known = [p for p in report.problems if p not in hook_mode.unexpected(report.problems)]
     fresh = hook_mode.news(
@@ -369,7 +368,8 @@ def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
 def _watch_info(root: Path) -> dict[str, Any]:
     """Whether `coffer watch` runs for this store, and as which service (not part of `ok`:
     without the watcher, blocks still refresh at every session start)."""
-    from coffer import daemon, service
+    from coffer.setup import service
+    from coffer.watch import daemon
 
     data = daemon.read_status(root)
     running = bool(data.get("running"))
@@ -381,7 +381,7 @@ def _watch_info(root: Path) -> dict[str, Any]:
 
 
 def _watch_line(watch: dict[str, Any]) -> str:
-    from coffer import service
+    from coffer.setup import service
 
     head = f"watch: running (pid {watch['pid']})" if watch["running"] else "watch: not running"
     return f"{head}; service: {service.describe(watch['service'])}"

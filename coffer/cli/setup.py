@@ -57,8 +57,8 @@ def setup(
     exactly.
     """
     from coffer import registry
-    from coffer import setup as setup_mod
-    from coffer.journal import Journal
+    from coffer.projection.journal import Journal
+    from coffer.setup import wiring as setup_mod
 
     s = store()
     journal = Journal(s.root)
@@ -69,7 +69,7 @@ def setup(
     if undo:
         report = setup_mod.undo(journal, agent or (), dry_run=dry_run)
         if service and not agent:  # the watcher serves every agent
-            from coffer import service as service_mod
+            from coffer.setup import service as service_mod
 
             report.extend(service_mod.undo(journal, os.environ, dry_run=dry_run))
         for c in report.changes:
@@ -86,7 +86,7 @@ def setup(
     plan = setup_mod.plan(s.root, os.environ, loaded, agent or ())
     svc = None
     if service:
-        from coffer import service as service_mod
+        from coffer.setup import service as service_mod
 
         svc = service_mod.plan(s.root, os.environ, loaded, plan.launch)
         plan.report.extend(svc.report)

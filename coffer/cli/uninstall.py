@@ -28,8 +28,8 @@ def uninstall(
     The store (your memories, the directories coffer replaced) is kept unless
     --delete-store is given, and is never deleted while anything could not be restored.
     """
-    from coffer import uninstall as core
     from coffer.cli.project import _engine, _print
+    from coffer.setup import uninstall as core
 
     engine = _engine()
     outcome = core.run(engine, os.environ, dry_run=dry_run, delete_store=delete_store)

@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from coffer import daemon
 from coffer.cli import app
 from coffer.cli._common import JsonOpt, echo, emit_json, store
+from coffer.watch import daemon
 
 
 @app.command()
@@ -61,7 +61,7 @@ def watch(
     """Keep every agent's projection current while memory changes (runs in the foreground)."""
     s = store()
     if status:
-        from coffer import service
+        from coffer.setup import service
 
         data = daemon.read_status(s.root)
         data["service"] = service.status(s.root, os.environ)
@@ -73,7 +73,7 @@ def watch(
         raise typer.Exit(0 if data["running"] else daemon.EXIT_NOT_RUNNING)
     if as_json:
         raise typer.BadParameter("--json goes with --status", param_hint="'--json'")
-    from coffer import watch as watch_mod  # watchdog is imported only here
+    from coffer.watch import watcher as watch_mod
 
     code = watch_mod.run(
         s,

@@ -10,7 +10,7 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError
-from coffer.projects import now_iso
+from coffer.store.projects import now_iso
 
 
 def lstat_or_none(path: Path) -> os.stat_result | None:

@@ -12,9 +12,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from coffer import fsutil, projects, registry, render, settings
+from coffer import fsutil, registry
 from coffer.adapter import Adapter, Context, Mode, NativeMemory, Target
-from coffer.entry import Entry
 from coffer.errors import (
     CofferError,
     InvalidInputError,
@@ -22,14 +21,19 @@ from coffer.errors import (
     LockTimeoutError,
     UnknownNameError,
 )
-from coffer.hook import Deadline
-from coffer.identity import root_of
-from coffer.journal import Damage, Journal, Record
-from coffer.paths import home_dir, ledger_dir
-from coffer.projection import blocks, gitside, links, moves, native, orphans
-from coffer.projects import ProjectInfo
+from coffer.projection import block_content as render
+from coffer.projection import gitside, moves, orphans, render_targets
+from coffer.projection import native_memory as native
+from coffer.projection import symlink_targets as links
+from coffer.projection.hook import Deadline
+from coffer.projection.journal import Damage, Journal, Record
 from coffer.report import Change, Problem, Report
-from coffer.store import Store, Tier
+from coffer.store import projects, settings
+from coffer.store.entry import Entry
+from coffer.store.identity import root_of
+from coffer.store.paths import home_dir, ledger_dir
+from coffer.store.projects import ProjectInfo
+from coffer.store.store import Store, Tier
 
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus
@@ -139,7 +143,7 @@ class Engine:
         """Establish every enabled adapter's projection for the project and global tier.
 
         With ``deadline`` (a session-start hook), lock waits end at it and the run stops
-        at the next safe point after it, raising :class:`coffer.hook.GaveUp`.
+        at the next safe point after it, raising :class:`coffer.projection.hook.GaveUp`.
         """
         self.deadline = deadline
         if deadline is not None:
@@ -313,7 +317,7 @@ class Engine:
             r = Report()
             r.problems.append(Problem(file, "error", plan))
             return r
-        report = blocks.establish(
+        report = render_targets.establish(
             self.journal,
             file,
             plan.agents,
@@ -400,7 +404,7 @@ class Engine:
         tiers: dict[str, Tier | None] = {scope: tier}
         entries = {scope: self._entries(tier)}
         for file, items in sorted(groups.items()):
-            state, detail = blocks.state(file, None)
+            state, detail = render_targets.state(file, None)
             if state == "missing":  # journaled, so coffer wrote it and someone removed it
                 report.problems.append(
                     Problem(
@@ -476,7 +480,7 @@ class Engine:
             if root is not None:
                 # The registry, not project_tier: a directory outside git that an earlier
                 # version projected is no project now, but what was written there goes.
-                project_id = projects.read_registry(self.store.root).get(str(root))
+                project_id = projects.read_project_list(self.store.root).get(str(root))
                 if project_id is None and not dry_run:
                     # Moved here and never projected since: follow it, then undo it.
                     with self.store.store_lock():
@@ -499,7 +503,7 @@ class Engine:
                 continue
             kind = record.get("kind")
             if kind == "block":
-                undone = blocks.undo(self.journal, record, dry_run=dry_run, force=force)
+                undone = render_targets.undo(self.journal, record, dry_run=dry_run, force=force)
                 report.extend(undone)
                 if not undone.problems:
                     forget = partial(gitside.forget, self.journal, record, dry_run=dry_run)

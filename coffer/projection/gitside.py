@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
-from coffer.journal import Journal, Record, sha256
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
+from coffer.projection.journal import Journal, Record, sha256
 from coffer.report import Change, Problem, Report
 
 FILTER = "coffer"

@@ -2,7 +2,7 @@
 
 When ``coffer`` meets a git repository at a root it does not know, and a registered
 project's root is gone while its repository (root commit, else ``origin``) is this one,
-the registry gives the project its new root (coffer/projects.py). The records of what
+the registry gives the project its new root (coffer/store/projects.py). The records of what
 coffer wrote inside the old root (blocks, git's info files and config) still name the old
 paths; they are rewritten here to the same paths under the new root, so the next
 ``coffer project`` updates the moved blocks instead of adopting them anew, and
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from coffer.journal import Journal, Record
-from coffer.projects import ProjectInfo
+from coffer.projection.journal import Journal, Record
 from coffer.report import Report
+from coffer.store.projects import ProjectInfo
 
 
 def _rewrite(value: Any, old: str, new: str) -> Any:

@@ -14,10 +14,10 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer import block, fsutil
+from coffer import fsutil
 from coffer.adapter import Mode
 from coffer.errors import BlockError, CofferError
-from coffer.projection import gitside
+from coffer.projection import block_format, gitside
 from coffer.projection.common import lstat_or_none, text_diff
 from coffer.report import Change, Problem, Report
 
@@ -36,7 +36,7 @@ def _block(path: Path, *, dry_run: bool, force: bool) -> Report:
         return report
     data = fsutil.read_bytes_or_none(path) or b""
     try:
-        span = block.find(data)
+        span = block_format.find(data)
     except BlockError as exc:
         report.problems.append(Problem(path, "refused", f"{exc}; remove the block by hand"))
         return report
@@ -52,7 +52,7 @@ def _block(path: Path, *, dry_run: bool, force: bool) -> Report:
             )
         )
         return report
-    new = block.remove(data)
+    new = block_format.remove(data)
     report.changes.append(
         Change(
             path,

@@ -13,14 +13,16 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coffer import fsutil, render
+from coffer import fsutil
 from coffer.adapter import Context, Mode, Target
-from coffer.entry import Entry
 from coffer.errors import CofferError
-from coffer.projection import blocks, links, native
+from coffer.projection import block_content, render_targets
+from coffer.projection import native_memory as native
+from coffer.projection import symlink_targets as links
 from coffer.projection.engine import NO_TARGETS
 from coffer.report import Report
-from coffer.store import Tier
+from coffer.store.entry import Entry
+from coffer.store.store import Tier
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
@@ -144,14 +146,14 @@ def _target(
     if isinstance(plan, str):
         return TargetStatus(state="drifted", detail=plan, **base)
     data = fsutil.read_bytes_or_none(t.path) if t.path.is_file() else None
-    expected = render.render(
+    expected = block_content.render(
         plan.title,
         plan.tier_name,
         entries[plan.tier_name],
-        blocks.room_for(data, plan.budget),
+        render_targets.room_for(data, plan.budget),
         plan.handoffs,
     )
-    state, detail = blocks.state(t.path, expected.body)
+    state, detail = render_targets.state(t.path, expected.body)
     return TargetStatus(state=state, detail=detail, **base)
 
 

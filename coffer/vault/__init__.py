@@ -14,7 +14,7 @@ from coffer.vault.document import parse, serialize
 from coffer.vault.errors import VaultError, VaultOSError
 from coffer.vault.roots import Roots, resolve_roots
 from coffer.vault.search import score, tokenize
-from coffer.vault.secretscan import find_secrets
+from coffer.vault.secret_policy import find_secrets
 from coffer.vault.validate import normalize
 
 __all__ = [

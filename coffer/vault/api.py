@@ -33,7 +33,7 @@ from coffer.vault.roots import (
     normalize_scopes,
     resolve_roots,
 )
-from coffer.vault.scan import MAX_DIAGNOSTICS, Scan, load
+from coffer.vault.scan import MAX_DIAGNOSTICS, VaultScan, load
 from coffer.vault.search import (
     normalize_limit,
     rank,
@@ -42,7 +42,7 @@ from coffer.vault.search import (
     validate_target,
     visible,
 )
-from coffer.vault.secretscan import scan_for_save
+from coffer.vault.secret_policy import scan_for_save
 from coffer.vault.validate import KINDS, SCHEMA, enum_value, memory_id, normalize, summary
 
 GITIGNORE = "*\n!.gitignore\n"
@@ -148,7 +148,7 @@ def save(
     return {"memory": memory, "path": destination}
 
 
-def _load(roots: Roots | None, scopes: object, env: Mapping[str, str] | None) -> Scan:
+def _load(roots: Roots | None, scopes: object, env: Mapping[str, str] | None) -> VaultScan:
     normalized = normalize_scopes(scopes)
     # ``env`` locates coffer's parse cache (outside the vault; docs/adr/0011) and can turn it
     # off (COFFER_VAULT_CACHE=0); it changes no result.

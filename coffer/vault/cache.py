@@ -53,7 +53,7 @@ _CODE = (
     "coffer.vault.ids",
     "coffer.vault.jscompat",
     "coffer.vault.scan",
-    "coffer.vault.secretscan",
+    "coffer.vault.secret_policy",
     "coffer.vault.validate",
     "coffer.vault.cache",
 )
@@ -74,11 +74,11 @@ def enabled(env: Mapping[str, str]) -> bool:
 
 
 def _store_root(env: Mapping[str, str]) -> str:
-    from coffer.fastpath import store_root
+    from coffer.projection.fastpath import store_root
 
     root = store_root(env)
     if root is None:  # a platform fastpath does not know: ask the real rule
-        from coffer.paths import store_root as full_store_root
+        from coffer.store.paths import store_root as full_store_root
 
         root = str(full_store_root(env))
     return root

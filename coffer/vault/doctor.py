@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from coffer.vault.collation import rank_key
-from coffer.vault.scan import MAX_DIAGNOSTICS, Scan
+from coffer.vault.scan import MAX_DIAGNOSTICS, VaultScan
 from coffer.vault.search import visible
 
 
-def report(scan: Scan, target: str | None) -> dict[str, Any]:
+def report(scan: VaultScan, target: str | None) -> dict[str, Any]:
     """Build the §9 report from a finished scan; never touches the vault."""
     entries = [entry for entry in scan.entries if visible(entry.memory, target)]
     groups: dict[str, list[str]] = {}

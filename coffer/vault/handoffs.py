@@ -13,7 +13,8 @@ slugs they answer to (an adapter's optional ``HARNESSES``, else its name) before
 in here; ECC's examples name ``claude``, ``codex``, ``hermes``, ``cursor`` and
 ``opencode`` (§1.1, §2.4 Example B).
 
-Callers reach this through :func:`coffer.integrations.handoff_source`, which first checks with
+Callers reach this through :func:`coffer.projection.integrations.handoff_source`, which first
+checks with
 one ``stat`` that the project has a vault at all, so projects without one never import the
 vault package.
 """
@@ -31,7 +32,7 @@ from coffer.vault.validate import KINDS
 
 if TYPE_CHECKING:
     from coffer.adapter import Context
-    from coffer.render import Handoff
+    from coffer.projection.block_content import Handoff
 
 MAX_HANDOFFS = 10
 
@@ -95,7 +96,7 @@ def list_handoffs(
 
 def handoffs_for(ctx: Context, agents: Sequence[str]) -> list[Handoff]:
     """The engine's ``HandoffSource``: handoffs for ``agents`` in ``ctx.project``'s vault."""
-    from coffer.render import Handoff
+    from coffer.projection.block_content import Handoff
 
     if ctx.project is None:
         return []

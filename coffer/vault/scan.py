@@ -16,7 +16,7 @@ from coffer.vault.document import MAX_DOCUMENT_BYTES, parse
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.io import decode_text, safe_read_bytes
 from coffer.vault.roots import Roots, canonical, guard_scope_root
-from coffer.vault.secretscan import is_quarantined
+from coffer.vault.secret_policy import is_quarantined
 
 MAX_VISITED = 5_000
 MAX_SCANNED_BYTES = 16_777_216
@@ -122,7 +122,7 @@ def walk(root: str, budget: int) -> _Walk:
     return result
 
 
-class Scan:
+class VaultScan:
     """The loader's result: entries plus the §7.1 diagnostics.
 
     ``env`` decides whether the parse cache (:mod:`coffer.vault.cache`) is used and where it
@@ -263,14 +263,14 @@ def load(
     env: Mapping[str, str] | None = None,
     *,
     write_cache: bool = True,
-) -> Scan:
+) -> VaultScan:
     """§7.1 loading over normalized ``scopes``, in order.
 
     With ``env``, the parse cache of :mod:`coffer.vault.cache` may stand in for re-reading
     unchanged files (invisibly); without it every file is read. ``write_cache=False`` uses
     the cache without ever updating it.
     """
-    scan = Scan(env, write_cache=write_cache)
+    scan = VaultScan(env, write_cache=write_cache)
     for scope in scopes:
         if scan.visited >= MAX_VISITED or scan.scanned_bytes >= MAX_SCANNED_BYTES:
             scan.truncated = True

@@ -1,4 +1,5 @@
-"""Properties of the managed block (coffer/block.py, coffer/projection/blocks.py).
+"""Properties of the managed block (coffer/projection/block_format.py and
+coffer/projection/render_targets.py).
 
 For any bytes around it (BOM, CRLF, lone CR, no final line break, undecodable bytes, unicode,
 text that resembles a marker without being one), an upsert keeps every byte outside the block,
@@ -14,15 +15,14 @@ from pathlib import Path
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from coffer import block
-from coffer.entry import Entry
 from coffer.errors import BlockError
-from coffer.journal import Journal
-from coffer.projection import blocks
+from coffer.projection import block_format, render_targets
+from coffer.projection.journal import Journal
+from coffer.store.entry import Entry
 from tests.helpers import coffer, make_repo
 from tests.properties.budget import examples
 
-S, E = block.START_MARKER, block.END_MARKER
+S, E = block_format.START_MARKER, block_format.END_MARKER
 BOM = "\ufeff"
 
 # Pieces a real instruction file is made of, and near misses of coffer's own lines.
@@ -53,13 +53,13 @@ _BYTES = st.one_of(
 
 def _no_block(data: bytes) -> bool:
     try:
-        return block.find(data) is None
+        return block_format.find(data) is None
     except BlockError:
         return False
 
 
 OUTSIDE = _BYTES.filter(_no_block)
-BODIES = st.text(max_size=120).map(block.render_fragment)
+BODIES = st.text(max_size=120).map(block_format.render_fragment)
 
 
 def _marker_lines(data: bytes) -> tuple[int, int]:
@@ -73,7 +73,7 @@ def _typed_below(once: bytes, text: bytes) -> bytes:
     marker line with the file's line break first if it had none)."""
     if once.endswith(b"\n"):
         return text
-    span = block.find(once)
+    span = block_format.find(once)
     assert span is not None
     return span.newline.encode() + text
 
@@ -81,18 +81,18 @@ def _typed_below(once: bytes, text: bytes) -> bytes:
 @examples(200)
 @given(outside=OUTSIDE, body=BODIES, body2=BODIES)
 def test_append_keeps_the_file_and_round_trips(outside: bytes, body: str, body2: str) -> None:
-    once = block.upsert(outside, body)
+    once = block_format.upsert(outside, body)
     assert once.startswith(outside)  # appending never rewrites what was there
-    span = block.find(once)
+    span = block_format.find(once)
     assert span is not None and not span.edited
     assert span.body == body.rstrip("\n")
     assert _marker_lines(once) == (1, 1)
-    assert block.upsert(once, body) == once  # idempotent
-    twice = block.upsert(once, body2)
+    assert block_format.upsert(once, body) == once  # idempotent
+    twice = block_format.upsert(once, body2)
     assert _marker_lines(twice) == (1, 1)
-    assert block.upsert(twice, body2) == twice
-    assert block.remove(once) == outside
-    assert block.remove(twice) == outside
+    assert block_format.upsert(twice, body2) == twice
+    assert block_format.remove(once) == outside
+    assert block_format.remove(twice) == outside
 
 
 @examples(200)
@@ -100,22 +100,22 @@ def test_append_keeps_the_file_and_round_trips(outside: bytes, body: str, body2:
 def test_text_added_below_survives_replace_and_remove(
     outside: bytes, below: bytes, body: str, body2: str
 ) -> None:
-    once = block.upsert(outside, body)
+    once = block_format.upsert(outside, body)
     added = _typed_below(once, below)
     data = once + added
     assume(_marker_lines(data) == (1, 1))  # the added text did not complete a marker line
-    old = block.find(data)
+    old = block_format.find(data)
     assert old is not None
-    new = block.upsert(data, body2)
-    span = block.find(new)
+    new = block_format.upsert(data, body2)
+    span = block_format.find(new)
     assert span is not None and not span.edited
     assert new[: span.start] == data[: old.start]  # every byte above kept
     assert new[span.end :] == data[old.end :]  # every byte below kept
-    assert block.upsert(new, body2) == new
+    assert block_format.upsert(new, body2) == new
     assert _marker_lines(new) == (1, 1)
     # Issue 10, point 12: undo after text was appended below the block gave one extra blank
     # line; the original plus what was typed comes back.
-    assert block.remove(new) == outside + added
+    assert block_format.remove(new) == outside + added
 
 
 @examples(200)
@@ -129,12 +129,12 @@ def test_a_block_placed_anywhere_is_replaced_in_place(
     placed = nl.join([S.encode(), b"old text", E.encode()]) + nl
     data = above + placed + below
     assume(_marker_lines(data) == (1, 1))
-    out = block.upsert(data, body)
-    span = block.find(out)
+    out = block_format.upsert(data, body)
+    span = block_format.find(out)
     assert span is not None
     assert out[: span.start] == above and out[span.end :] == below
-    assert block.upsert(out, body) == out
-    removed = block.remove(out)
+    assert block_format.upsert(out, body) == out
+    removed = block_format.remove(out)
     # Only the block's lines go, and at most the blank line an append would have put above.
     assert removed.endswith(below)
     assert above.startswith(removed[: len(removed) - len(below)])
@@ -155,18 +155,22 @@ def test_projection_undo_restores_the_file_and_what_was_added(
         path = root / "AGENTS.md"
         path.write_bytes(outside)
         journal = Journal(root / "store")
-        report = blocks.establish(journal, path, ["codex"], "project", "p", "Memory", entries, None)
+        report = render_targets.establish(
+            journal, path, ["codex"], "project", "p", "Memory", entries, None
+        )
         assert report.ok, report.problems
         once = path.read_bytes()
         assert once.startswith(outside)
-        again = blocks.establish(journal, path, ["codex"], "project", "p", "Memory", entries, None)
+        again = render_targets.establish(
+            journal, path, ["codex"], "project", "p", "Memory", entries, None
+        )
         assert not again.changes and path.read_bytes() == once
         added = _typed_below(once, below)
         assume(_marker_lines(once + added) == (1, 1))
         path.write_bytes(once + added)
         record = journal.get(path)
         assert record is not None
-        undone = blocks.undo(journal, record, dry_run=False, force=False)
+        undone = render_targets.undo(journal, record, dry_run=False, force=False)
         assert undone.ok, undone.problems
         assert path.read_bytes() == outside + added
         assert journal.get(path) is None

@@ -1,6 +1,7 @@
 """Properties of the config edits coffer makes in files users own: ``coffer setup`` (JSON spliced
-as text by coffer/setup_json.py, TOML through tomlkit in coffer/setup_docs.py) and the Codex
-``[features] memories`` switch (coffer_adapters.codex, applied by coffer/projection/native.py).
+as text by coffer/setup/json_text.py, TOML through tomlkit in coffer/setup/config_docs.py) and
+the Codex ``[features] memories`` switch (coffer_adapters.codex, applied by
+coffer/projection/native_memory.py).
 
 For realistic generated documents (random keys, tables, comments, whitespace, line breaks):
 every other key keeps its value, every original line survives in order, and undo gives the
@@ -23,9 +24,10 @@ from typing import Any
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from coffer import registry, setup
+from coffer import registry
 from coffer.adapter import Context, Launch
-from coffer.journal import Journal
+from coffer.projection.journal import Journal
+from coffer.setup import wiring
 from coffer_adapters import codex
 from tests.properties.budget import examples
 
@@ -222,16 +224,16 @@ def _machine() -> Iterator[tuple[Path, dict[str, str]]]:
         yield root / "store", env
 
 
-def _setup(store: Path, env: dict[str, str], agent: str) -> setup.Plan:
-    plan = setup.plan(store, env, loaded(), [agent], launch=LAUNCH)
+def _setup(store: Path, env: dict[str, str], agent: str) -> wiring.Plan:
+    plan = wiring.plan(store, env, loaded(), [agent], launch=LAUNCH)
     assert plan.report.ok, plan.report.problems
-    report = setup.apply(Journal(store), plan)
+    report = wiring.apply(Journal(store), plan)
     assert report.ok, report.problems
     return plan
 
 
 def _undo(store: Path) -> None:
-    report = setup.undo(Journal(store))
+    report = wiring.undo(Journal(store))
     assert report.ok, report.problems
     assert not list(Journal(store).records())
 

@@ -16,7 +16,7 @@ from coffer.secrets import REFERENCE_PATTERNS
 from coffer.vault.document import _day_exists
 from coffer.vault.ids import is_timestamp
 from coffer.vault.jscompat import json_compact
-from coffer.vault.secretscan import _maybe, is_quarantined
+from coffer.vault.secret_policy import _maybe, is_quarantined
 
 from .conftest import memory
 

@@ -14,7 +14,7 @@ import pytest
 
 from coffer.vault import api
 from coffer.vault.errors import VaultError
-from coffer.vault.secretscan import find_secrets
+from coffer.vault.secret_policy import find_secrets
 
 from .conftest import project_root, team_root
 

@@ -6,10 +6,9 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer import block, fsutil, render
-from coffer.entry import Entry
+from coffer import fsutil
 from coffer.errors import BlockError
-from coffer.journal import Journal, Record, sha256
+from coffer.projection import block_content, block_format
 from coffer.projection.common import (
     ensure_parent,
     lstat_or_none,
@@ -19,7 +18,9 @@ from coffer.projection.common import (
     restore_mtime,
     text_diff,
 )
+from coffer.projection.journal import Journal, Record, sha256
 from coffer.report import Change, Problem, Report, plural
+from coffer.store.entry import Entry
 
 _BOM = b"\xef\xbb\xbf"
 # Room the markers, digest line and separators take around the body.
@@ -30,13 +31,13 @@ _MIN_ROOM = 600
 def room_for(data: bytes | None, max_bytes: int | None) -> int:
     """Bytes of body the block may use so the whole file stays within ``max_bytes``."""
     if max_bytes is None:
-        return render.DEFAULT_BUDGET
+        return block_content.DEFAULT_BUDGET
     outside = len(data or b"")
     if data:
-        span = block.find(data)
+        span = block_format.find(data)
         if span is not None:
             outside -= span.end - span.start
-    return min(render.DEFAULT_BUDGET, max_bytes - outside - _FRAME)
+    return min(block_content.DEFAULT_BUDGET, max_bytes - outside - _FRAME)
 
 
 def establish(
@@ -48,7 +49,7 @@ def establish(
     title: str,
     entries: Sequence[Entry],
     max_bytes: int | None,
-    handoffs: Sequence[render.Handoff] = (),
+    handoffs: Sequence[block_content.Handoff] = (),
     *,
     dry_run: bool = False,
     replace_edited: bool = False,
@@ -68,7 +69,7 @@ def establish(
         return report
     data = fsutil.read_bytes_or_none(path)
     try:
-        span = block.find(data) if data else None
+        span = block_format.find(data) if data else None
     except BlockError as exc:
         report.problems.append(
             Problem(
@@ -100,7 +101,7 @@ def establish(
             )
         )
         return report
-    rendered = render.render(title, tier, entries, room, handoffs)
+    rendered = block_content.render(title, tier, entries, room, handoffs)
     if rendered.omitted:
         limit = f"the agent reads at most {max_bytes} bytes" if max_bytes else "the block budget"
         names = ", ".join(rendered.omitted[:5]) + ("…" if len(rendered.omitted) > 5 else "")
@@ -113,7 +114,7 @@ def establish(
             f"{path}: not rendered because they look like secrets: "
             f"{', '.join(rendered.withheld_secrets)} (see `coffer doctor`)"
         )
-    new = block.upsert(data, rendered.body)
+    new = block_format.upsert(data, rendered.body)
     record = journal.get(path)
     if new == data:
         if record is None and not dry_run:
@@ -208,14 +209,14 @@ def state(path: Path, expected_body: str | None) -> tuple[str, str]:
         return "foreign", "not a regular file"
     data = fsutil.read_bytes_or_none(path) or b""
     try:
-        span = block.find(data)
+        span = block_format.find(data)
     except BlockError as exc:
         return "drifted", f"malformed markers: {exc}"
     if span is None:
         return "missing", "no coffer block in the file"
     if span.edited:
         return "drifted", "block edited by hand"
-    if expected_body is not None and not block.is_current(data, expected_body):
+    if expected_body is not None and not block_format.is_current(data, expected_body):
         return "drifted", "block is stale (run `coffer project`)"
     return "ok", ""
 
@@ -237,7 +238,7 @@ def undo(journal: Journal, record: Record, *, dry_run: bool, force: bool) -> Rep
         return report
     data = fsutil.read_bytes_or_none(path) or b""
     try:
-        span = block.find(data)
+        span = block_format.find(data)
     except BlockError as exc:
         report.problems.append(
             Problem(
@@ -262,7 +263,7 @@ def undo(journal: Journal, record: Record, *, dry_run: bool, force: bool) -> Rep
             )
         )
         return report
-    new = block.remove(data)
+    new = block_format.remove(data)
     delete = bool(record.get("created_file")) and new in (b"", _BOM)
     report.changes.append(
         Change(

@@ -13,10 +13,10 @@ from typing import Any
 from coffer import fsutil
 from coffer.adapter import NativeMemory
 from coffer.errors import CofferError, JournalError
-from coffer.journal import Journal, Record, sha256
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
+from coffer.projection.journal import Journal, Record, sha256
 from coffer.report import Change, Problem, Report
-from coffer.store import Store, Tier
+from coffer.store.store import Store, Tier
 
 
 def key(adapter: str, config: Path) -> str:

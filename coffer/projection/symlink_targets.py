@@ -22,11 +22,12 @@ from pathlib import Path
 
 import yaml
 
-from coffer import entry, faults, fsutil, index
-from coffer.journal import Journal, Record, sha256
+from coffer import faults, fsutil
 from coffer.projection import dirbackup
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
+from coffer.projection.journal import Journal, Record, sha256
 from coffer.report import Change, Problem, Report, plural
+from coffer.store import entry, index
 
 
 def _points_to(path: Path, target: Path) -> bool:

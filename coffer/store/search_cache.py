@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
-from coffer.entry import Entry, EntryParseError, parse
-from coffer.index import INDEX_NAME
+from coffer.store.entry import Entry, EntryParseError, parse
+from coffer.store.index import INDEX_NAME
 
 _SCHEMA_VERSION = 2
 SYNC_BATCH = 1000  # files parsed per committed transaction
@@ -56,7 +56,7 @@ _ROWS_SQL = "SELECT filename, name, description, metadata, body FROM files WHERE
 
 
 @dataclass(frozen=True)
-class Problem:
+class UnusableFile:
     """A file in the tier directory that is not a usable entry."""
 
     filename: str
@@ -64,9 +64,11 @@ class Problem:
 
 
 @dataclass(frozen=True)
-class Scan:
+class TierScan:
+    """One tier's entries, and the files in it that are not entries."""
+
     entries: tuple[Entry, ...]
-    problems: tuple[Problem, ...]
+    problems: tuple[UnusableFile, ...]
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,7 @@ def _entry(row: Any) -> Entry:
     )
 
 
-def scan(conn: sqlite3.Connection, tier_dir: Path) -> Scan:
+def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     """Every entry and every problem file in the tier, after syncing the cache."""
     sync(conn, tier_dir)
     entries = tuple(
@@ -246,12 +248,12 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> Scan:
         )
     )
     problems = tuple(
-        Problem(row[0], row[1])
+        UnusableFile(row[0], row[1])
         for row in conn.execute(
             "SELECT filename, error FROM files WHERE error IS NOT NULL ORDER BY filename"
         )
     )
-    return Scan(entries, problems)
+    return TierScan(entries, problems)
 
 
 def fts_idf(rows: int, hits: int) -> float:

@@ -1,6 +1,6 @@
 """``coffer mcp``: a stdio MCP server on the official ``mcp`` SDK (the only module importing it).
 
-It lists the tools of :mod:`coffer.mcp_tools` and :mod:`coffer.mcp_vault` with their
+It lists the tools of :mod:`coffer.mcp.tools` and :mod:`coffer.mcp.vault_tools` with their
 annotations, and runs each call in a worker thread, one at a time, so a slow lock never
 stalls the protocol. A call never kills the server: bad arguments, refused secrets, missing
 entries and unexpected failures all come back as tool errors (``isError``).
@@ -28,7 +28,9 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from coffer import __version__, mcp_tools, mcp_vault
+from coffer import __version__
+from coffer.mcp import tools as mcp_tools
+from coffer.mcp import vault_tools
 
 ROOTS_TIMEOUT = 5.0
 
@@ -107,7 +109,7 @@ def build(state: mcp_tools.State) -> Server[Any]:
                     mcp_tools.call, state, params.name, params.arguments, cwd
                 )
         except Exception as exc:  # belt and braces: mcp_tools.call does not raise
-            outcome = mcp_vault.error("INTERNAL", f"internal error ({type(exc).__name__})")
+            outcome = vault_tools.error("INTERNAL", f"internal error ({type(exc).__name__})")
         payload, text, is_error = mcp_tools.render(outcome)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
@@ -171,7 +173,7 @@ def run(environ: Mapping[str, str]) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; the exit status."""
     try:
         state = mcp_tools.State.from_environ(environ)
-    except mcp_vault.StartupError as exc:
+    except vault_tools.StartupError as exc:
         sys.stderr.write(f"{exc}\n")
         return 1
     anyio.run(_serve, build(state))

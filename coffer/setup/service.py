@@ -5,7 +5,7 @@ The service file lives outside the store, so it follows the journal's rules like
 setup edit: one record of kind ``service`` (key ``service:<path>``) written before the file,
 a file coffer created is deleted on undo, and a file coffer did not write, or that was edited
 since, is never overwritten or removed. The manager's commands (``systemctl --user``,
-``launchctl``) run through one runner (coffer.service_managers). Where no manager can be
+``launchctl``) run through one runner (coffer.setup.service_managers). Where no manager can be
 reached, nothing is written or journaled and the user is told how to run the watcher.
 """
 
@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coffer import daemon, fsutil
-from coffer import service_managers as sm
+from coffer import fsutil
 from coffer.adapter import Context, Launch
-from coffer.journal import Journal, Record, sha256
-from coffer.paths import home_dir
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs, text_diff
+from coffer.projection.journal import Journal, Record, sha256
 from coffer.registry import Loaded
 from coffer.report import Change, Problem, Report
+from coffer.setup import service_managers as sm
+from coffer.store.paths import home_dir
+from coffer.watch import daemon
 
 KIND = "service"
 FILE_MODE = 0o644  # what systemctl/launchctl users expect; it holds no secret
@@ -63,7 +64,7 @@ def run_yourself(launch: Launch, environ: Mapping[str, str], platform: str | Non
 
 
 def _run_yourself_here(store_root: Path, environ: Mapping[str, str], platform: str | None) -> str:
-    from coffer.setup import resolve_launch
+    from coffer.setup.wiring import resolve_launch
 
     return run_yourself(resolve_launch(environ, store_root), environ, platform)
 

@@ -6,7 +6,7 @@ query the service, and checks honestly whether it can be reached from here (a co
 WSL without systemd has ``systemctl`` but no user manager behind it). Every command goes
 through one runner and the manager's executable is looked up on ``PATH``, so the tests put a
 fake ``systemctl`` / ``launchctl`` first on ``PATH`` (docs/adr/0017-watch-as-a-service.md).
-coffer.service plans, journals and undoes.
+coffer.setup.service plans, journals and undoes.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from coffer.paths import home_dir
+from coffer.store.paths import home_dir
 
 UNIT = "coffer-watch.service"
 LABEL = "dev.coffer.watch"

@@ -30,8 +30,6 @@ from typing import Any
 from coffer import fsutil
 from coffer.adapter import ConfigEdit, Context, Launch
 from coffer.errors import CofferError, UnknownNameError
-from coffer.journal import Journal, Record, sha256
-from coffer.paths import home_dir
 from coffer.projection import common
 from coffer.projection.common import (
     ensure_parent,
@@ -41,9 +39,11 @@ from coffer.projection.common import (
     restore_mtime,
     text_diff,
 )
+from coffer.projection.journal import Journal, Record, sha256
 from coffer.registry import Loaded, unknown_agents
 from coffer.report import Change, Problem, Report
-from coffer.setup_docs import _add, _Changed, _eof, _load, _remove
+from coffer.setup.config_docs import _add, _Changed, _eof, _load, _remove
+from coffer.store.paths import home_dir
 
 KIND = "setup"
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from coffer import block
-from coffer.entry import Entry, derived_name, one_line
-from coffer.index import priority
+from coffer.projection import block_format as block
 from coffer.secrets import find_secrets, redact
+from coffer.store.entry import Entry, derived_name, one_line
+from coffer.store.index import priority
 
 DEFAULT_BUDGET = 16 * 1024  # bytes of block body; a block should inform, not swamp the file
 FULL_SHARE = 0.6  # share of the budget spent on whole entries before switching to one-liners
@@ -35,7 +35,7 @@ class Handoff:
 
 
 @dataclass(frozen=True)
-class Rendered:
+class BlockBody:
     body: str
     shown_full: int
     shown_line: int
@@ -125,7 +125,7 @@ def render(
     entries: Sequence[Entry],
     budget: int = DEFAULT_BUDGET,
     handoffs: Sequence[Handoff] = (),
-) -> Rendered:
+) -> BlockBody:
     """The block body for ``entries`` within ``budget`` bytes."""
     safe: list[Entry] = []
     withheld: list[str] = []
@@ -169,4 +169,4 @@ def render(
         out += ["", "More, one line each (`coffer recall WORDS` prints them whole):", "", *lines]
     if omitted:
         out += ["", f"…and {len(omitted)} more: run `coffer recall <words>` to search them."]
-    return Rendered("\n".join(out).rstrip("\n"), full, len(lines), omitted, tuple(withheld))
+    return BlockBody("\n".join(out).rstrip("\n"), full, len(lines), omitted, tuple(withheld))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from coffer import registry
-from coffer.store import Found, Saved, Store, Tier
+from coffer.store.store import Found, Saved, Store, Tier
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,8 @@ class Writer:
     def refresh(self, tier: Tier) -> Refreshed:
         """Re-render the projections that show ``tier``; a failure never undoes the write."""
         # Imported here: the engine pulls in every adapter, which reads do not need.
-        from coffer.integrations import handoff_source
         from coffer.projection.engine import Engine
+        from coffer.projection.integrations import handoff_source
 
         root = Path(tier.info.root) if tier.scope == "project" else None
         try:

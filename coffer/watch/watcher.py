@@ -37,15 +37,16 @@ from watchdog.events import (
 )
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
-from coffer import daemon, fsutil
+from coffer import fsutil
 from coffer.errors import CofferError
-from coffer.ids import GLOBAL_ID
-from coffer.index import INDEX_NAME
 from coffer.projection.engine import Engine
-from coffer.projects import now_iso
 from coffer.report import Problem, Report
-from coffer.settings import CONFIG
-from coffer.store import Store, Tier
+from coffer.store.index import INDEX_NAME
+from coffer.store.projects import now_iso
+from coffer.store.settings import CONFIG
+from coffer.store.store import Store, Tier
+from coffer.store.ulid import GLOBAL_ID
+from coffer.watch import daemon
 
 DEFAULT_DEBOUNCE = 0.15
 MAX_WAIT = 1.0
@@ -358,7 +359,7 @@ class Watcher:
             )
 
     def _new_engine(self, old: Engine | None) -> Engine:
-        from coffer.integrations import handoff_source
+        from coffer.projection.integrations import handoff_source
 
         loaded = old.loaded if old is not None else None
         return Engine(self.store, self.environ, loaded=loaded, handoffs=handoff_source())

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from coffer import index, projects
-from coffer.entry import Entry, same_text_key, withheld
 from coffer.errors import StoreError
-from coffer.journal import Journal
+from coffer.projection.journal import Journal
 from coffer.report import plural
 from coffer.secrets import redact
-from coffer.store import Store, Tier
+from coffer.store import index, projects
+from coffer.store.entry import Entry, same_text_key, withheld
+from coffer.store.store import Store, Tier
 
 Level = Literal["error", "warning", "info"]
 _LINK_RE = re.compile(r"\[\[([^\[\]\n]+)\]\]")
@@ -205,7 +205,8 @@ def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
     try:
         known = projects.all_projects(store.root)
     except StoreError as exc:
-        findings.append(Finding("error", "store", str(store.root / projects.REGISTRY), str(exc)))
+        where = str(store.root / projects.PROJECT_LIST)
+        findings.append(Finding("error", "store", where, str(exc)))
         known = []
     findings += check_journal(store)
     for info in known:

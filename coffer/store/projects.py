@@ -1,4 +1,4 @@
-"""The project registry: which canonical root path owns which store id.
+"""The project list: which canonical root path owns which store id.
 
 ``<root>/projects.json`` maps project root paths to ids (one small read on every
 ``coffer project``); ``projects/<id>/project.json`` describes each project so the store is
@@ -19,10 +19,10 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.errors import NotAProjectError, ProjectError, StoreError
-from coffer.identity import git_remote, in_git
-from coffer.ids import GLOBAL_ID, new_id
+from coffer.store.identity import git_remote, in_git
+from coffer.store.ulid import GLOBAL_ID, new_id
 
-REGISTRY = "projects.json"
+PROJECT_LIST = "projects.json"
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,9 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 
-def read_registry(store_root: Path) -> dict[str, str]:
-    """``{root path: id}``; an absent registry is empty, a corrupt one is an error."""
-    data = fsutil.read_bytes_or_none(store_root / REGISTRY)
+def read_project_list(store_root: Path) -> dict[str, str]:
+    """``{root path: id}``; an absent list is empty, a corrupt one is an error."""
+    data = fsutil.read_bytes_or_none(store_root / PROJECT_LIST)
     if data is None:
         return {}
     try:
@@ -63,15 +63,15 @@ def read_registry(store_root: Path) -> dict[str, str]:
         return {str(k): str(v) for k, v in projects.items()}
     except (ValueError, KeyError, TypeError) as exc:
         raise StoreError(
-            f"{store_root / REGISTRY} is corrupt; `coffer doctor --rebuild-registry` rebuilds "
+            f"{store_root / PROJECT_LIST} is corrupt; `coffer doctor --rebuild-projects` rebuilds "
             "it from projects/*/project.json (the damaged file is kept)"
         ) from exc
 
 
-def _write_registry(store_root: Path, mapping: dict[str, str]) -> None:
+def _write_project_list(store_root: Path, mapping: dict[str, str]) -> None:
     payload = {"version": 1, "projects": dict(sorted(mapping.items()))}
     text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
-    fsutil.write_if_changed(store_root / REGISTRY, text.encode("utf-8"))
+    fsutil.write_if_changed(store_root / PROJECT_LIST, text.encode("utf-8"))
 
 
 def load_info(store_root: Path, project_id: str) -> ProjectInfo | None:
@@ -153,7 +153,7 @@ def moved_here(store_root: Path, root: Path) -> ProjectInfo | None:
     commit: str | None = None
     asked = False
     found: list[ProjectInfo] = []
-    for old, project_id in read_registry(store_root).items():
+    for old, project_id in read_project_list(store_root).items():
         if os.path.lexists(old) or old == str(root):
             continue
         info = load_info(store_root, project_id)
@@ -189,10 +189,10 @@ def follow(store_root: Path, root: Path) -> ProjectInfo | None:
         moved_from=(*info.moved_from, info.root),
     )
     _write_info(store_root, moved)  # first: a crash leaves the old key on the right id
-    registry = read_registry(store_root)
-    registry.pop(info.root, None)
-    registry[str(root)] = info.id
-    _write_registry(store_root, registry)
+    known = read_project_list(store_root)
+    known.pop(info.root, None)
+    known[str(root)] = info.id
+    _write_project_list(store_root, known)
     return moved
 
 
@@ -202,9 +202,9 @@ def register(store_root: Path, root: Path) -> ProjectInfo:
 
     The caller holds the store-wide lock.
     """
-    registry = read_registry(store_root)
+    known = read_project_list(store_root)
     key = str(root)
-    existing = registry.get(key)
+    existing = known.get(key)
     if existing:
         info = load_info(store_root, existing)
         if info is not None:
@@ -217,22 +217,22 @@ def register(store_root: Path, root: Path) -> ProjectInfo:
     info = ProjectInfo(project_id, key, root.name, git_remote(root), now_iso(), root_commit(root))
     fsutil.ensure_dir(store_root / "projects" / project_id / "memory")
     _write_info(store_root, info)
-    registry[key] = project_id
-    _write_registry(store_root, registry)
+    known[key] = project_id
+    _write_project_list(store_root, known)
     return info
 
 
 def all_projects(store_root: Path) -> list[ProjectInfo]:
     """Every registered project (not the global tier), sorted by root path."""
     out = []
-    for _root, project_id in sorted(read_registry(store_root).items()):
+    for _root, project_id in sorted(read_project_list(store_root).items()):
         info = load_info(store_root, project_id)
         if info is not None:
             out.append(info)
     return out
 
 
-def rebuild_registry(store_root: Path) -> dict[str, str]:
+def rebuild_project_list(store_root: Path) -> dict[str, str]:
     """Rebuild ``projects.json`` from every ``projects/<id>/project.json``.
 
     The current file, damaged or not, is kept beside it as ``projects.json.<time>.bak``.
@@ -249,9 +249,9 @@ def rebuild_registry(store_root: Path) -> dict[str, str]:
         if info is not None:
             # Two ids claiming one root: keep the older (ULIDs sort by creation time).
             mapping.setdefault(info.root, info.id)
-    current = fsutil.read_bytes_or_none(store_root / REGISTRY)
+    current = fsutil.read_bytes_or_none(store_root / PROJECT_LIST)
     if current is not None:
         stamp = time.strftime("%Y%m%dT%H%M%S")
-        fsutil.atomic_write_bytes(store_root / f"{REGISTRY}.{stamp}.bak", current)
-    _write_registry(store_root, mapping)
+        fsutil.atomic_write_bytes(store_root / f"{PROJECT_LIST}.{stamp}.bak", current)
+    _write_project_list(store_root, mapping)
     return mapping

@@ -11,7 +11,7 @@ from coffer.projection.engine import HandoffSource
 
 if TYPE_CHECKING:
     from coffer.adapter import Context
-    from coffer.render import Handoff
+    from coffer.projection.block_content import Handoff
 
 
 def _vault_handoffs(ctx: Context, agents: Sequence[str]) -> Sequence[Handoff]:

@@ -1,7 +1,7 @@
 """The vault's four MCP tools (``memory_save``, ``memory_search``, ``memory_read``,
 ``memory_doctor``) with the reference's names, descriptions and input schemas
 (docs/vault-format.md §11.6), its argument validation order (§11.7), its identity rule
-(§11.2, §11.8) and its domain-failure shapes (§11.9). No MCP import: ``coffer.mcp_server``
+(§11.2, §11.8) and its domain-failure shapes (§11.9). No MCP import: ``coffer.mcp.server``
 turns what this module returns into tool results.
 
 Where coffer differs from the reference server, on purpose (docs/adr/0009):

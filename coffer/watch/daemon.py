@@ -1,7 +1,8 @@
 """Process plumbing for ``coffer watch``: single-instance lock, status file, logging, the
 worker's wake-up pipe, the event coalescer and the network-filesystem check.
 
-No watchdog here (only coffer/watch.py imports it), so ``coffer watch --status`` stays cheap.
+No watchdog here (only coffer/watch/watcher.py imports it), so ``coffer watch --status``
+stays cheap.
 Files live in ``<store>/state/``: ``watch.lock`` (held for the daemon's lifetime, holds its
 pid) and ``watch.json`` (the status, rewritten atomically at most once a second).
 """
@@ -24,9 +25,9 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError
-from coffer.projects import now_iso
 from coffer.report import plural
 from coffer.secrets import redact
+from coffer.store.projects import now_iso
 
 LOCK_NAME = "watch.lock"
 STATUS_NAME = "watch.json"
@@ -307,7 +308,7 @@ class _OneLine(logging.Formatter):
 
 def setup_logging(log_file: Path | None, verbose: bool) -> logging.Logger:
     """The daemon's logger: one line per action, UTC timestamps, to stderr or ``log_file``."""
-    log = logging.getLogger("coffer.watch")
+    log = logging.getLogger("coffer.watch.watcher")
     log.handlers.clear()
     log.propagate = False
     handler: logging.Handler

@@ -1,7 +1,7 @@
 """The config documents ``coffer setup`` edits: JSON spliced as text, TOML through tomlkit.
 
 Both expose one small interface (:class:`Doc`): get, set, append to a list, replace or remove
-an item, so planning and undo in :mod:`coffer.setup` never care which format a file uses,
+an item, so planning and undo in :mod:`coffer.setup.wiring` never care which format a file uses,
 and every byte coffer does not own stays as it was.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from coffer.adapter import ConfigEdit
 from coffer.errors import CofferError
-from coffer.setup_json import MISSING, JsonText
+from coffer.setup.json_text import MISSING, JsonText
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -34,7 +34,7 @@ class _Doc(Protocol):
 
 
 class _JsonDoc:
-    """JSON edited as text (coffer.setup_json): untouched bytes stay untouched."""
+    """JSON edited as text (coffer.setup.json_text): untouched bytes stay untouched."""
 
     def __init__(self, data: bytes | None, path: Path) -> None:
         raw = data or b""

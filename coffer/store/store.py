@@ -22,8 +22,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from coffer import catalog, fsutil, index, projects, settings
-from coffer.entry import (
+from coffer import fsutil
+from coffer.errors import (
+    EntryExistsError,
+    EntryNotFoundError,
+    InvalidInputError,
+    LockTimeoutError,
+    NotAProjectError,
+    SecretRefusedError,
+    StoreError,
+)
+from coffer.secrets import find_secrets
+from coffer.store import index, projects, search_cache, settings
+from coffer.store.entry import (
     MAX_SHOWN_NAME,
     TYPES,
     Entry,
@@ -37,20 +48,10 @@ from coffer.entry import (
     slugify,
     withheld,
 )
-from coffer.errors import (
-    EntryExistsError,
-    EntryNotFoundError,
-    InvalidInputError,
-    LockTimeoutError,
-    NotAProjectError,
-    SecretRefusedError,
-    StoreError,
-)
-from coffer.identity import in_git, project_root
-from coffer.ids import GLOBAL_ID, new_id
-from coffer.paths import home_dir, store_root
-from coffer.projects import ProjectInfo
-from coffer.secrets import find_secrets
+from coffer.store.identity import in_git, project_root
+from coffer.store.paths import home_dir, store_root
+from coffer.store.projects import ProjectInfo
+from coffer.store.ulid import GLOBAL_ID, new_id
 
 Scope = Literal["project", "global"]
 SCOPES: tuple[Scope, ...] = ("project", "global")
@@ -176,7 +177,7 @@ class Store:
     def project_tier(self, path: Path, *, create: bool = False) -> Tier | None:
         """The project tier for the project containing ``path`` (None if never used)."""
         root = self.resolve_root(path)
-        project_id = projects.read_registry(self.root).get(str(root))
+        project_id = projects.read_project_list(self.root).get(str(root))
         info = projects.load_info(self.root, project_id) if project_id else None
         if info is None:
             if not create:
@@ -245,7 +246,7 @@ class Store:
     @contextlib.contextmanager
     def _cache(self, tier: Tier) -> Iterator[sqlite3.Connection]:
         fsutil.ensure_dir(tier.base)
-        conn = catalog.open_cache(tier.base / "cache.sqlite")
+        conn = search_cache.open_cache(tier.base / "cache.sqlite")
         try:
             yield conn
         finally:
@@ -253,12 +254,12 @@ class Store:
 
     # ---- reading -----------------------------------------------------------------------
 
-    def scan(self, tier: Tier) -> catalog.Scan:
+    def scan(self, tier: Tier) -> search_cache.TierScan:
         """Entries and problem files of ``tier`` (empty for a tier never written)."""
         if not tier.dir.is_dir():
-            return catalog.Scan((), ())
+            return search_cache.TierScan((), ())
         with self._cache(tier) as conn:
-            return catalog.scan(conn, tier.dir)
+            return search_cache.scan(conn, tier.dir)
 
     def entries(self, tier: Tier) -> list[Entry]:
         return sorted(self.scan(tier).entries, key=index.priority)
@@ -283,7 +284,7 @@ class Store:
             if not tier.dir.is_dir():
                 continue
             with self._cache(tier) as conn:
-                hits = catalog.search(conn, tier.dir, query, limit)
+                hits = search_cache.search(conn, tier.dir, query, limit)
             found += [Found(tier, h.entry, h.score) for h in hits]
         found.sort(key=lambda f: (-f.score, f.tier.scope != "project", f.entry.name))
         return found[:limit]
@@ -434,7 +435,7 @@ class Store:
 
     # ---- the index ---------------------------------------------------------------------
 
-    def render_index(self, tier: Tier) -> tuple[index.Rendered, bytes | None]:
+    def render_index(self, tier: Tier) -> tuple[index.RenderedIndex, bytes | None]:
         """What MEMORY.md should hold now, and what it holds."""
         scan = self.scan(tier)
         path = tier.dir / index.INDEX_NAME

@@ -37,7 +37,7 @@ _AGENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 
 
 def store_root(environ: Mapping[str, str]) -> str | None:
-    """coffer.paths.store_root without importing platformdirs (None: let it decide)."""
+    """coffer.store.paths.store_root without importing platformdirs (None: let it decide)."""
     explicit = environ.get("COFFER_HOME", "").strip()
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
@@ -103,7 +103,7 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
     if parsed is None or store is None:
         return None
     target, agent = parsed
-    from coffer.identity import root_of
+    from coffer.store.identity import root_of
 
     root = root_of(os.path.abspath(target))
     stamp = _stamp_path(store, root)
@@ -196,7 +196,7 @@ class _Unsignable(Exception):
 def record(engine: Engine, path: Path) -> None:
     """Write the stamp for the project containing ``path`` (after a clean run)."""
     from coffer import __version__, fsutil
-    from coffer.identity import root_of
+    from coffer.store.identity import root_of
 
     # Keyed by where `unchanged` will look: the git-or-directory root of the path, which
     # for the home directory (global tier only) is not a project root.
@@ -236,7 +236,7 @@ def record_output(engine: Engine, path: Path, agent: str, output: str) -> None:
 
     if not _AGENT_RE.fullmatch(agent):
         return
-    from coffer.identity import root_of
+    from coffer.store.identity import root_of
 
     stamp = _stamp_path(str(engine.store.root), root_of(os.path.abspath(path)))
     try:

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from coffer import fsutil
-from coffer.entry import Entry, one_line
+from coffer.store.entry import Entry, one_line
 
 INDEX_NAME = "MEMORY.md"
 TITLE = "# Memory"
@@ -58,7 +58,7 @@ def entry_line(entry: Entry) -> str:
 
 
 @dataclass(frozen=True)
-class Rendered:
+class RenderedIndex:
     """The index text and what it left out."""
 
     text: str
@@ -105,7 +105,7 @@ def preserved_lines(
     return kept
 
 
-def render(entries: Sequence[Entry], kept: Sequence[str]) -> Rendered:
+def render(entries: Sequence[Entry], kept: Sequence[str]) -> RenderedIndex:
     """Build the index within Claude's line and size caps."""
     head = [TITLE, ""]
     if kept:
@@ -140,7 +140,7 @@ def render(entries: Sequence[Entry], kept: Sequence[str]) -> Rendered:
         generated.append(footer)
     if lines[-1] == "":
         lines.pop()
-    return Rendered("\n".join(lines) + "\n", tuple(generated), omitted)
+    return RenderedIndex("\n".join(lines) + "\n", tuple(generated), omitted)
 
 
 def _state_path(base: Path) -> Path:

@@ -21,7 +21,7 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError, JournalError
-from coffer.paths import ledger_dir
+from coffer.store.paths import ledger_dir
 
 Record = dict[str, Any]
 

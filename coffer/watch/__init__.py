@@ -1,0 +1,3 @@
+"""`coffer watch`: the daemon keeping projections current (the only package importing watchdog)."""
+
+from __future__ import annotations
