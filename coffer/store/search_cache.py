@@ -302,9 +302,10 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
         )
         rows = conn.execute(
             "SELECT filename, name, description, metadata, body FROM files"
-            " WHERE error IS NULL AND (name LIKE ?1 ESCAPE '\\' OR description LIKE ?1"
-            " ESCAPE '\\' OR body LIKE ?1 ESCAPE '\\') ORDER BY name LIMIT ?2",
-            (pattern, limit),
+            " WHERE error IS NULL AND (name LIKE :p ESCAPE '\\' OR description LIKE :p"
+            " ESCAPE '\\' OR body LIKE :p ESCAPE '\\') ORDER BY name LIMIT :limit",
+            # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.
+            {"p": pattern, "limit": limit},
         ).fetchall()
         hits = [Hit(0.0, _entry(row)) for row in rows]
     return hits
