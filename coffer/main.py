@@ -28,6 +28,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _dispatch(args: list[str]) -> None:
+    if args == ["--version"]:
+        # What typer's eager --version prints, without typer's ~50 ms start-up (ADR 0023).
+        from coffer import __version__
+
+        sys.stdout.write(f"coffer {__version__}\n")
+        raise SystemExit(0)
     if args[:1] == ["project"]:
         from coffer.projection import fastpath
 

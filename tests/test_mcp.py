@@ -193,7 +193,9 @@ def test_remember_recall_list_update_forget(repo: Path) -> None:
         )
         assert saved["action"] == "created"
         name = saved["entry"]["name"]
-        assert saved["entry"]["tier"] == {"scope": "project", "project": "repo", "root": str(repo)}
+        tier = saved["entry"]["tier"]
+        assert (tier["scope"], tier["project"], tier["root"]) == ("project", "repo", str(repo))
+        assert tier["dir"] == str(Path(saved["entry"]["file"]).parent)  # the CLI's view too
         assert saved["refresh"]["ok"] is True
         again = data(
             await session.call_tool(
@@ -604,3 +606,27 @@ def test_identity_comes_from_the_environment_only() -> None:
     ).allow_user_scope  # type: ignore[union-attr]
     with pytest.raises(vault_tools.StartupError):
         vault_tools.identity({"ECC_MEMORY_HARNESS": "x" * 65})
+
+
+def test_cli_and_mcp_show_an_entry_and_a_tier_alike(repo: Path) -> None:
+    """One JSON view (coffer.store.views): `coffer recall --json` / `list --json` and the
+    recall / list_memory tools give the same dict for the same entry and tier."""
+    wrote = [
+        coffer("remember", "Deploys go through make release.", "--name", "deploys", cwd=repo),
+        coffer("remember", "Prefer tabs.", "--name", "tabs", "--scope", "global", cwd=repo),
+    ]
+    assert [w.returncode for w in wrote] == [0, 0]
+    cli_hits = json.loads(coffer("recall", "make release", "--json", cwd=repo).stdout)["results"]
+    cli_tiers = json.loads(coffer("list", "--json", cwd=repo).stdout)["tiers"]
+    seen: dict[str, Any] = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["recall"] = data(await session.call_tool("recall", {"query": "make release"}))
+        seen["list"] = data(await session.call_tool("list_memory", {}))
+
+    drive(repo, body)
+    assert cli_hits and seen["recall"]["results"] == cli_hits
+    assert {"score", "metadata", "body", "file"} <= set(cli_hits[0])
+    assert {"id", "dir", "root"} <= set(cli_hits[0]["tier"])
+    assert seen["list"]["tiers"] == cli_tiers
+    assert [t["scope"] for t in cli_tiers] == ["project", "global"]

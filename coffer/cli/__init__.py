@@ -40,20 +40,71 @@ def _root(
     """Keep one memory store; project it into every coding agent."""
 
 
-def _register() -> None:
-    # Command modules register themselves on import; kept in one place so the order of
-    # `coffer --help` is deliberate.
-    from coffer.cli import mcp as _mcp  # noqa: F401
-    from coffer.cli import memory as _memory  # noqa: F401
-    from coffer.cli import project as _project  # noqa: F401
-    from coffer.cli import setup as _setup  # noqa: F401
-    from coffer.cli import uninstall as _uninstall  # noqa: F401
-    from coffer.cli import vault as _vault
-    from coffer.cli import watch as _watch  # noqa: F401
+# Every command's name -> the module that declares it, in the order `coffer --help` lists
+# them. A run imports only the module of the command it invokes (docs/adr/0023): the others
+# pull in the projection engine, the watcher or the setup planner, which `coffer where`
+# should not pay for.
+COMMANDS: dict[str, str] = {
+    "mcp": "mcp",
+    "remember": "memory",
+    "update": "memory",
+    "recall": "read",
+    "list": "read",
+    "show": "read",
+    "forget": "memory",
+    "where": "read",
+    "reindex": "health",
+    "doctor": "health",
+    "project": "project",
+    "init": "project",
+    "unproject": "project",
+    "setup": "setup",
+    "uninstall": "uninstall",
+    "watch": "watch",
+    "adapter": "adapter",
+    "vault": "vault",
+}
+_ROOT_FLAGS = frozenset({"--version"})
 
-    if not any(group.typer_instance is _vault.app for group in app.registered_groups):
-        app.add_typer(_vault.app, name="vault")
+
+def _register(argv: Sequence[str] | None = None) -> None:
+    """Import the modules declaring the command ``argv`` invokes (every module when ``argv``
+    is None or names no known command: help, completion and "No such command" need all)."""
+    import importlib
+    import os
+
+    from coffer.cli import _coercion
+
+    _coercion.install()
+    word = (
+        _command_word(argv) if argv is not None and not os.environ.get("_COFFER_COMPLETE") else None
+    )
+    modules = [COMMANDS[word]] if word in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for module in modules:
+        importlib.import_module(f"coffer.cli.{module}")
+    if "vault" in modules:
+        from coffer.cli import vault as _vault
+
+        if not any(group.typer_instance is _vault.app for group in app.registered_groups):
+            app.add_typer(_vault.app, name="vault")
+    order = list(COMMANDS)
+    app.registered_commands.sort(key=lambda c: order.index(_name(c.name, c.callback)))
+    app.registered_groups.sort(key=lambda g: order.index(g.name or ""))
     _unwrap_help(app)
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    # The first word that is not a root option; root options take no values, so nothing
+    # else can stand before the command name.
+    for word in argv:
+        if word in _ROOT_FLAGS:
+            continue
+        return None if word.startswith("-") else word
+    return None
+
+
+def _name(name: str | None, callback: object) -> str:
+    return name or getattr(callback, "__name__", "").replace("_", "-")
 
 
 def _unwrap(text: str | None) -> str | None:
@@ -74,7 +125,7 @@ def _unwrap_help(typer_app: typer.Typer) -> None:
 
 def run(argv: Sequence[str]) -> int:
     """Run the CLI and map errors to exit codes: CofferError 1, usage 2, Ctrl-C 130."""
-    _register()
+    _register(argv)
     try:
         # Standalone mode: typer prints usage errors itself (exit 2) and turns Ctrl-C into
         # exit 130; our own errors pass through untouched and are mapped here, once.

@@ -28,7 +28,8 @@ def uninstall(
     The store (your memories, the directories coffer replaced) is kept unless
     --delete-store is given, and is never deleted while anything could not be restored.
     """
-    from coffer.cli.project import _engine, _print
+    from coffer.cli._common import build_engine as _engine
+    from coffer.cli._common import print_report as _print
     from coffer.setup import uninstall as core
 
     engine = _engine()

@@ -1,0 +1,71 @@
+"""Store upkeep commands: reindex, doctor."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from coffer.cli import app
+from coffer.cli._common import (
+    JsonOpt,
+    ProjectOpt,
+    ScopeOpt,
+    echo,
+    emit_json,
+    project_path,
+    scope,
+    store,
+)
+from coffer.report import plural
+from coffer.store import health as doctor_mod
+
+
+@app.command()
+def reindex(scope_value: ScopeOpt = None, project: ProjectOpt = None) -> None:
+    """Regenerate MEMORY.md from the entries (hand-written lines are kept)."""
+    s = store()
+    for tier in s.tiers(project_path(project), scope(scope_value)):
+        changed = s.regenerate_index(tier)
+        echo(f"{'rewrote' if changed else 'unchanged'} {tier.dir / 'MEMORY.md'}")
+
+
+@app.command()
+def doctor(
+    all_projects: Annotated[bool, typer.Option("--all", help="Check every project.")] = False,
+    rebuild_projects: Annotated[
+        bool,
+        typer.Option(
+            "--rebuild-projects",
+            "--rebuild-registry",  # the name before 0.2; kept so scripts keep working
+            help="Rebuild projects.json from projects/*/project.json (keeps the old file).",
+        ),
+    ] = False,
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check store health (unparsable files, duplicates, broken links, stale index).
+
+    Reports only, unless asked to rebuild the project list; exits 1 when anything needs attention.
+    """
+    from coffer.errors import StoreError
+    from coffer.store import projects
+
+    s = store()
+    if rebuild_projects:
+        with s.store_lock():
+            mapping = projects.rebuild_project_list(s.root)
+        echo(f"rebuilt {s.root / projects.PROJECT_LIST}: {plural(len(mapping), 'project')}")
+    try:
+        tiers = s.all_tiers() if all_projects else s.tiers(project_path(project), None)
+    except StoreError:
+        tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
+    findings = doctor_mod.run(s, tiers)
+    bad = any(f.level != "info" for f in findings)
+    if as_json:
+        emit_json({"ok": not bad, "findings": [f.as_dict() for f in findings]})
+    else:
+        for f in findings:
+            echo(f"{f.level}: {f.tier}: {f.path}: {f.message}")
+        echo("ok" if not bad else plural(sum(f.level != "info" for f in findings), "problem"))
+    raise typer.Exit(1 if bad else 0)

@@ -1,0 +1,157 @@
+"""How ``coffer project`` runs: plain, as a dry run, or as an agent's session-start hook
+(``--hook``, ``--for AGENT``: what the hook prints, docs/adr/0012 and 0013)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from coffer.cli._common import named, print_report
+from coffer.errors import CofferError
+from coffer.projection import hook as hook_mode
+from coffer.projection.engine import Engine
+from coffer.report import Report
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one `coffer project` was asked to do (its options, the project path resolved)."""
+
+    path: Path
+    quiet: bool = False
+    dry_run: bool = False
+    replace_edited: bool = False
+    resume: bool = False
+    for_agent: str | None = None
+    hook: bool = False
+
+
+def project(engine: Engine, run: Run) -> int:
+    """Project, print what a person or the agent's hook should see; the exit code."""
+    deadline = start_hook(engine) if run.hook and not run.dry_run else None
+    before = None
+    if run.for_agent and not run.dry_run:
+        from coffer.projection import session_context
+
+        before = session_context.snapshot(engine, run.path)
+    try:
+        report = engine.project(
+            run.path,
+            dry_run=run.dry_run,
+            replace_edited=run.replace_edited,
+            resume=run.resume,
+            deadline=deadline,
+        )
+    except hook_mode.GaveUp as exc:
+        assert deadline is not None  # only a deadline gives up
+        print(f"coffer: {exc}", file=sys.stderr)
+        end_hook(deadline, "", [f"coffer: {exc}"], None)
+        return 0
+    except OSError as exc:
+        if deadline is None:
+            raise
+        # Unexpected, so the hook fails; but with a line the agent can show, not a traceback.
+        raise CofferError(f"cannot project: {exc}") from exc
+    print_report(report, quiet=run.quiet or run.hook, dry_run=run.dry_run)
+    _hand_over(engine, run, report, before, deadline)
+    if deadline is not None:
+        return 1 if hook_mode.unexpected(report.problems) else 0
+    return 0 if report.ok else 1
+
+
+def _hand_over(
+    engine: Engine,
+    run: Run,
+    report: Report,
+    before: Mapping[Path, bytes | None] | None,
+    deadline: hook_mode.Deadline | None,
+) -> None:
+    """Print the hook's context and messages; remember them for the no-op path."""
+    context = replay = ""
+    frame = None
+    if run.for_agent:
+        from coffer.projection.session_context import framer
+
+        frame = framer(engine, run.for_agent)  # as the agent reads hook output
+        context, replay = hook_context(engine, run.path, run.for_agent, report, before)
+        if deadline is None:
+            sys.stdout.write(frame(context))
+    if deadline is not None:
+        end_hook(deadline, context, hook_messages(engine, run.path, report), frame)
+    if report.ok and not run.dry_run:
+        from coffer.projection import fastpath
+
+        fastpath.record(engine, run.path)
+        if run.for_agent:
+            # Only the handoffs are printed again by a run with nothing to do: memory
+            # handed to this session is loaded from the agent's own files next time.
+            assert frame is not None
+            fastpath.record_output(engine, run.path, run.for_agent, frame(replay))
+
+
+def hook_context(
+    engine: Engine,
+    path: Path,
+    agent: str,
+    report: Report,
+    before: Mapping[Path, bytes | None] | None,
+) -> tuple[str, str]:
+    """(what `--for AGENT` hands the model now, what a no-op run hands it again): the vault
+    handoffs waiting for the agent, plus now the memory this run put where the agent had
+    already looked (coffer.projection.session_context)."""
+    from coffer.projection import session_context
+    from coffer.projection.block_content import handoff_lines
+
+    root = engine.store.project_root_or_none(path)
+    found = engine.handoffs_for(engine.context(root), [agent]) if root else ()
+    handoffs = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
+    return session_context.hook_context(engine, path, agent, report, before, handoffs), handoffs
+
+
+def start_hook(engine: Engine) -> hook_mode.Deadline:
+    deadline = hook_mode.Deadline(hook_mode.timeout(os.environ))
+
+    def give_up() -> None:
+        # From the watchdog thread, the process ending right after: unbuffered writes.
+        why = "still reading or writing: a huge or damaged store?"
+        text = f"coffer: {deadline.gave_up(why)}"
+        os.write(2, (text + "\n").encode("utf-8", "replace"))
+        os.write(1, hook_mode.output("", text).encode("utf-8", "replace"))
+
+    deadline.watch(give_up)
+    return deadline
+
+
+def hook_messages(engine: Engine, path: Path, report: Report) -> list[str]:
+    """What the user should see from this hook run: what coffer just switched off (always),
+    and the known problems not already said (once per change)."""
+    from coffer.store.identity import root_of
+
+    known = [p for p in report.problems if p not in hook_mode.unexpected(report.problems)]
+    fresh = hook_mode.news(
+        engine.store.root, root_of(str(path)), [f"coffer: {p.line()}" for p in known]
+    )
+    if fresh:
+        fresh.append("(said once; `coffer project` repeats it)")
+    # The agent shows the message among others: each line names coffer once.
+    alerts = [named(a) for a in report.alerts]
+    return alerts + fresh
+
+
+def end_hook(
+    deadline: hook_mode.Deadline,
+    context: str,
+    messages: list[str],
+    frame: Callable[[str], str] | None,
+) -> None:
+    """Print what an agent shows from a session-start hook (stderr has had the problems:
+    agents show it only for a failing hook, but their debug logs keep it). Context alone
+    goes out as the agent reads hook output (``frame``, docs/adr/0012)."""
+    deadline.finish()
+    if frame and not messages:
+        sys.stdout.write(frame(context))
+    else:
+        sys.stdout.write(hook_mode.output(context, "\n".join(messages)))

@@ -1,0 +1,41 @@
+"""The JSON shape of a tier and of an entry, one for every front end (CLI ``--json``, MCP).
+
+Both front ends print these dicts, so a script reading ``coffer recall --json`` and an agent
+calling the ``recall`` tool see the same fields (README, "JSON output"). What a front end
+adds around them (``action``, ``refresh``, ``note``) is its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from coffer.store.store import Found, Tier
+
+
+def tier_json(tier: Tier) -> dict[str, Any]:
+    """``scope``, the ``project`` name (None for the global tier), its ``root``, ``id``, ``dir``."""
+    return {
+        "scope": tier.scope,
+        "project": tier.info.name if tier.scope == "project" else None,
+        "root": tier.info.root or None,
+        "id": tier.info.id,
+        "dir": str(tier.dir),
+    }
+
+
+def entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
+    """An entry with its ``file`` and ``tier``; ``score`` for a search hit (4 decimals);
+    ``metadata`` and ``body`` when the caller reads the entry itself."""
+    data: dict[str, Any] = {
+        "name": found.entry.name,
+        "description": found.entry.description,
+        "type": found.entry.type,
+        "file": str(found.path),
+        "tier": tier_json(found.tier),
+    }
+    if score:
+        data["score"] = round(found.score, 4)
+    if body:
+        data["metadata"] = dict(found.entry.metadata)
+        data["body"] = found.entry.body
+    return data
