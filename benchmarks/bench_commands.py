@@ -59,8 +59,13 @@ class Setup:
 
     def run(self, *args: str, cwd: Path, stdin: str | None = None) -> str:
         done = subprocess.run(
-            [*self.script, *args], env=self.env, cwd=cwd, capture_output=True, text=True,
-            input=stdin, check=False,
+            [*self.script, *args],
+            env=self.env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            input=stdin,
+            check=False,
         )
         if done.returncode not in (0, 1):
             raise SystemExit(f"coffer {' '.join(args)} failed: {done.stderr}")
@@ -85,8 +90,13 @@ def _mcp_start(setup: Setup, cwd: Path) -> float:
     """Process start to the ``initialize`` answer, over stdio as an agent does it."""
     t = time.perf_counter()
     proc = subprocess.Popen(
-        [*setup.script, "mcp"], env=setup.env, cwd=cwd, stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        [*setup.script, "mcp"],
+        env=setup.env,
+        cwd=cwd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(json.dumps(INITIALIZE) + "\n")
@@ -104,8 +114,9 @@ def build(setup: Setup, base: Path, entries: int) -> list[Case]:
     repo = base / "repo"
     (repo / ".git").mkdir(parents=True)
     for i in range(20):
-        setup.run("remember", f"deploy note {i} about the staging queue", "--name", f"n-{i}",
-                  cwd=repo)
+        setup.run(
+            "remember", f"deploy note {i} about the staging queue", "--name", f"n-{i}", cwd=repo
+        )
     setup.run("project", "--quiet", cwd=repo)
     big = base / "big"
     (big / ".git").mkdir(parents=True)
@@ -130,10 +141,16 @@ def build(setup: Setup, base: Path, entries: int) -> list[Case]:
         Case("coffer show n-1", [*setup.script, "show", "n-1"], 5, repo),
         Case("coffer watch --status", [*setup.script, "watch", "--status"], 5, repo),
         Case("coffer adapter list", [*setup.script, "adapter", "list"], 5, repo),
-        Case(f"coffer recall ({entries} entries)", [*setup.script, "recall", "deploy queue"],
-             8, big),
-        Case("coffer project (1 entry changed)", [*setup.script, "project"], 8, repo,
-             before=touch_one),
+        Case(
+            f"coffer recall ({entries} entries)", [*setup.script, "recall", "deploy queue"], 8, big
+        ),
+        Case(
+            "coffer project (1 entry changed)",
+            [*setup.script, "project"],
+            8,
+            repo,
+            before=touch_one,
+        ),
         Case("coffer project (no-op)", [*setup.script, "project"], 2.5, repo),
         Case("coffer mcp start+initialize", ["mcp"], 250, repo, absolute=True),
     ]
@@ -167,8 +184,10 @@ def report(cases: list[Case], python: str) -> bool:
             passed = ratio <= case.target
             target = f"<={case.target:g}x"
         ok &= passed
-        print(f"{case.label:<36} {med * 1000:>10.1f} {ratio:>6.1f}x {target:>9}  "
-              f"{'pass' if passed else 'FAIL'}")
+        print(
+            f"{case.label:<36} {med * 1000:>10.1f} {ratio:>6.1f}x {target:>9}  "
+            f"{'pass' if passed else 'FAIL'}"
+        )
     return ok
 
 
