@@ -98,7 +98,8 @@ def _mcp_start(setup: Setup, cwd: Path) -> float:
         stderr=subprocess.DEVNULL,
         text=True,
     )
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     proc.stdin.write(json.dumps(INITIALIZE) + "\n")
     proc.stdin.flush()
     line = proc.stdout.readline()

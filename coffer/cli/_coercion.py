@@ -41,7 +41,7 @@ class _Plain(_coercion.RuntimeParam):
 
 
 def _convert(descriptor: _coercion.TypeDescriptor, value: Any) -> Any:
-    annotation = descriptor.annotation
+    annotation: Any = descriptor.annotation
     if annotation is str:
         return value if isinstance(value, str) else _UNKNOWN
     if annotation is Path:
@@ -57,7 +57,7 @@ def _convert(descriptor: _coercion.TypeDescriptor, value: Any) -> Any:
 def _number(descriptor: _coercion.TypeDescriptor, value: Any) -> Any:
     # Only the unambiguous cases: a value of the exact type (a default) or plain decimal
     # digits; pydantic decides the rest (signs, exponents, "1_000", clamping, errors).
-    kind = descriptor.annotation
+    kind: Any = descriptor.annotation
     if type(value) is kind:
         number = value
     elif isinstance(value, str) and (_INT if kind is int else _FLOAT).fullmatch(value):

@@ -1,0 +1,125 @@
+"""Issue 11: each command imports what it uses, nothing more (docs/adr/0023).
+
+Each check runs the real command in a fresh interpreter and looks at ``sys.modules`` after
+it, as the fast-path tests do: timings belong in benchmarks/bench_commands.py, but which
+modules a command drags in is a fact a test can hold.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+
+from coffer.cli import COMMANDS, _coercion
+from tests.helpers import coffer, imported_after, make_repo
+
+# Never needed by a command that only reads the store.
+HEAVY = (
+    "pydantic",  # typer converts option values with it; coffer.cli._coercion does not
+    "rich",  # typer formats help and usage errors with it, nothing else
+    "mcp",
+    "watchdog",
+    "coffer.projection.engine",
+    "coffer.setup.wiring",
+    "coffer.vault.api",
+)
+OTHER_COMMANDS = tuple(
+    f"coffer.cli.{m}" for m in ("memory", "health", "project", "setup", "watch", "adapter")
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = make_repo(tmp_path / "repo")
+    assert coffer("remember", "Deploys use make release.", "--name", "d", cwd=repo).returncode == 0
+    return repo
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["where"],
+        ["where", "--json", "--project", "."],
+        ["list", "--scope", "global"],
+        ["show", "d"],
+        ["recall", "deploy", "--limit", "3"],
+    ],
+)
+def test_read_commands_import_no_engine_no_pydantic_no_rich(repo: Path, argv: list[str]) -> None:
+    code, found = imported_after(argv, repo, (*HEAVY, *OTHER_COMMANDS))
+    assert (code, found) == (0, [])
+
+
+def test_version_imports_no_typer(repo: Path) -> None:
+    assert imported_after(["--version"], repo, ("typer", "coffer.store.store")) == (0, [])
+    assert coffer("--version").stdout == f"coffer {__import__('coffer').__version__}\n"
+
+
+def test_watch_status_and_adapter_list_skip_pydantic_and_the_other_commands(repo: Path) -> None:
+    for argv in (["watch", "--status"], ["adapter", "list"]):
+        code, found = imported_after(argv, repo, ("pydantic", "rich", "mcp", "watchdog"))
+        assert found == [], argv
+        assert code in (0, 1, 3), argv
+    code, found = imported_after(["watch", "--status"], repo, ("coffer.projection.engine",))
+    assert found == []
+
+
+def test_help_and_usage_errors_still_load_everything_they_show(repo: Path) -> None:
+    # rich formats them as before; help lists every command, in the declared order.
+    helped = coffer("--help", cwd=repo).stdout
+    assert [w for w in COMMANDS if f"│ {w} " in helped] == list(COMMANDS)
+    bad = coffer("list", "--scope", "team", cwd=repo)
+    assert bad.returncode == 2 and "Invalid value for '--scope'" in bad.stderr
+    typo = coffer("lsit", cwd=repo)
+    assert typo.returncode == 2 and "No such command" in typo.stderr
+
+
+def _descriptor(annotation: Any, **info: Any) -> Any:
+    from typer import _coercion as typer_coercion
+
+    return typer_coercion.resolve_type_descriptor(annotation, typer.Option(**info))
+
+
+@pytest.mark.parametrize(
+    ("annotation", "info", "value"),
+    [
+        (str, {}, "hello world"),
+        (str, {}, ""),
+        (Path, {}, "some/dir"),
+        (Path, {}, "/abs"),
+        (int, {"min": 1}, "10"),
+        (int, {"min": 1}, 10),
+        (int, {"min": 0, "max": 60_000}, "60000"),
+        (float, {"min": 0.05, "max": 3600}, "0.5"),
+        (float, {"min": 0.05, "max": 3600}, 2.0),
+        (list[str], {}, ("claude", "codex")),
+    ],
+)
+def test_plain_values_convert_exactly_as_typer_would(
+    annotation: Any, info: dict[str, Any], value: Any
+) -> None:
+    descriptor = _descriptor(annotation, **info)
+    ours = _coercion._build(descriptor)
+    assert isinstance(ours, _coercion._Plain)
+    mine = ours._coerce_value(value, None, None)
+    theirs = _coercion._typer_build(descriptor)._coerce_value(value, None, None)
+    assert (type(mine), mine) == (type(theirs), theirs)
+
+
+@pytest.mark.parametrize(
+    ("annotation", "info", "value"),
+    [(int, {"min": 1}, "0"), (int, {}, "ten"), (int, {}, "-3"), (float, {"min": 1.0}, "1e3")],
+)
+def test_anything_else_goes_to_typers_converter(
+    annotation: Any, info: dict[str, Any], value: Any
+) -> None:
+    descriptor = _descriptor(annotation, **info)
+    assert _coercion._convert(descriptor, value) is _coercion._UNKNOWN
+
+
+def test_out_of_range_values_get_typers_own_message(repo: Path) -> None:
+    r = coffer("recall", "x", "--limit", "0", cwd=repo)
+    assert r.returncode == 2 and "--limit" in r.stderr and "greater than or equal to 1" in r.stderr
