@@ -95,7 +95,7 @@ def _mcp_start(setup: Setup, cwd: Path) -> float:
         cwd=cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
     )
     assert proc.stdin is not None
@@ -105,9 +105,9 @@ def _mcp_start(setup: Setup, cwd: Path) -> float:
     line = proc.stdout.readline()
     dt = time.perf_counter() - t
     proc.stdin.close()
-    proc.wait(timeout=30)
+    _, err = proc.communicate(timeout=30)
     if '"result"' not in line:
-        raise SystemExit(f"coffer mcp: no initialize answer: {line!r}")
+        raise SystemExit(f"coffer mcp: no initialize answer: {line!r} {err}")
     return dt
 
 

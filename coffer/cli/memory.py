@@ -67,7 +67,7 @@ def _type_option(label: str) -> Any:
 
 
 @app.command()
-def remember(
+def remember(  # noqa: PLR0913 - typer declares each option as a parameter
     text: Annotated[str, typer.Argument(help="What to remember; '-' reads it from stdin.")],
     name: Annotated[
         str | None,
@@ -113,7 +113,7 @@ def _say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
 
 
 @app.command()
-def update(
+def update(  # noqa: PLR0913 - typer declares each option as a parameter
     name: Annotated[str, typer.Argument(help="Entry name.")],
     text: Annotated[
         str | None, typer.Argument(help="The new text; '-' reads it from stdin.")

@@ -29,7 +29,7 @@ GIT_BLOCK = ("hide", "commit")
 
 
 @app.command()
-def project(
+def project(  # noqa: PLR0913 - typer declares each option as a parameter
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print nothing but problems.")
     ] = False,

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from coffer.cli import app
-from coffer.cli._common import complete_agent, echo, store
+from coffer.cli._common import complete_agent, echo, print_report, store
 from coffer.errors import CofferError
 from coffer.report import Report
+
+if TYPE_CHECKING:
+    from coffer.projection.journal import Journal
 
 
 def _problems(report: Report) -> None:
@@ -56,39 +61,44 @@ def setup(
     first (--yes does not), journals every edit, and `coffer setup --undo` reverses them
     exactly.
     """
-    from coffer import registry
     from coffer.projection.journal import Journal
-    from coffer.setup import wiring as setup_mod
 
-    s = store()
-    journal = Journal(s.root)
+    root = store().root
+    journal = Journal(root)
     if not dry_run:
         # A killed run may have left a temp record; a retry that finds every agent wired
         # (or nothing left to undo) writes no record, so no write would sweep it.
         journal.sweep_tmp()
     if undo:
-        report = setup_mod.undo(journal, agent or (), dry_run=dry_run)
-        if service and not agent:  # the watcher serves every agent
-            from coffer.setup import service as service_mod
+        raise typer.Exit(_undo(journal, agent or (), service=service, dry_run=dry_run))
+    raise typer.Exit(_wire(root, agent or (), service=service, dry_run=dry_run, yes=yes))
 
-            report.extend(service_mod.undo(journal, os.environ, dry_run=dry_run))
-        for c in report.changes:
-            echo(c.line(planned=dry_run))
-            if dry_run and c.diff:
-                sys.stdout.write(c.diff)
-        _notices(report)
-        _problems(report)
-        if not report.changes and not report.problems and not report.notices:
-            echo("nothing to undo: coffer setup has not changed any agent's config")
-        raise typer.Exit(0 if report.ok else 1)
 
-    loaded = registry.load_adapters()
-    plan = setup_mod.plan(s.root, os.environ, loaded, agent or ())
-    svc = None
-    if service:
+def _undo(journal: Journal, agents: Sequence[str], *, service: bool, dry_run: bool) -> int:
+    from coffer.setup import wiring as setup_mod
+
+    report = setup_mod.undo(journal, agents, dry_run=dry_run)
+    if service and not agents:  # the watcher serves every agent
         from coffer.setup import service as service_mod
 
-        svc = service_mod.plan(s.root, os.environ, loaded, plan.launch)
+        report.extend(service_mod.undo(journal, os.environ, dry_run=dry_run))
+    print_report(report, dry_run=dry_run)
+    if not report.changes and not report.problems and not report.notices:
+        echo("nothing to undo: coffer setup has not changed any agent's config")
+    return 0 if report.ok else 1
+
+
+def _wire(root: Path, agents: Sequence[str], *, service: bool, dry_run: bool, yes: bool) -> int:
+    from coffer import registry
+    from coffer.projection.journal import Journal
+    from coffer.setup import service as service_mod
+    from coffer.setup import wiring as setup_mod
+
+    journal = Journal(root)
+    loaded = registry.load_adapters()
+    plan = setup_mod.plan(root, os.environ, loaded, agents)
+    svc = service_mod.plan(root, os.environ, loaded, plan.launch) if service else None
+    if svc is not None:
         plan.report.extend(svc.report)
     _problems(plan.report)
     changes = plan.changes() + (svc.changes() if svc else [])
@@ -96,7 +106,7 @@ def setup(
         _notices(plan.report)
         if plan.wired:
             echo(f"already wired: {', '.join(plan.wired)}; nothing to change")
-        raise typer.Exit(0 if plan.report.ok else 1)
+        return 0 if plan.report.ok else 1
     echo(f"agents will start coffer as: {' '.join(plan.launch.argv)}")
     for c in changes:
         echo(c.line(planned=True))
@@ -104,22 +114,10 @@ def setup(
             sys.stdout.write(c.diff)
     if dry_run:
         _notices(plan.report)
-        raise typer.Exit(0 if plan.report.ok else 1)
-    if not yes:
-        try:
-            go = typer.confirm("Apply these changes?", default=False)
-        except typer.Abort:
-            if not sys.stdin.isatty():
-                # No answer and nobody to ask (a script, a CI job, stdin from /dev/null).
-                raise CofferError(
-                    "no terminal to ask on (stdin is not a terminal and gave no answer), so "
-                    "nothing changed; review the edits with `coffer setup --dry-run`, then "
-                    "apply them with `coffer setup --yes`"
-                ) from None
-            go = False
-        if not go:
-            echo("nothing changed (rerun with --yes to apply without asking)")
-            raise typer.Exit(1)
+        return 0 if plan.report.ok else 1
+    if not yes and not _confirmed():
+        echo("nothing changed (rerun with --yes to apply without asking)")
+        return 1
     report = setup_mod.apply(journal, plan)
     if svc is not None:
         report.extend(service_mod.apply(journal, svc, os.environ))
@@ -130,4 +128,18 @@ def setup(
     _problems(report)
     if report.changes:
         echo("`coffer setup --undo` reverses these edits exactly")
-    raise typer.Exit(0 if report.ok and plan.report.ok else 1)
+    return 0 if report.ok and plan.report.ok else 1
+
+
+def _confirmed() -> bool:
+    try:
+        return typer.confirm("Apply these changes?", default=False)
+    except typer.Abort:
+        if not sys.stdin.isatty():
+            # No answer and nobody to ask (a script, a CI job, stdin from /dev/null).
+            raise CofferError(
+                "no terminal to ask on (stdin is not a terminal and gave no answer), so "
+                "nothing changed; review the edits with `coffer setup --dry-run`, then "
+                "apply them with `coffer setup --yes`"
+            ) from None
+        return False

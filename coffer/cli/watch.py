@@ -12,9 +12,30 @@ from coffer.cli import app
 from coffer.cli._common import JsonOpt, echo, emit_json, store
 from coffer.watch import daemon
 
+PollIntervalOpt = Annotated[
+    float,
+    typer.Option(
+        "--poll-interval",
+        help="Seconds between polls.",
+        metavar="SECONDS",
+        min=0.05,
+        max=3600,
+    ),
+]
+DebounceOpt = Annotated[
+    int,
+    typer.Option(
+        "--debounce",
+        help="Quiet time in ms that ends a burst of events (one refresh per burst).",
+        metavar="MS",
+        min=0,
+        max=60_000,
+    ),
+]
+
 
 @app.command()
-def watch(
+def watch(  # noqa: PLR0913 - typer declares each option as a parameter
     status: Annotated[
         bool,
         typer.Option(
@@ -37,40 +58,13 @@ def watch(
             "--poll", help="Poll instead of native file events (network file systems, WSL)."
         ),
     ] = False,
-    poll_interval: Annotated[
-        float,
-        typer.Option(
-            "--poll-interval",
-            help="Seconds between polls.",
-            metavar="SECONDS",
-            min=0.05,
-            max=3600,
-        ),
-    ] = 2.0,
-    debounce: Annotated[
-        int,
-        typer.Option(
-            "--debounce",
-            help="Quiet time in ms that ends a burst of events (one refresh per burst).",
-            metavar="MS",
-            min=0,
-            max=60_000,
-        ),
-    ] = 150,
+    poll_interval: PollIntervalOpt = 2.0,
+    debounce: DebounceOpt = 150,
 ) -> None:
     """Keep every agent's projection current while memory changes (runs in the foreground)."""
     s = store()
     if status:
-        from coffer.setup import service
-
-        data = daemon.read_status(s.root)
-        data["service"] = service.status(s.root, os.environ)
-        if as_json:
-            emit_json(data)
-        else:
-            for line in daemon.status_lines(data) + service.status_lines(data["service"], data):
-                echo(line)
-        raise typer.Exit(0 if data["running"] else daemon.EXIT_NOT_RUNNING)
+        raise typer.Exit(_status(s.root, as_json=as_json))
     if as_json:
         raise typer.BadParameter("--json goes with --status", param_hint="'--json'")
     from coffer.watch import watcher as watch_mod
@@ -85,3 +79,16 @@ def watch(
         debounce=debounce / 1000,
     )
     raise typer.Exit(code)
+
+
+def _status(root: Path, *, as_json: bool) -> int:
+    from coffer.setup import service
+
+    data = daemon.read_status(root)
+    data["service"] = service.status(root, os.environ)
+    if as_json:
+        emit_json(data)
+    else:
+        for line in daemon.status_lines(data) + service.status_lines(data["service"], data):
+            echo(line)
+    return 0 if data["running"] else daemon.EXIT_NOT_RUNNING

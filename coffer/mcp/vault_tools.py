@@ -16,7 +16,6 @@ Where coffer differs from the reference server, on purpose (docs/adr/0009):
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from coffer.errors import CofferError
+from coffer.mcp.arguments import Issue, check, invalid_arguments
 
 HARNESS_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 STARTUP_ERROR = (
@@ -185,111 +185,6 @@ def identity(environ: Mapping[str, str]) -> Identity | None:
     return Identity(raw, environ.get("ECC_MEMORY_ALLOW_USER_SCOPE") == "1")
 
 
-# ---- §11.7 validation ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Issue:
-    """One schema violation: Ajv's instance path and keyword, plus a readable detail."""
-
-    path: str
-    keyword: str
-    detail: str
-
-    @property
-    def ajv(self) -> str:
-        return f"{self.path or '/'} {self.keyword}"
-
-
-def _pattern(regex: str) -> re.Pattern[str]:
-    # The schema's ^…$ are JavaScript anchors: "$" matches only at the very end (R5).
-    return re.compile(regex.removeprefix("^").removesuffix("$"))
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _check_value(path: str, name: str, schema: Mapping[str, Any], value: object) -> list[Issue]:
-    kind = schema.get("type")
-    out: list[Issue] = []
-    if kind == "string":
-        enum = schema.get("enum")
-        if not isinstance(value, str):
-            out.append(Issue(path, "type", f"{name} must be a string"))
-            if enum is not None:
-                out.append(Issue(path, "enum", f"{name} must be one of: {', '.join(enum)}"))
-            return out
-        if enum is not None:
-            if value not in enum:
-                out.append(Issue(path, "enum", f"{name} must be one of: {', '.join(enum)}"))
-            return out
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            out.append(
-                Issue(path, "maxLength", f"{name} is longer than {schema['maxLength']} characters")
-            )
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            out.append(Issue(path, "minLength", f"{name} must not be empty"))
-        if "pattern" in schema and _pattern(schema["pattern"]).fullmatch(value) is None:
-            out.append(Issue(path, "pattern", f"{name} must match {schema['pattern']}"))
-        return out
-    if kind == "integer":
-        if not _is_number(value):
-            return [Issue(path, "type", f"{name} must be an integer")]
-        assert isinstance(value, int | float)
-        if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-            out.append(Issue(path, "type", f"{name} must be an integer"))
-            if not math.isfinite(value):
-                return out
-        bounds = f"{name} must be between {schema.get('minimum')} and {schema.get('maximum')}"
-        if "maximum" in schema and value > schema["maximum"]:
-            out.append(Issue(path, "maximum", bounds))
-        if "minimum" in schema and value < schema["minimum"]:
-            out.append(Issue(path, "minimum", bounds))
-        return out
-    if kind == "array":
-        if not isinstance(value, list):
-            return [Issue(path, "type", f"{name} must be an array")]
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            out.append(Issue(path, "maxItems", f"{name} has more than {schema['maxItems']} items"))
-        if "minItems" in schema and len(value) < schema["minItems"]:
-            out.append(Issue(path, "minItems", f"{name} needs at least {schema['minItems']} item"))
-        items = schema.get("items", {})
-        for i, item in enumerate(value):
-            out += _check_value(f"{path}/{i}", f"{name}[{i}]", items, item)
-        if schema.get("uniqueItems"):
-            strings = [item for item in value if isinstance(item, str)]
-            if len(set(strings)) != len(strings):
-                out.append(Issue(path, "uniqueItems", f"{name} must not repeat a value"))
-        return out
-    return out
-
-
-def check(schema: Mapping[str, Any], args: Mapping[str, Any]) -> list[Issue]:
-    """Every violation of ``schema`` by ``args``, in Ajv 8's ``allErrors`` order (§11.7)."""
-    props: Mapping[str, Any] = schema.get("properties", {})
-    out = [
-        Issue("", "required", f"{key} is required")
-        for key in schema.get("required", ())
-        if key not in args
-    ]
-    if schema.get("additionalProperties") is False:
-        out += [
-            Issue("", "additionalProperties", f"unknown argument {key!r}")
-            for key in args
-            if key not in props
-        ]
-    for key, sub in props.items():
-        if key in args:
-            out += _check_value(f"/{key}", key, sub, args[key])
-    return out
-
-
-def invalid_arguments(tool: str, issues: list[Issue]) -> str:
-    """``Invalid arguments for <tool>: <e1>, <e2>, <e3>.`` (the first three, §11.7)."""
-    return f"Invalid arguments for {tool}: {', '.join(i.ajv for i in issues[:3])}."
-
-
 # ---- §11.8 execution ---------------------------------------------------------------------
 
 
@@ -317,7 +212,6 @@ def _effective_scopes(tool: str, args: Mapping[str, Any]) -> list[str]:
 def call(tool: str, args: Mapping[str, Any], who: Identity, cwd: Path) -> Outcome:
     """Run one vault tool for the server identity ``who``, with vault roots found from
     ``cwd`` (the client's root, else the server's working directory)."""
-    from coffer.vault import api
     from coffer.vault.roots import resolve_roots
 
     issues = check(SCHEMAS[tool], args)
@@ -327,48 +221,7 @@ def call(tool: str, args: Mapping[str, Any], who: Identity, cwd: Path) -> Outcom
         return error("USER_SCOPE_DISABLED", USER_SCOPE_DISABLED)
     code, message = _FAILURES[tool]
     try:
-        roots = resolve_roots(cwd=str(cwd))
-        payload: dict[str, Any]
-        if tool == "memory_save":
-            saved = api.save(
-                {
-                    "title": args["title"],
-                    "body": args["body"],
-                    "kind": args.get("kind", "note"),
-                    "scope": args.get("scope", "project"),
-                    # The identity rule: the source is the server's, never the caller's.
-                    "sourceHarness": who.harness,
-                    "targetHarnesses": args.get("targetHarnesses", ["all"]),
-                    "tags": args.get("tags", []),
-                    "links": args.get("links", []),
-                },
-                roots=roots,
-            )
-            from coffer.vault.validate import summary
-
-            payload = {"memory": summary(saved["memory"])}
-        elif tool == "memory_search":
-            found = api.search(
-                args.get("query", ""),
-                args.get("scopes"),
-                args.get("kinds"),
-                None,
-                who.harness,  # the target filter is the server's identity, always
-                args.get("limit", 20),
-                roots=roots,
-            )
-            payload = {"results": found["results"], "diagnostics": found["diagnostics"]}
-        elif tool == "memory_read":
-            scope = args.get("scope")
-            read = api.read(args["id"], [scope] if scope else None, who.harness, roots=roots)
-            payload = {
-                "memory": read["memory"],
-                "backlinks": read["backlinks"],
-                "backlinksTruncated": read["backlinksTruncated"],
-            }
-        else:
-            report = api.doctor(args.get("scopes"), who.harness, roots=roots)
-            payload = {key: report[key] for key in _DOCTOR_KEYS}
+        payload = _RUN[tool](args, who, resolve_roots(cwd=str(cwd)))
     except CofferError as exc:
         # §11.9: nothing of the internal message, paths or secrets leaks.
         if "suspected secret" in str(exc).lower():
@@ -378,6 +231,68 @@ def call(tool: str, args: Mapping[str, Any], who: Identity, cwd: Path) -> Outcom
         return error(code, message)
     return Outcome(payload)
 
+
+def _save(args: Mapping[str, Any], who: Identity, roots: Any) -> dict[str, Any]:
+    from coffer.vault import api
+    from coffer.vault.validate import summary
+
+    saved = api.save(
+        {
+            "title": args["title"],
+            "body": args["body"],
+            "kind": args.get("kind", "note"),
+            "scope": args.get("scope", "project"),
+            # The identity rule: the source is the server's, never the caller's.
+            "sourceHarness": who.harness,
+            "targetHarnesses": args.get("targetHarnesses", ["all"]),
+            "tags": args.get("tags", []),
+            "links": args.get("links", []),
+        },
+        roots=roots,
+    )
+    return {"memory": summary(saved["memory"])}
+
+
+def _search(args: Mapping[str, Any], who: Identity, roots: Any) -> dict[str, Any]:
+    from coffer.vault import api
+
+    found = api.search(
+        args.get("query", ""),
+        args.get("scopes"),
+        args.get("kinds"),
+        None,
+        who.harness,  # the target filter is the server's identity, always
+        args.get("limit", 20),
+        roots=roots,
+    )
+    return {"results": found["results"], "diagnostics": found["diagnostics"]}
+
+
+def _read(args: Mapping[str, Any], who: Identity, roots: Any) -> dict[str, Any]:
+    from coffer.vault import api
+
+    scope = args.get("scope")
+    read = api.read(args["id"], [scope] if scope else None, who.harness, roots=roots)
+    return {
+        "memory": read["memory"],
+        "backlinks": read["backlinks"],
+        "backlinksTruncated": read["backlinksTruncated"],
+    }
+
+
+def _doctor(args: Mapping[str, Any], who: Identity, roots: Any) -> dict[str, Any]:
+    from coffer.vault import api
+
+    report = api.doctor(args.get("scopes"), who.harness, roots=roots)
+    return {key: report[key] for key in _DOCTOR_KEYS}
+
+
+_RUN = {
+    "memory_save": _save,
+    "memory_search": _search,
+    "memory_read": _read,
+    "memory_doctor": _doctor,
+}
 
 __all__ = [
     "DESCRIPTIONS",
