@@ -104,8 +104,7 @@ def _mcp_start(setup: Setup, cwd: Path) -> float:
     proc.stdin.flush()
     line = proc.stdout.readline()
     dt = time.perf_counter() - t
-    proc.stdin.close()
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=30)  # closes stdin: the server ends
     if '"result"' not in line:
         raise SystemExit(f"coffer mcp: no initialize answer: {line!r} {err}")
     return dt

@@ -19,7 +19,6 @@ from coffer.cli._common import (
     project_path,
 )
 from coffer.errors import UnknownNameError
-from coffer.registry import unknown_agents
 from coffer.store import settings as settings_mod
 
 adapter_app = typer.Typer(no_args_is_help=True, help="Inspect and choose agent adapters.")
@@ -109,6 +108,8 @@ AgentArg = Annotated[str, typer.Argument(metavar="NAME", autocompletion=complete
 
 
 def _set_adapter(name: str, on: bool) -> None:
+    from coffer.registry import unknown_agents
+
     engine = build_engine()
     if name not in engine.loaded.adapters:
         raise UnknownNameError(unknown_agents([name], engine.loaded.adapters))

@@ -18,7 +18,6 @@ from coffer.cli._common import (
     store,
 )
 from coffer.report import plural
-from coffer.store import health as doctor_mod
 
 
 @app.command()
@@ -49,6 +48,7 @@ def doctor(
     Reports only, unless asked to rebuild the project list; exits 1 when anything needs attention.
     """
     from coffer.errors import StoreError
+    from coffer.store import health as doctor_mod
     from coffer.store import projects
 
     s = store()

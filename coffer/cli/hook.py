@@ -8,12 +8,15 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.cli._common import named, print_report
 from coffer.errors import CofferError
 from coffer.projection import hook as hook_mode
-from coffer.projection.engine import Engine
 from coffer.report import Report
+
+if TYPE_CHECKING:
+    from coffer.projection.engine import Engine
 
 
 @dataclass(frozen=True)
