@@ -51,6 +51,12 @@ def _dispatch(args: list[str]) -> None:
         from coffer.vault.cli import run as run_vault
 
         raise SystemExit(run_vault(args[1:], program=COFFER))
-    from coffer.cli import run
+    # The read-only commands in their plain forms skip typer's start-up (ADR 0023).
+    from coffer.cli import quick
+
+    code = quick.run(args)
+    if code is not None:
+        raise SystemExit(code)
+    from coffer.cli.typer_app import run
 
     raise SystemExit(run(args))

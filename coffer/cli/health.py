@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from coffer.cli import app
 from coffer.cli._common import (
     JsonOpt,
     ProjectOpt,
@@ -17,6 +16,7 @@ from coffer.cli._common import (
     scope,
     store,
 )
+from coffer.cli.typer_app import app
 from coffer.report import plural
 
 

@@ -6,7 +6,7 @@ import os
 
 import typer
 
-from coffer.cli import app
+from coffer.cli.typer_app import app
 
 
 @app.command()

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from coffer.cli import app
 from coffer.cli._common import (
     JsonOpt,
     ProjectOpt,
@@ -23,6 +22,7 @@ from coffer.cli._common import (
     store,
     usage_checked,
 )
+from coffer.cli.typer_app import app
 from coffer.errors import InvalidInputError
 from coffer.store.entry import TYPES, check_name
 from coffer.store.store import Saved, Tier

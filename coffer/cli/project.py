@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from coffer.cli import app, hook
+from coffer.cli import hook
 from coffer.cli._common import (
     ProjectOpt,
     build_engine,
@@ -17,6 +17,7 @@ from coffer.cli._common import (
     print_report,
     project_path,
 )
+from coffer.cli.typer_app import app
 from coffer.errors import InvalidInputError
 from coffer.store import settings as settings_mod
 from coffer.store.identity import in_git, project_root

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from coffer.cli import app
 from coffer.cli._common import complete_agent, echo, print_report, store
+from coffer.cli.typer_app import app
 from coffer.errors import CofferError
 from coffer.report import Report
 

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from coffer.cli import app
 from coffer.cli._common import echo
+from coffer.cli.typer_app import app
 
 
 @app.command()

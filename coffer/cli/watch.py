@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from coffer.cli import app
-from coffer.cli._common import JsonOpt, echo, emit_json, store
+from coffer.cli import reading
+from coffer.cli._common import JsonOpt, store
+from coffer.cli.typer_app import app
 from coffer.watch import daemon
 
 PollIntervalOpt = Annotated[
@@ -62,15 +63,14 @@ def watch(  # noqa: PLR0913 - typer declares each option as a parameter
     debounce: DebounceOpt = 150,
 ) -> None:
     """Keep every agent's projection current while memory changes (runs in the foreground)."""
-    s = store()
     if status:
-        raise typer.Exit(_status(s.root, as_json=as_json))
+        raise typer.Exit(reading.watch_status(as_json))
     if as_json:
         raise typer.BadParameter("--json goes with --status", param_hint="'--json'")
     from coffer.watch import watcher as watch_mod
 
     code = watch_mod.run(
-        s,
+        store(),
         os.environ,
         log_file=log_file.absolute() if log_file else None,
         verbose=verbose,
@@ -79,16 +79,3 @@ def watch(  # noqa: PLR0913 - typer declares each option as a parameter
         debounce=debounce / 1000,
     )
     raise typer.Exit(code)
-
-
-def _status(root: Path, *, as_json: bool) -> int:
-    from coffer.setup import service
-
-    data = daemon.read_status(root)
-    data["service"] = service.status(root, os.environ)
-    if as_json:
-        emit_json(data)
-    else:
-        for line in daemon.status_lines(data) + service.status_lines(data["service"], data):
-            echo(line)
-    return 0 if data["running"] else daemon.EXIT_NOT_RUNNING

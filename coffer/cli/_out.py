@@ -1,0 +1,148 @@
+"""What every command prints with, without typer: the quick path (coffer.cli.quick) and
+the typer commands share these, so both print the same bytes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from coffer.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
+from coffer.secrets import redact
+from coffer.store.store import Found, Scope, Store
+from coffer.store.views import entry_json
+
+if TYPE_CHECKING:
+    from coffer.projection.engine import Engine
+    from coffer.report import Report
+
+# What typer's echo (click's) removes from text bound for a file or a pipe.
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+_ASCII = ("ascii", "ansi_x3.4-1968", "us-ascii")
+
+
+def echo(text: str = "", *, err: bool = False) -> None:
+    """One line, as ``typer.echo`` writes it: ANSI codes dropped unless the stream is a
+    terminal, flushed at once (so stdout and stderr interleave in order)."""
+    stream: TextIO = sys.stderr if err else sys.stdout
+    if (getattr(stream, "encoding", None) or "").lower() in _ASCII:
+        # click re-wraps a stream misconfigured as ASCII; let it, rather than copy that.
+        import typer
+
+        typer.echo(text, err=err)
+        return
+    line = text + "\n"
+    if not _isatty(stream):
+        line = _ANSI.sub("", line)
+    stream.write(line)
+    stream.flush()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except Exception:  # a closed or odd stream: not a terminal
+        return False
+
+
+def store() -> Store:
+    return Store.from_environ(os.environ)
+
+
+def project_path(project: Path | None) -> Path:
+    return (project or Path.cwd()).absolute()
+
+
+def scope(value: str | None) -> Scope | None:
+    if value is None:
+        return None
+    if value == "project":
+        return "project"
+    if value == "global":
+        return "global"
+    raise InvalidInputError(f"invalid scope {value!r}: use project or global")
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _redacted(value: Any) -> Any:
+    """``value`` with every secret-shaped span in its strings replaced by ``[redacted …]``.
+
+    Entries arrive through linked directories and synced folders, so a name, description or
+    file name may hold a token the write gate never saw; what coffer prints (to a terminal or
+    an agent reading its output) never repeats it, as doctor and watch do not.
+    """
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {_redacted(k): _redacted(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v) for v in value]
+    return value
+
+
+def found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
+    """The shared entry view (coffer.store.views), redacted for printing."""
+    redacted: dict[str, Any] = _redacted(entry_json(found, body=body, score=score))
+    return redacted
+
+
+def build_engine() -> Engine:
+    """The projection engine over this environment's store, with the vault's handoffs."""
+    from coffer.projection.engine import Engine
+    from coffer.projection.integrations import handoff_source
+
+    return Engine(store(), os.environ, handoffs=handoff_source())
+
+
+def print_report(report: Report, *, quiet: bool = False, dry_run: bool = False) -> None:
+    """The one way a command prints a :class:`Report`: changes (planned ones with their
+    diff) and notes on stdout unless ``quiet``; alerts and problems always, on stderr."""
+    if dry_run:
+        for c in report.changes:
+            echo(c.line(planned=True))
+            if c.diff:
+                sys.stdout.write(c.diff)
+    elif not quiet:
+        for c in report.changes:
+            echo(c.line())
+    if not quiet:
+        for n in report.notices:
+            echo(f"note: {n}")
+    for a in report.alerts:
+        echo(named(a), err=True)
+    for p in report.problems:
+        echo(f"coffer: {p.line()}", err=True)
+
+
+def named(alert: str) -> str:
+    # Each line names coffer once: "coffer turned off …", never "coffer: coffer turned …".
+    return alert if alert.startswith("coffer ") else f"coffer: {alert}"
+
+
+def report_error(exc: CofferError, options: set[str]) -> int:
+    """Print ``coffer: error: …`` and return the exit code: 2 for a name that matches nothing
+    (`--agent vim` is a usage error, like `--scope team`), else 1. ``options`` are those of
+    the command that failed: a missing project names only the ways out it has."""
+    if isinstance(exc, NotAProjectError):
+        exc = NotAProjectError(f"{exc}{_elsewhere(options)}")
+    print(f"coffer: error: {exc}", file=sys.stderr)
+    return 2 if isinstance(exc, UnknownNameError) else 1
+
+
+def _elsewhere(options: set[str]) -> str:
+    # Name only the ways out this command has (issue 9: `coffer where` once suggested a
+    # --scope it does not take).
+    ways = []
+    if "--project" in options:
+        ways.append("pass --project PATH")
+    if "--scope" in options:
+        ways.append("add --scope global for the global tier")
+    elif "--global" in options:
+        ways.append("add --global for the global tier")
+    return f" (or {', or '.join(ways)})" if ways else ""

@@ -1,0 +1,242 @@
+"""What the read-only commands print (recall, list, show, where, watch --status, adapter
+list), without typer: the typer commands (coffer.cli.read, …) and the quick path
+(coffer.cli.quick) both call these, so both print the same. Each returns the exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from coffer import fsutil
+from coffer.cli._out import (
+    build_engine,
+    echo,
+    emit_json,
+    found_json,
+    project_path,
+    scope,
+    store,
+)
+from coffer.errors import NotAProjectError
+from coffer.report import plural
+from coffer.secrets import find_secrets, redact
+from coffer.store.entry import serialize
+from coffer.store.store import Found
+from coffer.store.views import tier_json
+
+
+def recall(
+    query: str, scope_value: str | None, limit: int, project: Path | None, as_json: bool
+) -> int:
+    """Search both tiers (BM25 ranking); each hit shows its tier and file."""
+    s = store()
+    hits = s.recall(s.tiers(project_path(project), scope(scope_value)), query, limit)
+    if as_json:
+        results = [found_json(h, body=True, score=True) for h in hits]
+        emit_json({"query": query, "results": results})
+        return 0
+    if not hits:
+        echo(f"no entries match {query!r}")
+        return 0
+    for n, hit in enumerate(hits, 1):
+        echo(redact(f"{n}. {hit.entry.name}  [{hit.tier.label}]  score {hit.score:.3g}"))
+        if hit.entry.description:
+            echo(redact(f"   {hit.entry.description}"))
+        echo(redact(f"   {hit.path}"))
+    return 0
+
+
+def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -> int:
+    """List entries of the project and global tiers."""
+    s = store()
+    tiers = s.tiers(project_path(project), scope(scope_value))
+    rows = [(t, s.entries(t)) for t in tiers]
+    if as_json:
+        emit_json(
+            {
+                "tiers": [
+                    {**tier_json(t), "entries": [found_json(Found(t, e), body=False) for e in es]}
+                    for t, es in rows
+                ]
+            }
+        )
+        return 0
+    # One width for every tier, taken from the longest name: columns stay aligned.
+    shown = [
+        (t, [(redact(e.name), redact(e.type or "-"), redact(e.description)) for e in es])
+        for t, es in rows
+    ]
+    name_w = max((len(name) for _, es in shown for name, _, _ in es), default=0)
+    type_w = max((len(type_) for _, es in shown for _, type_, _ in es), default=0)
+    for tier, entries in shown:
+        echo(f"{tier.label}: {plural(len(entries), 'entry', 'entries')}")
+        for name, type_, description in entries:
+            echo(f"  {name:<{name_w}}  {type_:<{type_w}}  {description}".rstrip())
+    return 0
+
+
+def show(name: str, scope_value: str | None, project: Path | None, as_json: bool) -> int:
+    """Print one entry's file exactly as stored (its path and tier go to stderr)."""
+    s = store()
+    found = s.find(s.tiers(project_path(project), scope(scope_value)), name)
+    if as_json:
+        emit_json(found_json(found, body=True))
+        return 0
+    # The header goes to stderr, so `coffer show NAME > x.md` is the entry file, byte for byte
+    # (unless it holds a secret: then it is printed redacted, and stderr says so).
+    echo(redact(f"# {found.path}  [{found.tier.label}]"), err=True)
+    data = fsutil.read_bytes_or_none(found.path)
+    if data is None:
+        data = serialize(found.entry).encode()
+    text = data.decode("utf-8", "surrogateescape")
+    labels = find_secrets(text)
+    if labels:
+        data = redact(text).encode("utf-8", "surrogateescape")
+        echo(
+            f"coffer: {', '.join(labels)} redacted from this entry; open the file itself to see it",
+            err=True,
+        )
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+    return 0
+
+
+def where(project: Path | None, as_json: bool) -> int:
+    """Show the store location and the project the current directory resolves to."""
+    s = store()
+    path = project_path(project)
+    # The home directory, / or an uninvited directory is no project, but where things are
+    # is still an answer.
+    try:
+        root: Path | None = s.resolve_root(path)
+    except NotAProjectError as exc:
+        root, why = None, str(exc)
+    tier = s.project_tier(path) if root else None
+    global_tier = s.global_tier()
+    data = {
+        "store": str(s.root),
+        "project": {
+            "root": str(root),
+            "name": root.name,
+            "id": tier.info.id if tier else None,
+            "dir": str(tier.dir) if tier else None,
+        }
+        if root
+        else None,
+        "global": {"id": global_tier.info.id, "dir": str(global_tier.dir)},
+    }
+    if as_json:
+        emit_json(data)
+        return 0
+    echo(f"store:   {s.root}")
+    if root:
+        echo(f"project: {root.name} ({root})")
+        echo(f"         {tier.dir if tier else '(no memory yet: created on first remember)'}")
+    else:
+        echo(f"project: none, only the global tier ({why})")
+    echo(f"global:  {global_tier.dir}")
+    return 0
+
+
+def adapter_list(project: Path | None, as_json: bool) -> int:
+    """`coffer adapter list`: 1 when anything enabled is not ok."""
+    engine = build_engine()
+    statuses, errors = engine.status(project_path(project))
+    root = engine.store.project_root_or_none(project_path(project))
+    ok = all(s.ok for s in statuses) and not errors
+    watch = _watch_info(engine.store.root)
+    if as_json:
+        emit_json(
+            {
+                "ok": ok,
+                "project": {"root": str(root), "name": root.name} if root else None,
+                "errors": errors,
+                "watch": watch,
+                "adapters": [_adapter_json(s) for s in statuses],
+            }
+        )
+        return 0 if ok else 1
+    echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
+    _adapter_lines(statuses)
+    echo(_watch_line(watch))
+    for e in errors:
+        echo(f"error: {e}")
+    return 0 if ok else 1
+
+
+def _adapter_json(s: Any) -> dict[str, Any]:
+    return {
+        "name": s.name,
+        "origin": s.origin,
+        "present": s.present,
+        "enabled": s.enabled,
+        "modes": s.modes,
+        "native_memory": s.native,
+        "error": s.error or None,
+        "ok": s.ok,
+        "targets": [t.__dict__ for t in s.targets],
+    }
+
+
+def _adapter_lines(statuses: Sequence[Any]) -> None:
+    # Widths from the values shown, so a long state or mode never shifts the path column.
+    targets = [t for s in statuses for t in s.targets]
+    tier_w = max((len(t.tier) for t in targets), default=0)
+    mode_w = max((len(t.mode) for t in targets), default=0)
+    state_w = max((len(t.state) for t in targets), default=0)
+    for s in statuses:
+        modes = " ".join(f"{k}={v}" for k, v in s.modes.items())
+        flags = f"{'present' if s.present else 'absent'}, {'enabled' if s.enabled else 'disabled'}"
+        echo(f"{s.name} ({flags}; {modes}; from {s.origin})")
+        if s.native != "none":
+            echo(f"  native memory: {s.native}")
+        if s.error:
+            echo(f"  error: {s.error}")
+        for t in s.targets:
+            detail = f" ({t.detail})" if t.detail else ""
+            cols = f"{t.tier:<{tier_w}}  {t.mode:<{mode_w}}  {t.state:<{state_w}}"
+            echo(f"  {cols}  {t.path}{detail}")
+            if t.note:
+                echo(f"  {'':<{tier_w + mode_w + state_w + 4}}  note: {t.note}")
+
+
+def _watch_info(root: Path) -> dict[str, Any]:
+    """Whether `coffer watch` runs for this store, and as which service (not part of `ok`:
+    without the watcher, blocks still refresh at every session start)."""
+    from coffer.setup import service
+    from coffer.watch import daemon
+
+    data = daemon.read_status(root)
+    running = bool(data.get("running"))
+    return {
+        "running": running,
+        "pid": data.get("pid") if running else None,
+        "service": service.status(root, os.environ),
+    }
+
+
+def _watch_line(watch: dict[str, Any]) -> str:
+    from coffer.setup import service
+
+    head = f"watch: running (pid {watch['pid']})" if watch["running"] else "watch: not running"
+    return f"{head}; service: {service.describe(watch['service'])}"
+
+
+def watch_status(as_json: bool) -> int:
+    """`coffer watch --status`: 0 if the daemon runs, daemon.EXIT_NOT_RUNNING if not."""
+    from coffer.setup import service
+    from coffer.watch import daemon
+
+    root = store().root
+    data = daemon.read_status(root)
+    data["service"] = service.status(root, os.environ)
+    if as_json:
+        emit_json(data)
+    else:
+        for line in daemon.status_lines(data) + service.status_lines(data["service"], data):
+            echo(line)
+    return 0 if data["running"] else daemon.EXIT_NOT_RUNNING

@@ -1,0 +1,141 @@
+"""Issue 11: the typer-free quick path of the read commands (coffer.cli.quick, ADR 0023)
+accepts what typer accepts, prints what typer prints, and hands typer everything else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from coffer.cli import quick, typer_app
+from tests.helpers import coffer, make_repo
+
+
+def _typer_command(words: tuple[str, ...]) -> typer.core.TyperCommand:
+    typer_app._register(list(words))
+    command = typer.main.get_command(typer_app.app)
+    for word in words:
+        command = command.commands[word]  # type: ignore[attr-defined]
+    return command  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("words", list(quick.COMMANDS))
+def test_the_table_matches_the_typer_commands(words: tuple[str, ...]) -> None:
+    spec = quick.COMMANDS[words]
+    params = _typer_command(words).params
+    options = {o: p for p in params for o in getattr(p, "opts", ()) if o.startswith("--")}
+    for name in spec.values:
+        assert name in options and not options[name].is_flag, name  # type: ignore[attr-defined]
+    for name in spec.flags:
+        assert name in options and options[name].is_flag, name  # type: ignore[attr-defined]
+    arguments = [p for p in params if p.param_type_name == "argument"]
+    assert len(arguments) == spec.args
+    # What a missing project's error suggests depends on these.
+    for key in ("--project", "--scope", "--global"):
+        assert (key in spec.options) == (key in typer_app.options_of(list(words))), key
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = make_repo(tmp_path / "repo")
+    for args in (
+        ["remember", "Deploys use make release.", "--name", "deploys"],
+        ["remember", "Prefer tabs \x1b[31mred\x1b[0m.", "--name", "tabs", "--scope", "global"],
+        ["remember", "token sk-" + "a" * 24 + " end", "--name", "leak"],
+    ):
+        assert coffer(*args, cwd=repo).returncode in (0, 1)
+    return repo
+
+
+SAME = [
+    ["where"],
+    ["where", "--json"],
+    ["list"],
+    ["list", "--json", "--scope=global"],
+    ["list", "--scope", "project", "--project", "."],
+    ["show", "deploys"],
+    ["show", "--json", "tabs"],
+    ["show", "nope"],
+    ["recall", "make release"],
+    ["recall", "deploy", "--limit", "1", "--json"],
+    ["recall", "zzz-nothing"],
+    ["watch", "--status"],
+    ["watch", "--json", "--status"],
+    ["adapter", "list"],
+    ["adapter", "list", "--json"],
+]
+
+
+@pytest.mark.parametrize("argv", SAME, ids=" ".join)
+def test_quick_prints_exactly_what_typer_prints(
+    repo: Path, argv: list[str], monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(repo)
+    quick_code = quick.run(argv)
+    quick_out = capfd.readouterr()
+    typer_code = typer_app.run(argv)
+    typer_out = capfd.readouterr()
+    assert quick_code is not None
+    assert (quick_code, quick_out.out, quick_out.err) == (typer_code, typer_out.out, typer_out.err)
+
+
+def test_outside_a_project_the_error_names_the_same_ways_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for argv in (["list", "--scope", "project"], ["show", "x", "--scope", "project"]):
+        quick_code = quick.run(argv)
+        quick_err = capfd.readouterr().err
+        assert (quick_code, quick_err) == (typer_app.run(argv), capfd.readouterr().err)
+        assert quick_code == 1 and "--project PATH" in quick_err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["where", "--help"],
+        ["list", "-h"],
+        ["list", "--scope", "team"],
+        ["list", "--scope"],
+        ["list", "--json", "--json"],
+        ["list", "--sc", "global"],
+        ["show"],
+        ["show", "a", "b"],
+        ["show", "--", "-x"],
+        ["recall", "x", "--limit", "0"],
+        ["recall", "x", "--limit", "ten"],
+        ["recall", "x", "--limit", "010"],
+        ["where", "--project", ""],
+        ["watch"],
+        ["watch", "--status", "--verbose"],
+        ["adapter", "enable", "claude"],
+        ["remember", "x"],
+        ["--json", "where"],
+    ],
+    ids=" ".join,
+)
+def test_anything_else_is_left_to_typer(argv: list[str]) -> None:
+    assert quick.run(argv) is None
+
+
+def test_completion_is_left_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("_COFFER_COMPLETE", "complete_bash")
+    assert quick.run(["where"]) is None
+
+
+def test_a_closed_pipe_ends_quietly_as_before(repo: Path) -> None:
+    import subprocess
+    import sys
+
+    # `coffer list | head -0`: the reader is gone before coffer writes.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coffer", "list"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 1) and b"Traceback" not in err
