@@ -24,7 +24,7 @@ def _typer_command(words: tuple[str, ...]) -> typer.core.TyperCommand:
 def test_the_table_matches_the_typer_commands(words: tuple[str, ...]) -> None:
     spec = quick.COMMANDS[words]
     params = _typer_command(words).params
-    options = {o: p for p in params for o in getattr(p, "opts", ()) if o.startswith("--")}
+    options = {o: p for p in params for o in getattr(p, "opts", ())}
     for name in spec.values:
         assert name in options and not options[name].is_flag, name  # type: ignore[attr-defined]
     for name in spec.flags:
@@ -64,6 +64,8 @@ SAME = [
     ["watch", "--json", "--status"],
     ["adapter", "list"],
     ["adapter", "list", "--json"],
+    ["project", "--dry-run"],
+    ["project", "--dry-run", "-q", "--for", "claude"],
 ]
 
 
@@ -112,6 +114,9 @@ def test_outside_a_project_the_error_names_the_same_ways_out(
         ["adapter", "enable", "claude"],
         ["remember", "x"],
         ["--json", "where"],
+        ["project", "--git-block", "public"],
+        ["project", "--no-resume"],
+        ["project", "--for"],
     ],
     ids=" ".join,
 )
@@ -139,3 +144,16 @@ def test_a_closed_pipe_ends_quietly_as_before(repo: Path) -> None:
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)
     assert proc.returncode in (0, 1) and b"Traceback" not in err
+
+
+def test_project_runs_the_same_either_way(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(repo)
+    assert quick.run(["project"]) == 0
+    assert capfd.readouterr().out  # what it changed
+    # Projected already: both paths find nothing to do and say the same.
+    for argv in (["project"], ["project", "--quiet", "--git-block", "hide"]):
+        quick_code, quick_out = quick.run(argv), capfd.readouterr()
+        typer_code, typer_out = typer_app.run(argv), capfd.readouterr()
+        assert (quick_code, quick_out) == (typer_code, typer_out)

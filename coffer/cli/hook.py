@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer.cli._common import named, print_report
+from coffer.cli._out import build_engine, named, print_report
 from coffer.errors import CofferError
 from coffer.projection import hook as hook_mode
 from coffer.report import Report
+from coffer.store import settings
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
@@ -30,6 +31,24 @@ class Run:
     resume: bool = False
     for_agent: str | None = None
     hook: bool = False
+
+
+def start(run: Run, git_block: str | None) -> int:
+    """`coffer project` from its options (typer's command and the quick path alike)."""
+    engine = build_engine()
+    if git_block is not None:
+        choose_git_block(engine, run.path, git_block)
+    return project(engine, run)
+
+
+def choose_git_block(engine: Engine, path: Path, block: str) -> None:
+    root = engine.store.resolve_root(path)
+    with engine.store.projection_lock():
+        s = settings.load(engine.store.root)
+        s.git_commit = [r for r in s.git_commit if r != str(root)]
+        if block == "commit":
+            s.git_commit.append(str(root))
+        settings.save(engine.store.root, s)
 
 
 def project(engine: Engine, run: Run) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -24,7 +23,7 @@ from coffer.store.identity import in_git, project_root
 from coffer.store.projects import check_project_root
 
 if TYPE_CHECKING:
-    from coffer.projection.engine import Engine
+    pass
 
 GIT_BLOCK = ("hide", "commit")
 
@@ -77,20 +76,7 @@ def project(  # noqa: PLR0913 - typer declares each option as a parameter
 ) -> None:
     """Make every enabled agent see this project's and the global memory (idempotent)."""
     run = hook.Run(project_path(path), quiet, dry_run, replace_edited, resume, for_agent, hook_)
-    engine = build_engine()
-    if git_block is not None:
-        _choose_git_block(engine, run.path, git_block)
-    raise typer.Exit(hook.project(engine, run))
-
-
-def _choose_git_block(engine: Engine, path: Path, block: str) -> None:
-    root = engine.store.resolve_root(path)
-    with engine.store.projection_lock():
-        s = settings_mod.load(engine.store.root)
-        s.git_commit = [r for r in s.git_commit if r != str(root)]
-        if block == "commit":
-            s.git_commit.append(str(root))
-        settings_mod.save(engine.store.root, s)
+    raise typer.Exit(hook.start(run, git_block))
 
 
 @app.command()

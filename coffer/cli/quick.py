@@ -1,12 +1,15 @@
-"""The read-only commands without typer, for the plain invocations agents and people type.
+"""The read-only commands and `coffer project` without typer, in the forms agents and
+people type.
 
 Importing typer costs about four times a bare ``python -c pass`` (docs/adr/0023), more than
 `coffer where` itself. So ``coffer.main`` first offers the arguments to :func:`run`: a
-command below with only the options listed, each once, with well-formed values, runs here
-and prints through the same functions as its typer command (coffer.cli.reading). Anything
-else — ``--help``, an unknown or repeated option, a value typer would refuse, ``--``, shell
-completion — returns None and typer handles it exactly as before, errors included.
-tests/test_cli_quick.py checks the table against the typer commands and the output of both.
+command below (the read commands, and `coffer project` as the session-start hook runs it)
+with only the options listed, each once, with well-formed values, runs here and prints
+through the same functions as its typer command (coffer.cli.reading, coffer.cli.hook).
+Anything else — ``--help``, an unknown or repeated option, a value typer would refuse,
+``--``, shell completion — returns None and typer handles it exactly as before, errors
+included. tests/test_cli_quick.py checks the table against the typer commands and the
+output of both.
 """
 
 from __future__ import annotations
@@ -92,7 +95,25 @@ def _adapter_list(p: Parsed) -> int:
     return reading.adapter_list(p.project, p.json)
 
 
+def _project(p: Parsed) -> int:
+    from coffer.cli import hook
+    from coffer.cli._out import project_path
+
+    run = hook.Run(
+        project_path(p.project),
+        quiet=bool(p.flags & {"--quiet", "-q"}),
+        dry_run="--dry-run" in p.flags,
+        replace_edited="--replace-edited" in p.flags,
+        resume="--resume" in p.flags,
+        for_agent=p.values.get("--for"),
+        hook="--hook" in p.flags,
+    )
+    return hook.start(run, p.values.get("--git-block"))
+
+
 _READ = frozenset({"--scope", "--project"})
+# `coffer project`'s switches; typer reads `-q` and `--quiet` as one (either, or both).
+_PROJECT_FLAGS = frozenset({"--quiet", "-q", "--dry-run", "--replace-edited", "--resume", "--hook"})
 _JSON = frozenset({"--json"})
 COMMANDS: dict[tuple[str, ...], Spec] = {
     ("where",): Spec(frozenset({"--project"}), _JSON, 0, _where),
@@ -101,6 +122,10 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ("recall",): Spec(_READ | {"--limit"}, _JSON, 1, _recall),
     ("watch",): Spec(frozenset(), _JSON | {"--status"}, 0, _watch_status, frozenset({"--status"})),
     ("adapter", "list"): Spec(frozenset({"--project"}), _JSON, 0, _adapter_list),
+    # The session-start hook's full path (the no-op one never gets here: coffer.main).
+    ("project",): Spec(
+        frozenset({"--for", "--git-block", "--project"}), _PROJECT_FLAGS, 0, _project
+    ),
 }
 
 
@@ -142,6 +167,8 @@ def _valid(option: str, value: str) -> bool:
         return False
     if option == "--scope":
         return value in _SCOPES
+    if option == "--git-block":
+        return value in ("hide", "commit")
     if option == "--limit":
         return _LIMIT.fullmatch(value) is not None
     return True
