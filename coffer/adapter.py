@@ -89,13 +89,13 @@ class Adapter(Protocol):
 
     # the adapter's name, as used on the command line (`--agent NAME`)
     NAME: str
-    # the projection mode for each tier
-    MODES: Mapping[str, Mode]
 
     # is the agent installed or used on this machine? cheap, read-only
     def detect(self, ctx: Context) -> bool: ...
 
-    # the paths to manage; project targets only when ctx.project is set
+    # the paths to manage, each with its mode; project targets only when ctx.project is
+    # set (coffer.adapter_helpers.per_tier). The modes `coffer adapter list` shows come
+    # from here (modes()), so an adapter never declares them twice.
     def targets(self, ctx: Context) -> Sequence[Target]: ...
 
     # the agent's competing native memory, or None if it has none to manage
@@ -105,14 +105,57 @@ class Adapter(Protocol):
     def inputs(self, ctx: Context) -> tuple[Sequence[str], Sequence[Path]]: ...
 
 
-# Optional adapter attributes, looked up with getattr (not part of the Protocol):
+# ---- optional members ------------------------------------------------------------------
+# An adapter may also define any of these. coffer.registry checks each one's type when it
+# loads the adapter (a wrong type: the adapter is reported and skipped, like any broken
+# plugin) and the core reads them only through ``registry.Loaded.features(name)``.
+#
 # - HARNESSES: tuple[str, ...], the ecc.memory.v1 harness slugs whose vault handoffs are
 #   for this agent (default: the adapter's NAME);
-# - wiring(ctx, launch): what `coffer setup` adds to the agent's config (see ConfigEdit);
-# - SESSION_CONTEXT_LIMIT: int, the most bytes of session-start hook output the agent adds
-#   to the model's context whole (default coffer.projection.session_context.DEFAULT_LIMIT);
+# - wiring(ctx, launch) -> Sequence[ConfigEdit]: what `coffer setup` adds to the agent's
+#   config (see ConfigEdit below; without it `coffer setup` skips the agent);
+# - SESSION_CONTEXT_LIMIT: int > 0, the most bytes of session-start hook output the agent
+#   adds to the model's context whole (default coffer.projection.session_context.DEFAULT_LIMIT);
 # - session_context(text) -> str: what the hook must print for the agent to add ``text``
-#   to the model's context (default: ``text`` itself, as plain stdout).
+#   to the model's context (default: ``text`` itself, as plain stdout);
+# - MODES: accepted from adapters written before 0.2 (a mapping of tier to Mode), never read:
+#   the modes come from targets().
+
+
+class Wiring(Protocol):
+    """The optional ``wiring`` member: the entries `coffer setup` adds for this agent."""
+
+    def __call__(self, ctx: Context, launch: Launch, /) -> Sequence[ConfigEdit]: ...
+
+
+class SessionFramer(Protocol):
+    """The optional ``session_context`` member: hook text as the agent wants it printed."""
+
+    def __call__(self, text: str, /) -> str: ...
+
+
+@dataclass(frozen=True)
+class Features:
+    """An adapter's optional members, checked: what the core reads instead of getattr."""
+
+    harnesses: tuple[str, ...] = ()
+    wiring: Wiring | None = None
+    session_context: SessionFramer | None = None
+    session_context_limit: int | None = None
+
+
+# A project that is never read or written: modes() asks targets() what a project would get.
+_PROBE = Path("/nonexistent/coffer-probe")
+TIERS: tuple[TierName, ...] = ("project", "global")
+
+
+def modes(adapter: Adapter, store: Path) -> dict[str, Mode]:
+    """The mode of each tier, read off the targets the adapter plans for a neutral context
+    (an empty home and environment), so it says what the adapter does by nature, not what
+    one user's settings make of it: what `coffer adapter list` shows."""
+    ctx = Context(home=_PROBE / "home", environ={}, store=store, project=_PROBE / "project")
+    found = {t.tier: t.mode for t in adapter.targets(ctx)}
+    return {tier: found[tier] for tier in TIERS if tier in found}
 
 
 def no_native_memory(ctx: Context) -> NativeMemory | None:
@@ -132,11 +175,9 @@ def no_inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     return (), ()
 
 
-# ---- `coffer setup` (optional) -----------------------------------------------------------
-# An adapter may also define ``wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]``:
-# the entries `coffer setup` adds to the agent's own config files (its MCP server, a
-# session-start hook). Like everything else here it only describes them; coffer.setup.wiring
-# edits, journals and undoes. It is not part of the Adapter protocol (looked up by getattr).
+# ---- `coffer setup` (the optional ``wiring`` member) ---------------------------------------
+# Like everything else here ``wiring`` only describes the entries; coffer.setup.wiring edits,
+# journals and undoes them.
 
 
 @dataclass(frozen=True)

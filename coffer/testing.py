@@ -9,7 +9,8 @@ files to be detected, override :meth:`prepare`::
     class TestMyAdapter(AdapterContract):
         adapter = my_adapter
 
-It checks the contract (protocol, modes), that detection and planning are read-only, that
+It checks the contract (protocol, optional members, targets that name each tier at most
+once), that detection and planning are read-only, that
 ``coffer project`` is idempotent (same bytes, same mtimes, no write on a re-run), that only
 the adapter's own targets (plus its native-memory config) are written, that undo restores
 the previous state exactly, and that a ``NONE`` adapter writes nothing.
@@ -26,7 +27,7 @@ from typing import Any, ClassVar
 import pytest
 
 from coffer import registry
-from coffer.adapter import Adapter, Context, Mode
+from coffer.adapter import TIERS, Adapter, Context, Mode, modes
 from coffer.projection.engine import Engine
 from coffer.store import settings
 from coffer.store.store import Store
@@ -105,13 +106,16 @@ class AdapterContract:
 
     def test_satisfies_protocol(self) -> None:
         assert isinstance(self.adapter, Adapter)
-        assert registry._valid(self.adapter) is None
+        registry.features(self.adapter)  # raises registry.ContractError saying what is wrong
 
-    def test_modes_and_targets_agree(self, ctx: Context) -> None:
-        assert set(self.adapter.MODES) <= {"project", "global"}
-        for target in self.adapter.targets(ctx):
-            assert target.tier in self.adapter.MODES
-            assert target.mode in (self.adapter.MODES[target.tier], Mode.NONE)
+    def test_one_target_per_tier(self, ctx: Context) -> None:
+        tiers = [t.tier for t in self.adapter.targets(ctx)]
+        assert set(tiers) <= set(TIERS) and len(tiers) == len(set(tiers)), tiers
+        assert modes(self.adapter, ctx.store)  # the modes `coffer adapter list` shows
+
+    def test_no_project_means_no_project_target(self, ctx: Context) -> None:
+        bare = Context(ctx.home, ctx.environ, ctx.store, None)
+        assert all(t.tier == "global" for t in self.adapter.targets(bare))
 
     def test_planning_is_read_only(self, ctx: Context) -> None:
         before = self._outside(ctx)
@@ -183,7 +187,7 @@ class AdapterContract:
         assert {k: v for k, v in after.items() if k not in strip | parents} == before
 
     def test_none_mode_writes_nothing(self, ctx: Context) -> None:
-        if any(m is not Mode.NONE for m in self.adapter.MODES.values()):
+        if any(m is not Mode.NONE for m in modes(self.adapter, ctx.store).values()):
             pytest.skip("adapter has a non-NONE mode")
         engine = self.engine(ctx)
         self._seed(engine, ctx)

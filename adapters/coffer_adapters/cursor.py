@@ -7,37 +7,25 @@ of its own left to switch off.
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-from coffer.adapter import Context, Mode, Target, no_native_memory
+from coffer.adapter import Context, Mode, Target, no_inputs, no_native_memory
+from coffer.adapter_helpers import detected_by, per_tier
 
 NAME = "cursor"
-MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.NONE}
 native_memory = no_native_memory
-
-
-def detect(ctx: Context) -> bool:
-    if (ctx.home / ".cursor").is_dir():
-        return True
-    return shutil.which("cursor", path=ctx.environ.get("PATH", "")) is not None
+inputs = no_inputs
+detect = detected_by(lambda ctx: ctx.home / ".cursor", "cursor")
 
 
 def targets(ctx: Context) -> Sequence[Target]:
-    out = []
-    if ctx.project is not None:
-        out.append(Target("project", Mode.RENDER, ctx.project / "AGENTS.md"))
-    out.append(
-        Target(
+    return per_tier(
+        ctx,
+        project=lambda root: Target("project", Mode.RENDER, root / "AGENTS.md"),
+        global_=Target(
             "global",
             Mode.NONE,
             ctx.home / ".cursor",
             note="Cursor keeps global User Rules in its settings, not in a file",
-        )
+        ),
     )
-    return out
-
-
-def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
-    return (), ()

@@ -10,27 +10,22 @@ that is ``~/.claude/CLAUDE.md``. OpenCode has no memory of its own to switch off
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import Context, Mode, Target, no_native_memory
+from coffer.adapter_helpers import detected_by, per_tier, xdg_config
 
 NAME = "opencode"
-MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.RENDER}
 native_memory = no_native_memory
 _NO_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")
 
 
 def config_dir(ctx: Context) -> Path:
-    xdg = ctx.environ.get("XDG_CONFIG_HOME", "").strip()
-    return (Path(xdg) if xdg else ctx.home / ".config") / "opencode"
+    return xdg_config(ctx) / "opencode"
 
 
-def detect(ctx: Context) -> bool:
-    if config_dir(ctx).is_dir():
-        return True
-    return shutil.which("opencode", path=ctx.environ.get("PATH", "")) is not None
+detect = detected_by(config_dir, "opencode")
 
 
 def _global_file(ctx: Context) -> Path:
@@ -40,19 +35,18 @@ def _global_file(ctx: Context) -> Path:
     return ctx.home / ".claude" / "CLAUDE.md"
 
 
+def _project(root: Path) -> Target:
+    note = ""
+    if not (root / "AGENTS.md").exists() and (root / "CLAUDE.md").exists():
+        note = (
+            "once AGENTS.md exists OpenCode reads it instead of this project's "
+            "CLAUDE.md; move shared instructions into AGENTS.md"
+        )
+    return Target("project", Mode.RENDER, root / "AGENTS.md", note=note)
+
+
 def targets(ctx: Context) -> Sequence[Target]:
-    out = []
-    if ctx.project is not None:
-        agents = ctx.project / "AGENTS.md"
-        note = ""
-        if not agents.exists() and (ctx.project / "CLAUDE.md").exists():
-            note = (
-                "once AGENTS.md exists OpenCode reads it instead of this project's "
-                "CLAUDE.md; move shared instructions into AGENTS.md"
-            )
-        out.append(Target("project", Mode.RENDER, agents, note=note))
-    out.append(Target("global", Mode.RENDER, _global_file(ctx)))
-    return out
+    return per_tier(ctx, _project, Target("global", Mode.RENDER, _global_file(ctx)))
 
 
 def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:

@@ -116,8 +116,7 @@ class Engine:
         ``HARNESSES`` (e.g. ``claude`` and ``claude-code``), else its own name."""
         out: list[str] = []
         for agent in agents:
-            declared = getattr(self.loaded.adapters.get(agent), "HARNESSES", None)
-            out += [str(h) for h in declared] if declared else [agent]
+            out += self.loaded.features(agent).harnesses or [agent]
         return out
 
     def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[render.Handoff]:

@@ -55,15 +55,14 @@ def snapshot(engine: Engine, path: Path) -> dict[Path, bytes | None]:
 
 def framer(engine: Engine, agent: str) -> Callable[[str], str]:
     """How ``agent`` wants hook text printed (its adapter's ``session_context``), or as is."""
-    frame = getattr(engine.loaded.adapters.get(agent), "session_context", None)
-    if not callable(frame):
+    frame = engine.loaded.features(agent).session_context
+    if frame is None:
         return lambda text: text
     return lambda text: str(frame(text)) if text else ""
 
 
 def limit(engine: Engine, agent: str) -> int:
-    declared = getattr(engine.loaded.adapters.get(agent), "SESSION_CONTEXT_LIMIT", None)
-    return declared if isinstance(declared, int) and declared > 0 else DEFAULT_LIMIT
+    return engine.loaded.features(agent).session_context_limit or DEFAULT_LIMIT
 
 
 def stale_tiers(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coffer import fsutil
-from coffer.adapter import Context, Mode, Target
+from coffer.adapter import Adapter, Context, Mode, Target, modes
 from coffer.errors import CofferError
 from coffer.projection import block_content, render_targets
 from coffer.projection import native_memory as native
@@ -60,6 +60,14 @@ class AdapterStatus:
         return not self.error and self.native != "on" and all(t.ok for t in self.targets)
 
 
+def _modes(engine: Engine, name: str, report: Report, adapter: Adapter) -> dict[str, str]:
+    """The mode of each tier, read off the adapter's targets (coffer.adapter.modes)."""
+    found: dict[str, Mode] = engine.call_adapter(
+        name, report, partial(modes, adapter, engine.store.root), {}
+    )
+    return {tier: mode.value for tier, mode in found.items()}
+
+
 def status(engine: Engine, path: Path | None) -> tuple[list[AdapterStatus], list[str]]:
     """Per adapter: presence, modes, targets with their state, native memory state."""
     root = engine.store.project_root_or_none(path) if path is not None else None
@@ -77,7 +85,7 @@ def status(engine: Engine, path: Path | None) -> tuple[list[AdapterStatus], list
             origin=engine.loaded.origins.get(name, "?"),
             present=present,
             enabled=engine.settings.enabled(name, present),
-            modes={k: v.value for k, v in adapter.MODES.items()},
+            modes=_modes(engine, name, report, adapter),
         )
         targets: list[Target] = list(
             engine.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)

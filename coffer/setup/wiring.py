@@ -164,7 +164,7 @@ def plan(
     for name, adapter in loaded.adapters.items():
         if wanted and name not in wanted:
             continue
-        wiring = getattr(adapter, "wiring", None)
+        wiring = loaded.features(name).wiring
         if not wanted and not _call(out.report, name, partial(adapter.detect, ctx), False):
             # Suggest --agent only where it would work: an adapter without a setup step
             # would refuse it.

@@ -3,6 +3,7 @@ from __future__ import annotations
 from coffer.adapter import Context
 from coffer.testing import AdapterContract
 from coffer_adapters import codex
+from coffer_adapters.codex import switch
 
 CONFIG = b"""# my codex config
 model = "o4"  # best
@@ -41,58 +42,58 @@ class TestCodex(AdapterContract):
         assert t.max_bytes == 4096
 
     def test_enabled_detection(self):
-        assert codex._enabled(CONFIG)
-        assert not codex._enabled(None)
-        assert not codex._enabled(b"[features]\nmemories = false\n")
-        assert not codex._enabled(b"[features]\nmemories_extra = true\n")
-        assert not codex._enabled(
+        assert switch.enabled(CONFIG)
+        assert not switch.enabled(None)
+        assert not switch.enabled(b"[features]\nmemories = false\n")
+        assert not switch.enabled(b"[features]\nmemories_extra = true\n")
+        assert not switch.enabled(
             b"[features]\nmemories = true\n[memories]\nuse_memories = false\n"
             b"generate_memories = false\n"
         )
 
     def test_disable_changes_only_the_value(self):
-        new, previous = codex._disable(CONFIG)
+        new, previous = switch.disable(CONFIG)
         assert new == CONFIG.replace(
             b"memories = true   # I like it", b"memories = false   # I like it"
         )
         assert previous["features.memories"] is True
-        assert codex._restore(new, previous) == CONFIG
+        assert switch.restore(new, previous) == CONFIG
 
     def test_absent_key_ends_absent(self):
         original = b'model = "x"\n\n[features]\nother = 1\n'
-        new, previous = codex._disable(original)
+        new, previous = switch.disable(original)
         assert b"memories = false" in new
-        assert codex._restore(new, previous) == original
+        assert switch.restore(new, previous) == original
 
     def test_no_features_table(self):
         original = b'model = "x"\n'
-        new, previous = codex._disable(original)
-        assert not codex._enabled(new)
-        assert codex._restore(new, previous) == original  # not even the blank line tomlkit added
+        new, previous = switch.disable(original)
+        assert not switch.enabled(new)
+        assert switch.restore(new, previous) == original  # not even the blank line tomlkit added
         edited = b"# edited by hand later\n" + new  # the file changed, so no pre-image undo
-        assert codex._restore(edited, previous) == b"# edited by hand later\n" + original
+        assert switch.restore(edited, previous) == b"# edited by hand later\n" + original
 
     def test_crlf_file_gets_crlf_lines(self):
         original = b'model = "x"\r\n'
-        new, previous = codex._disable(original)
+        new, previous = switch.disable(original)
         assert b"[features]" in new
         assert b"\n" not in new.replace(b"\r\n", b"")
-        assert codex._restore(b"# mine\r\n" + new, previous) == b"# mine\r\n" + original
+        assert switch.restore(b"# mine\r\n" + new, previous) == b"# mine\r\n" + original
 
     def test_dotted_key(self):
         original = b"features.memories = true\nmodel = 'x'\n"
-        new, previous = codex._disable(original)
+        new, previous = switch.disable(original)
         assert new == b"features.memories = false\nmodel = 'x'\n"
-        assert codex._restore(new, previous) == original
+        assert switch.restore(new, previous) == original
 
     def test_restore_refuses_a_value_someone_changed(self):
         import pytest
 
         from coffer.errors import CofferError
 
-        _, previous = codex._disable(b"[features]\nmemories = true\n")
+        _, previous = switch.disable(b"[features]\nmemories = true\n")
         with pytest.raises(CofferError, match="someone changed it"):
-            codex._restore(b"[features]\nmemories = 'maybe'\n", previous)
+            switch.restore(b"[features]\nmemories = 'maybe'\n", previous)
 
     def test_imports_summary_index_and_notes(self, ctx):
         mem = ctx.home / ".codex" / "memories"

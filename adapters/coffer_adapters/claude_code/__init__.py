@@ -10,26 +10,16 @@ existence stops Claude from reading the project's ``AGENTS.md``.
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from coffer.adapter import (
-    ConfigEdit,
-    Context,
-    Launch,
-    Mode,
-    NativeMemory,
-    Target,
-    no_native_memory,
-)
+from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
+from coffer.adapter_helpers import detected_by, per_tier, read_json
 
 NAME = "claude"
-MODES: Mapping[str, Mode] = {"project": Mode.SYMLINK, "global": Mode.RENDER}
 native_memory = no_native_memory  # the store *is* Claude's memory: nothing competes
 # Vault handoffs addressed to either name reach Claude: ECC's own slug is `claude`
 # (docs/vault-format.md §2.4 Example B); `claude-code` is the tool's name, which people write too.
@@ -91,12 +81,7 @@ def config_root(ctx: Context) -> Path:
     return ctx.home / ".claude"
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+detect = detected_by(config_root, "claude")
 
 
 def _settings_files(ctx: Context) -> list[tuple[str, Path]]:
@@ -114,7 +99,7 @@ def _settings_files(ctx: Context) -> list[tuple[str, Path]]:
 
 def _setting(ctx: Context, key: str) -> tuple[Any, str, Path] | None:
     for level, path in _settings_files(ctx):
-        value = _read_json(path).get(key)
+        value = read_json(path).get(key)
         if value is not None:
             return value, level, path
     return None
@@ -123,7 +108,7 @@ def _setting(ctx: Context, key: str) -> tuple[Any, str, Path] | None:
 def _env_flag(ctx: Context, name: str) -> str | None:
     value = ctx.environ.get(name)
     if value is None:
-        env_block = _read_json(config_root(ctx) / "settings.json").get("env")
+        env_block = read_json(config_root(ctx) / "settings.json").get("env")
         if isinstance(env_block, dict) and isinstance(env_block.get(name), str):
             value = env_block[name]
     return value.strip().lower() if isinstance(value, str) else None
@@ -173,25 +158,20 @@ def memory_dir(ctx: Context) -> tuple[Path | None, str]:
     return base / "projects" / name / "memory", ""
 
 
-def detect(ctx: Context) -> bool:
-    if config_root(ctx).is_dir():
-        return True
-    return shutil.which("claude", path=ctx.environ.get("PATH", "")) is not None
+def _project(ctx: Context) -> Target:
+    directory, note = memory_dir(ctx)
+    if directory is None:
+        return Target("project", Mode.NONE, config_root(ctx) / "projects", note=note, active=False)
+    on, why_off = auto_memory_on(ctx)
+    return Target("project", Mode.SYMLINK, directory, note=note or why_off, active=on)
 
 
 def targets(ctx: Context) -> Sequence[Target]:
-    on, why_off = auto_memory_on(ctx)
-    out = []
-    if ctx.project is not None:
-        directory, note = memory_dir(ctx)
-        if directory is None:
-            out.append(
-                Target("project", Mode.NONE, config_root(ctx) / "projects", note=note, active=False)
-            )
-        else:
-            out.append(Target("project", Mode.SYMLINK, directory, note=note or why_off, active=on))
-    out.append(Target("global", Mode.RENDER, config_root(ctx) / "CLAUDE.md"))
-    return out
+    return per_tier(
+        ctx,
+        lambda _root: _project(ctx),
+        Target("global", Mode.RENDER, config_root(ctx) / "CLAUDE.md"),
+    )
 
 
 def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
@@ -205,11 +185,8 @@ def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     return env, [path for _, path in _settings_files(ctx)]
 
 
-__all__ = ["MODES", "NAME", "NativeMemory", "detect", "inputs", "native_memory", "slug", "targets"]
-
-
 def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
-    """`coffer setup`: the user-scope MCP server and a SessionStart hook (_setup_claude)."""
-    from coffer_adapters import _setup_claude
+    """`coffer setup`: the user-scope MCP server and a SessionStart hook (claude_code/setup.py)."""
+    from coffer_adapters.claude_code import setup
 
-    return _setup_claude.wiring(ctx, launch)
+    return setup.edits(ctx, launch, config_root(ctx))

@@ -16,15 +16,16 @@ behind a setting; coffer does not flip any such switch, it says so instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
-from coffer_adapters.gemini import gemini_dir
+from coffer.adapter import ConfigEdit, Launch, session_start_hook
 
 HOOK_TIMEOUT_MS = 30_000  # Gemini's hook timeout is in milliseconds
 
 
-def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
-    settings = gemini_dir(ctx) / "settings.json"
+def edits(settings: Path, launch: Launch) -> Sequence[ConfigEdit]:
+    """The edits to Gemini's ``settings.json`` (handed in, so this module never imports
+    the adapter back)."""
     hook = {
         "hooks": [
             {

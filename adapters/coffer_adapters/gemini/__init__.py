@@ -12,14 +12,13 @@ in trusted folders. Gemini 0.61 has no memory tool left to switch off.
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
+from coffer.adapter_helpers import detected_by, env_dir, per_tier, read_json
 
 NAME = "gemini"
-MODES: Mapping[str, Mode] = {"project": Mode.RENDER, "global": Mode.RENDER}
 native_memory = no_native_memory
 HARNESSES = ("gemini", "gemini-cli")  # vault handoff targets that address Gemini CLI
 # Gemini shows a hook's plain stdout to the user only (as a system message); the model gets
@@ -36,41 +35,33 @@ def session_context(text: str) -> str:
 
 
 def gemini_dir(ctx: Context) -> Path:
-    base = ctx.environ.get("GEMINI_CLI_HOME", "").strip()
-    return (Path(base) if base else ctx.home) / ".gemini"
+    # Gemini takes GEMINI_CLI_HOME as it is: no ~ expansion.
+    return env_dir(ctx, "GEMINI_CLI_HOME", ctx.home, expand=False) / ".gemini"
+
+
+detect = detected_by(gemini_dir, "gemini")
 
 
 def _file_names(ctx: Context) -> list[str]:
-    try:
-        data = json.loads((gemini_dir(ctx) / "settings.json").read_text(encoding="utf-8"))
-        names = data.get("context", {}).get("fileName", [])
-    except (OSError, ValueError, AttributeError):
-        return []
+    context = read_json(gemini_dir(ctx) / "settings.json").get("context")
+    names = context.get("fileName", []) if isinstance(context, dict) else []
     if isinstance(names, str):
         names = [names]
     return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
-def detect(ctx: Context) -> bool:
-    if gemini_dir(ctx).is_dir():
-        return True
-    return shutil.which("gemini", path=ctx.environ.get("PATH", "")) is not None
-
-
 def targets(ctx: Context) -> Sequence[Target]:
-    out = []
-    if ctx.project is not None:
-        name = "AGENTS.md" if "AGENTS.md" in _file_names(ctx) else "GEMINI.md"
-        out.append(
-            Target(
-                "project",
-                Mode.RENDER,
-                ctx.project / name,
-                note="Gemini loads project context only in trusted folders",
-            )
-        )
-    out.append(Target("global", Mode.RENDER, gemini_dir(ctx) / "GEMINI.md"))
-    return out
+    name = "AGENTS.md" if ctx.project is not None and "AGENTS.md" in _file_names(ctx) else ""
+    return per_tier(
+        ctx,
+        lambda root: Target(
+            "project",
+            Mode.RENDER,
+            root / (name or "GEMINI.md"),
+            note="Gemini loads project context only in trusted folders",
+        ),
+        Target("global", Mode.RENDER, gemini_dir(ctx) / "GEMINI.md"),
+    )
 
 
 def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
@@ -78,7 +69,7 @@ def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
 
 
 def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
-    """`coffer setup`: the MCP server and a SessionStart hook (_setup_gemini)."""
-    from coffer_adapters import _setup_gemini
+    """`coffer setup`: the MCP server and a SessionStart hook (gemini/setup.py)."""
+    from coffer_adapters.gemini import setup
 
-    return _setup_gemini.wiring(ctx, launch)
+    return setup.edits(gemini_dir(ctx) / "settings.json", launch)

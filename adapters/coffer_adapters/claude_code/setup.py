@@ -18,33 +18,26 @@ docs/adr/0009-mcp-and-setup.md):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
-from coffer_adapters.claude_code import config_root
+from coffer.adapter_helpers import read_json
 
 HOOK_TIMEOUT = 30  # seconds; the no-op path takes milliseconds
 
 
-def claude_json(ctx: Context) -> Path:
-    """Where Claude Code keeps user-scope MCP servers."""
+def claude_json(ctx: Context, config: Path) -> Path:
+    """Where Claude Code keeps user-scope MCP servers (``config``: its config directory)."""
     if ctx.environ.get("CLAUDE_CONFIG_DIR", ""):
-        return config_root(ctx) / ".claude.json"
+        return config / ".claude.json"
     return ctx.home / ".claude.json"
 
 
-def _hooks_disabled(settings: Path) -> bool:
-    try:
-        data = json.loads(settings.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("disableAllHooks") is True
-
-
-def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
-    settings = config_root(ctx) / "settings.json"
+def edits(ctx: Context, launch: Launch, config: Path) -> Sequence[ConfigEdit]:
+    """The edits, given Claude's config directory (handed in by the adapter, so this
+    module never imports it back)."""
+    settings = config / "settings.json"
     hook = {
         "hooks": [
             {
@@ -56,7 +49,7 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
     }
     return [
         ConfigEdit(
-            claude_json(ctx),
+            claude_json(ctx, config),
             "json",
             ("mcpServers", "coffer"),
             {"type": "stdio", **launch.mcp_server("claude")},
@@ -69,7 +62,7 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
             hook,
             note=f"disableAllHooks is true in {settings}, so the hook will not run until "
             "hooks are allowed again"
-            if _hooks_disabled(settings)
+            if read_json(settings).get("disableAllHooks") is True
             else "",
         ),
     ]

@@ -21,30 +21,18 @@ docs/adr/0009-mcp-and-setup.md):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
-from coffer_adapters.codex import codex_home
+from coffer.adapter import ConfigEdit, Launch, session_start_hook
+from coffer.adapter_helpers import read_toml
 
 HOOK_TIMEOUT = 30  # seconds
 
 
 def _hooks_off(config: Path) -> str:
-    try:
-        data = config.read_bytes()
-    except OSError:
-        return ""
-    if b"hooks" not in data:
-        return ""
-    import tomlkit
-
-    try:
-        features: Any = tomlkit.parse(data.decode("utf-8")).get("features")
-    except Exception:
-        return ""
-    if not isinstance(features, Mapping):
+    features = read_toml(config, mentions=b"hooks").get("features")
+    if not isinstance(features, dict):
         return ""
     for name in ("hooks", "codex_hooks"):
         if features.get(name) is False:
@@ -52,8 +40,9 @@ def _hooks_off(config: Path) -> str:
     return ""
 
 
-def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
-    home = codex_home(ctx)
+def edits(home: Path, launch: Launch) -> Sequence[ConfigEdit]:
+    """The edits, given ``CODEX_HOME`` (handed in by the adapter, so this module never
+    imports it back)."""
     config = home / "config.toml"
     hook = {
         "hooks": [
