@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
-from coffer.adapter import ConfigEdit, Context, Launch
+from coffer.adapter import Adapter, ConfigEdit, Context, Launch, Wiring
 from coffer.errors import CofferError, UnknownNameError
 from coffer.projection import common
 from coffer.projection.common import (
@@ -165,48 +165,68 @@ def plan(
         if wanted and name not in wanted:
             continue
         wiring = loaded.features(name).wiring
-        if not wanted and not _call(out.report, name, partial(adapter.detect, ctx), False):
-            # Suggest --agent only where it would work: an adapter without a setup step
-            # would refuse it.
-            hint = f" (`--agent {name}` wires it anyway)" if wiring is not None else ""
-            out.report.notices.append(f"{name}: not found on this machine, skipped{hint}")
-            continue
-        if wiring is None:
-            out.report.notices.append(
-                f"{name}: its adapter does not support `coffer setup`; register `coffer mcp` "
-                "and a session-start `coffer project --hook` by hand"
-            )
-            continue
-        edits: Sequence[ConfigEdit] = _call(out.report, name, partial(wiring, ctx, out.launch), ())
-        if not edits:
-            out.report.notices.append(f"{name}: nothing to wire")
-            continue
-        by_path: dict[Path, list[ConfigEdit]] = {}
-        for edit in edits:
-            by_path.setdefault(edit.path, []).append(edit)
-            if edit.note:
-                out.report.notices.append(f"{name}: {edit.note}")
-        planned = [
-            _plan_file(journal, name, path, group, out.report) for path, group in by_path.items()
-        ]
-        if any(fp is None for fp in planned):
-            # An agent with its MCP server but not its hook (or the reverse) is wired
-            # halfway: refuse it whole, say so, and let the user fix the file first.
-            out.report.problems.append(
-                Problem(
-                    Path(name),
-                    "refused",
-                    f"{name} was not wired at all: coffer wires an agent completely or not "
-                    "at all; fix the file named above, then run `coffer setup` again",
-                )
-            )
-            continue
-        for fp in planned:
-            if fp is not None:
-                out.files.append(fp)
-                if name not in out.wired:
-                    out.wired.append(name)
+        edits = _edits(out, ctx, (name, adapter), wiring, detect=not wanted)
+        if edits:
+            _plan_agent(out, journal, name, edits)
     return out
+
+
+def _edits(
+    out: Plan,
+    ctx: Context,
+    named: tuple[str, Adapter],
+    wiring: Wiring | None,
+    *,
+    detect: bool,
+) -> Sequence[ConfigEdit]:
+    """The entries one agent's adapter asks for; none (and a notice why) when the agent
+    is not found (only asked when ``detect``) or its adapter has no setup side."""
+    name, adapter = named
+    if detect and not _call(out.report, name, partial(adapter.detect, ctx), False):
+        # Suggest --agent only where it would work: an adapter without a setup step
+        # would refuse it.
+        hint = f" (`--agent {name}` wires it anyway)" if wiring is not None else ""
+        out.report.notices.append(f"{name}: not found on this machine, skipped{hint}")
+        return ()
+    if wiring is None:
+        out.report.notices.append(
+            f"{name}: its adapter does not support `coffer setup`; register `coffer mcp` "
+            "and a session-start `coffer project --hook` by hand"
+        )
+        return ()
+    edits: Sequence[ConfigEdit] = _call(out.report, name, partial(wiring, ctx, out.launch), ())
+    if not edits:
+        out.report.notices.append(f"{name}: nothing to wire")
+    return edits
+
+
+def _plan_agent(out: Plan, journal: Journal, name: str, edits: Sequence[ConfigEdit]) -> None:
+    """Plan one agent's edits, file by file; all of them or, if one file refuses, none."""
+    by_path: dict[Path, list[ConfigEdit]] = {}
+    for edit in edits:
+        by_path.setdefault(edit.path, []).append(edit)
+        if edit.note:
+            out.report.notices.append(f"{name}: {edit.note}")
+    planned = [
+        _plan_file(journal, name, path, group, out.report) for path, group in by_path.items()
+    ]
+    if any(fp is None for fp in planned):
+        # An agent with its MCP server but not its hook (or the reverse) is wired
+        # halfway: refuse it whole, say so, and let the user fix the file first.
+        out.report.problems.append(
+            Problem(
+                Path(name),
+                "refused",
+                f"{name} was not wired at all: coffer wires an agent completely or not "
+                "at all; fix the file named above, then run `coffer setup` again",
+            )
+        )
+        return
+    for fp in planned:
+        if fp is not None:
+            out.files.append(fp)
+            if name not in out.wired:
+                out.wired.append(name)
 
 
 def _plan_file(
