@@ -110,7 +110,8 @@ class AdapterContract:
 
     def test_one_target_per_tier(self, ctx: Context) -> None:
         tiers = [t.tier for t in self.adapter.targets(ctx)]
-        assert set(tiers) <= set(TIERS) and len(tiers) == len(set(tiers)), tiers
+        assert set(tiers) <= set(TIERS), tiers
+        assert len(tiers) == len(set(tiers)), tiers
         assert modes(self.adapter, ctx.store)  # the modes `coffer adapter list` shows
 
     def test_no_project_means_no_project_target(self, ctx: Context) -> None:
