@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from coffer import locations
 from coffer.projection import fastpath
 from tests.helpers import coffer, imported_after, make_repo, store
 
@@ -85,9 +86,9 @@ def test_store_root_matches_platformdirs(monkeypatch, tmp_path):
     import platformdirs
 
     monkeypatch.delenv("COFFER_HOME")
-    assert fastpath.store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
+    assert locations.known_store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
     monkeypatch.delenv("XDG_DATA_HOME")
-    assert fastpath.store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
+    assert locations.known_store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
 
 
 def test_noop_cli_prints_nothing_and_imports_no_typer(repo):

@@ -22,6 +22,8 @@ import zlib
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from coffer.locations import known_store_root
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -34,19 +36,6 @@ _MAGIC = "coffer-fastpath 4"
 MAX_SIGNED_ENTRIES = 2000
 _ABSENT = "-"
 _AGENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-
-
-def store_root(environ: Mapping[str, str]) -> str | None:
-    """coffer.store.paths.store_root without importing platformdirs (None: let it decide)."""
-    explicit = environ.get("COFFER_HOME", "").strip()
-    if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
-    if sys.platform == "darwin":
-        return os.path.join(os.path.expanduser("~"), "Library", "Application Support", "coffer")
-    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
-        base = environ.get("XDG_DATA_HOME", "").strip() or os.path.expanduser("~/.local/share")
-        return os.path.join(base, "coffer")
-    return None
 
 
 def _stamp_path(store: str, root: str) -> str:
@@ -99,7 +88,7 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
     """What ``coffer project`` with ``argv`` prints when it provably has nothing to do
     (usually ""), or None when the full path must run."""
     parsed = _parse_argv(argv, cwd)
-    store = store_root(environ)
+    store = known_store_root(environ)
     if parsed is None or store is None:
         return None
     target, agent = parsed

@@ -28,9 +28,13 @@ def _vault_handoffs(ctx: Context, agents: Sequence[str]) -> Sequence[Handoff]:
             os.path.join(ctx.project, ".ecc", "memory")
         ):
             return ()
-        from coffer.vault.handoffs import handoffs_for
+        from coffer.projection.block_content import Handoff
+        from coffer.vault.handoffs import list_handoffs
 
-        return handoffs_for(ctx, agents)
+        return [
+            Handoff(id=mid, title=title, source=source, targets=targets)
+            for mid, title, source, targets in list_handoffs(str(ctx.project), agents, ctx.environ)
+        ]
     except Exception:
         return ()  # a courtesy list: a vault problem must never fail a projection
 

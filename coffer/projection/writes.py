@@ -10,13 +10,15 @@ instead of overwriting it (docs/adr/0014-writes-blocks-ranking.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from coffer import registry
 from coffer.store.store import Found, Saved, Store, Tier
+
+if TYPE_CHECKING:
+    from coffer.projection.engine import Engine
 
 
 @dataclass(frozen=True)
@@ -38,32 +40,20 @@ class Refreshed:
         }
 
 
-AdapterSource = Callable[[], registry.Loaded]
-
-
 class Writer:
-    """Store writes plus the refresh of what agents read, for one store and environment."""
+    """Store writes plus the refresh of what agents read, for one store."""
 
-    def __init__(
-        self,
-        store: Store,
-        environ: Mapping[str, str],
-        adapters: AdapterSource = registry.load_adapters,
-    ) -> None:
+    def __init__(self, store: Store, engines: Callable[[], Engine]) -> None:
         self.store = store
-        self.environ = environ
-        self.adapters = adapters
+        # Called only when a write changed something: the engine pulls in every adapter,
+        # which reads do not need (the composition root, coffer.app, supplies it).
+        self.engines = engines
 
     def refresh(self, tier: Tier) -> Refreshed:
         """Re-render the projections that show ``tier``; a failure never undoes the write."""
-        # Imported here: the engine pulls in every adapter, which reads do not need.
-        from coffer.projection.engine import Engine
-        from coffer.projection.integrations import handoff_source
-
         root = Path(tier.info.root) if tier.scope == "project" else None
         try:
-            engine = Engine(self.store, self.environ, self.adapters(), handoffs=handoff_source())
-            report = engine.refresh(tier.scope, root)
+            report = self.engines().refresh(tier.scope, root)
         except Exception as exc:  # the entry is saved; say why the agents do not see it yet
             return Refreshed((), (f"{type(exc).__name__}: {exc}",))
         updated = tuple(dict.fromkeys(c.path for c in report.changes))

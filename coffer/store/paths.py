@@ -5,17 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from coffer import locations
+
 
 def store_root(environ: Mapping[str, str]) -> Path:
     """``$COFFER_HOME`` if set, else the platform's user data directory for coffer."""
-    explicit = environ.get("COFFER_HOME", "").strip()
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    # Imported here: platformdirs costs milliseconds that `coffer project` cannot spare
-    # when COFFER_HOME is set (docs/adr/0004).
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("coffer", appauthor=False))
+    # One rule for every layer, with the fast path and the vault cache (coffer.locations).
+    return Path(locations.store_root(environ))
 
 
 def home_dir(environ: Mapping[str, str]) -> Path:

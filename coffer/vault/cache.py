@@ -38,6 +38,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from coffer.locations import store_root
 from coffer.vault.validate import MEMORY_KEYS
 
 _FORMAT = 1
@@ -73,17 +74,6 @@ def enabled(env: Mapping[str, str]) -> bool:
     return env.get("COFFER_VAULT_CACHE", "") != "0"
 
 
-def _store_root(env: Mapping[str, str]) -> str:
-    from coffer.projection.fastpath import store_root
-
-    root = store_root(env)
-    if root is None:  # a platform fastpath does not know: ask the real rule
-        from coffer.store.paths import store_root as full_store_root
-
-        root = str(full_store_root(env))
-    return root
-
-
 def _code_stamp() -> tuple[object, ...]:
     stamp: list[object] = [_FORMAT, sys.version_info[:2]]
     for name in _CODE:
@@ -100,7 +90,7 @@ def cache_path(env: Mapping[str, str], scope: str, root: str) -> str:
     """Where the cache of scope ``scope`` at ``root`` lives (one file per scope root)."""
     name = f"{scope}\0{root}".encode("utf-8", "surrogateescape")
     digest = f"{zlib.crc32(name):08x}{zlib.adler32(name):08x}"
-    return os.path.join(_store_root(env), "state", "vault-cache", f"{digest}.bin")
+    return os.path.join(store_root(env), "state", "vault-cache", f"{digest}.bin")
 
 
 class ScanCache:

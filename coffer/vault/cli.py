@@ -10,7 +10,6 @@ here untouched; staying typer-free keeps ``python -m coffer.vault`` fast to star
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -19,7 +18,7 @@ from typing import IO, Any
 from coffer.vault import api
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.io import decode_text, safe_read_text
-from coffer.vault.jscompat import encode_utf8, js_trim, json_pretty
+from coffer.vault.jscompat import encode_utf8, js_trim, json_pretty, sanitize
 from coffer.vault.roots import Roots, resolve_path, resolve_roots
 from coffer.vault.validate import MAX_BODY_BYTES, summary
 
@@ -92,21 +91,6 @@ _SINGLE = frozenset(
 _MULTI = frozenset({"--kind", "--link", "--scope", "--tag", "--target"})
 _STDIN_WAIT_MS = 5_000
 _STDIN_STEP_MS = 10
-
-# §10.7 terminal sanitization, left to right; alternatives are tried in rule order.
-_TERMINAL_UNSAFE = re.compile(
-    r"\x1b[PX\]^_][\s\S]*?(?:\x07|\x9c|\x1b\\|\Z)"
-    r"|\x1b\[[\s\S]*?(?:[\x40-\x7e]|\Z)"
-    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
-    r"|[\x90\x98\x9d\x9e\x9f][\s\S]*?(?:\x07|\x9c|\x1b\\|\Z)"
-    r"|\x9b[\s\S]*?(?:[\x40-\x7e]|\Z)"
-    "|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
-
-
-def sanitize(value: object) -> str:
-    """§10.7: strip escape sequences, C0 (but TAB/LF), C1 and bidi controls."""
-    return _TERMINAL_UNSAFE.sub("", str(value))
 
 
 class Arguments:

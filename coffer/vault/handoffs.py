@@ -14,25 +14,21 @@ in here; ECC's examples name ``claude``, ``codex``, ``hermes``, ``cursor`` and
 ``opencode`` (§1.1, §2.4 Example B).
 
 Callers reach this through :func:`coffer.projection.integrations.handoff_source`, which first
-checks with
-one ``stat`` that the project has a vault at all, so projects without one never import the
-vault package.
+checks with one ``stat`` that the project has a vault at all, so projects without one never
+import the vault package. This module knows nothing of the projection: it returns plain
+tuples, and the integration turns them into the engine's ``Handoff`` values.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from coffer.vault.collation import rank_key
+from coffer.vault.jscompat import sanitize
 from coffer.vault.roots import DEFAULT_RECALL_SCOPES, resolve_roots
 from coffer.vault.scan import load
 from coffer.vault.validate import KINDS
-
-if TYPE_CHECKING:
-    from coffer.adapter import Context
-    from coffer.projection.block_content import Handoff
 
 MAX_HANDOFFS = 10
 
@@ -57,10 +53,10 @@ def list_handoffs(
     """``(id, title, source, targets)`` of the active handoffs for ``agents``, newest first.
 
     Raises whatever the vault raises (a symlinked root, an unreadable directory); the
-    :func:`handoff_source` wrapper turns any failure into "no handoffs".
+    engine's handoff source (:mod:`coffer.projection.integrations`) turns any failure into
+    "no handoffs".
     """
     from coffer.secrets import find_secrets
-    from coffer.vault.cli import sanitize
 
     roots = resolve_roots(cwd=root, env=environ)
     # Read-only use of the parse cache: `coffer project --dry-run` cannot be told apart
@@ -92,18 +88,6 @@ def list_handoffs(
         if len(out) >= MAX_HANDOFFS:
             break
     return out
-
-
-def handoffs_for(ctx: Context, agents: Sequence[str]) -> list[Handoff]:
-    """The engine's ``HandoffSource``: handoffs for ``agents`` in ``ctx.project``'s vault."""
-    from coffer.projection.block_content import Handoff
-
-    if ctx.project is None:
-        return []
-    return [
-        Handoff(id=mid, title=title, source=source, targets=targets)
-        for mid, title, source, targets in list_handoffs(str(ctx.project), agents, ctx.environ)
-    ]
 
 
 def watched_paths(root: str, environ: Mapping[str, str], limit: int) -> set[str]:

@@ -156,3 +156,20 @@ def js_number(value: object) -> float:
     if _JS_RADIX.fullmatch(text):
         return float(int(text, 0))
     return math.nan
+
+
+# §10.7 terminal sanitization, left to right; alternatives are tried in rule order. It lives
+# here, below both the vault CLI and the handoffs shown in blocks, which use it.
+_TERMINAL_UNSAFE = re.compile(
+    r"\x1b[PX\]^_][\s\S]*?(?:\x07|\x9c|\x1b\\|\Z)"
+    r"|\x1b\[[\s\S]*?(?:[\x40-\x7e]|\Z)"
+    r"|\x1b[\x20-\x2f]*[\x30-\x7e]?"
+    r"|[\x90\x98\x9d\x9e\x9f][\s\S]*?(?:\x07|\x9c|\x1b\\|\Z)"
+    r"|\x9b[\s\S]*?(?:[\x40-\x7e]|\Z)"
+    "|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def sanitize(value: object) -> str:
+    """§10.7: strip escape sequences, C0 (but TAB/LF), C1 and bidi controls."""
+    return _TERMINAL_UNSAFE.sub("", str(value))

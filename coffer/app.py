@@ -1,0 +1,66 @@
+"""The composition root: how every front end gets its store, engine and handoff source.
+
+The CLI, ``coffer watch`` and the MCP server each used to build a ``Store``, load the
+adapters and wire the vault's handoff source into an ``Engine`` by hand; now they ask an
+:class:`App`, so the three are built the same way (docs/adr/0026). Everything is built on
+first use: ``coffer where`` gets a store without importing the engine or any adapter, and a
+process that builds several engines (the watcher, after a settings change) loads the
+adapters once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from coffer.projection.engine import Engine
+    from coffer.projection.writes import Writer
+    from coffer.registry import Loaded
+    from coffer.store.here import Here
+    from coffer.store.store import Store
+
+
+class App:
+    """The parts of coffer one process uses, for one environment."""
+
+    def __init__(self, environ: Mapping[str, str], store: Store | None = None) -> None:
+        self.environ = environ
+        self._store = store
+        self._loaded: Loaded | None = None
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            from coffer.store.store import Store
+
+            self._store = Store.from_environ(self.environ)
+        return self._store
+
+    def adapters(self) -> Loaded:
+        """The installed adapters, loaded once per process."""
+        if self._loaded is None:
+            from coffer import registry
+
+            self._loaded = registry.load_adapters()
+        return self._loaded
+
+    def engine(self) -> Engine:
+        """A projection engine over the store, with the vault's handoff source. A new one
+        each call (it reads the settings when built); the adapters are loaded once."""
+        from coffer.projection.engine import Engine
+        from coffer.projection.integrations import handoff_source
+
+        return Engine(self.store, self.environ, self.adapters(), handoffs=handoff_source())
+
+    def writer(self) -> Writer:
+        """Store writes that also refresh what agents read (coffer.projection.writes)."""
+        from coffer.projection.writes import Writer
+
+        return Writer(self.store, self.engine)
+
+    def here(self, path: Path) -> Here:
+        """Where a command runs, resolved once (docs/adr/0026)."""
+        return self.store.here(path)
