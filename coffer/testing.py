@@ -94,7 +94,7 @@ class AdapterContract:
 
     def _seed(self, engine: Engine, ctx: Context) -> None:
         assert ctx.project is not None
-        tier = engine.store.project_tier(ctx.project, create=True)
+        tier = engine.store.project_tier(engine.store.here(ctx.project), create=True)
         assert tier is not None
         engine.store.remember(tier, "We deploy with make release.", name="deploy")
         engine.store.remember(

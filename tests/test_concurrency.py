@@ -29,7 +29,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from coffer.projection import block_format
 from coffer.projection.engine import Engine
-from coffer.watch import daemon
+from coffer.store import watch_state
 from coffer_adapters.claude_code import slug
 from tests.helpers import coffer, make_repo, store
 
@@ -142,8 +142,8 @@ def test_writers_through_every_door_lose_nothing_and_settle(
     proc, log = watcher
     wait_for(
         lambda: (
-            daemon.read_status(store().root).get("state") == "watching"
-            and daemon.read_status(store().root).get("pending") == 0
+            watch_state.read_status(store().root).get("state") == "watching"
+            and watch_state.read_status(store().root).get("pending") == 0
         ),
         "the watcher to start",
         log,
@@ -207,7 +207,7 @@ def test_writers_through_every_door_lose_nothing_and_settle(
         rendered, current = s.render_index(tier)
         if current != rendered.text.encode("utf-8", "surrogateescape"):
             return False
-        if daemon.read_status(s.root).get("pending") != 0:
+        if watch_state.read_status(s.root).get("pending") != 0:
             return False
         statuses, _ = Engine(s, dict(os.environ)).status(repo)
         states = {(st.name, t.tier): t.state for st in statuses for t in st.targets}

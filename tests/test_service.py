@@ -20,9 +20,9 @@ from coffer.adapter import Launch
 from coffer.projection.journal import Journal
 from coffer.setup import service, service_managers
 from coffer.setup import wiring as setup_mod
+from coffer.store import watch_state
 from coffer.store.paths import store_root
 from coffer.testing import snapshot
-from coffer.watch import daemon
 from tests import fake_service_managers as fake
 from tests.helpers import coffer, make_repo
 
@@ -287,7 +287,9 @@ def test_status_tells_the_services_daemon_from_one_started_by_hand(
     )
     try:
         deadline = time.monotonic() + 30
-        while daemon.read_status(root).get("pid") != proc.pid or not daemon.lock_held(root):
+        while watch_state.read_status(root).get("pid") != proc.pid or not watch_state.lock_held(
+            root
+        ):
             assert proc.poll() is None and time.monotonic() < deadline, "the daemon did not start"
             time.sleep(0.05)
         done = coffer("setup", "--yes")

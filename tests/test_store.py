@@ -72,7 +72,7 @@ def test_non_git_directory_is_a_project_only_once_opted_in(tmp_path):
     d.mkdir()
     with pytest.raises(ProjectError, match="coffer init"):
         store().project_tier(d, create=True)
-    assert store().project_root_or_none(d) is None
+    assert store().here(d).project is None
     assert coffer("init", cwd=d).returncode == 0
     tier = store().project_tier(d, create=True)
     assert tier.info.root == str(d)

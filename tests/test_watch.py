@@ -19,6 +19,7 @@ import pytest
 from watchdog.events import FileCreatedEvent, FileModifiedEvent, FileMovedEvent
 
 from coffer.projection.engine import Engine
+from coffer.store import watch_state
 from coffer.store.store import Store, Tier
 from coffer.watch import daemon
 from tests.helpers import coffer, make_repo
@@ -54,7 +55,7 @@ def tier_of(repo: Path) -> Tier:
 
 
 def status() -> dict[str, Any]:
-    return daemon.read_status(store().root)
+    return watch_state.read_status(store().root)
 
 
 def target_state(repo: Path, agent: str, tier: str) -> str:

@@ -11,9 +11,11 @@ import typer
 
 from coffer.cli._out import (
     build_engine,
+    coffer_app,
     echo,
     emit_json,
     found_json,
+    here,
     named,
     print_report,
     project_path,
@@ -105,9 +107,11 @@ __all__ = [
     "SCOPES",
     "build_engine",
     "choice",
+    "coffer_app",
     "echo",
     "emit_json",
     "found_json",
+    "here",
     "named",
     "print_report",
     "project_path",

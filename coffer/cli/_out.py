@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from coffer.app import App
 from coffer.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
 from coffer.secrets import redact
+from coffer.store.here import Here
 from coffer.store.store import Found, Scope, Store
 from coffer.store.views import entry_json
 
@@ -48,8 +50,32 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+_APP: App | None = None
+
+
+def coffer_app() -> App:
+    """This command's composition root (coffer.app): one store and one adapter load for
+    the command, built on first use."""
+    global _APP
+    if _APP is None:
+        _APP = App(os.environ)
+    return _APP
+
+
+def fresh_app() -> None:
+    """Start a command with a new composition root (the CLI may run more than once in a
+    process, with another environment each time)."""
+    global _APP
+    _APP = None
+
+
 def store() -> Store:
-    return Store.from_environ(os.environ)
+    return coffer_app().store
+
+
+def here(project: Path | None) -> Here:
+    """Where the command runs (``--project`` or the cwd), resolved once (docs/adr/0026)."""
+    return coffer_app().here(project_path(project))
 
 
 def project_path(project: Path | None) -> Path:
@@ -94,10 +120,7 @@ def found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
 
 def build_engine() -> Engine:
     """The projection engine over this environment's store, with the vault's handoffs."""
-    from coffer.projection.engine import Engine
-    from coffer.projection.integrations import handoff_source
-
-    return Engine(store(), os.environ, handoffs=handoff_source())
+    return coffer_app().engine()
 
 
 def print_report(report: Report, *, quiet: bool = False, dry_run: bool = False) -> None:

@@ -12,7 +12,7 @@ from coffer.cli._common import (
     ScopeOpt,
     echo,
     emit_json,
-    project_path,
+    here,
     scope,
     store,
 )
@@ -24,7 +24,7 @@ from coffer.report import plural
 def reindex(scope_value: ScopeOpt = None, project: ProjectOpt = None) -> None:
     """Regenerate MEMORY.md from the entries (hand-written lines are kept)."""
     s = store()
-    for tier in s.tiers(project_path(project), scope(scope_value)):
+    for tier in s.tiers(here(project), scope(scope_value)):
         changed = s.regenerate_index(tier)
         echo(f"{'rewrote' if changed else 'unchanged'} {tier.dir / 'MEMORY.md'}")
 
@@ -57,7 +57,7 @@ def doctor(
             mapping = projects.rebuild_project_list(s.root)
         echo(f"rebuilt {s.root / projects.PROJECT_LIST}: {plural(len(mapping), 'project')}")
     try:
-        tiers = s.all_tiers() if all_projects else s.tiers(project_path(project), None)
+        tiers = s.all_tiers() if all_projects else s.tiers(here(project), None)
     except StoreError:
         tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
     findings = doctor_mod.run(s, tiers)

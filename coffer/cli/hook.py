@@ -18,6 +18,7 @@ from coffer.store import settings
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
+    from coffer.store.here import Here
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,14 @@ class Run:
 def start(run: Run, git_block: str | None) -> int:
     """`coffer project` from its options (typer's command and the quick path alike)."""
     engine = build_engine()
+    here = engine.store.here(run.path)  # the one resolution of this run (docs/adr/0026)
     if git_block is not None:
-        choose_git_block(engine, run.path, git_block)
-    return project(engine, run)
+        choose_git_block(engine, here, git_block)
+    return project(engine, run, here)
 
 
-def choose_git_block(engine: Engine, path: Path, block: str) -> None:
-    root = engine.store.resolve_root(path)
+def choose_git_block(engine: Engine, here: Here, block: str) -> None:
+    root = here.require()
     with engine.store.projection_lock():
         s = settings.load(engine.store.root)
         s.git_commit = [r for r in s.git_commit if r != str(root)]
@@ -51,17 +53,17 @@ def choose_git_block(engine: Engine, path: Path, block: str) -> None:
         settings.save(engine.store.root, s)
 
 
-def project(engine: Engine, run: Run) -> int:
+def project(engine: Engine, run: Run, here: Here) -> int:
     """Project, print what a person or the agent's hook should see; the exit code."""
     deadline = start_hook(engine) if run.hook and not run.dry_run else None
     before = None
     if run.for_agent and not run.dry_run:
         from coffer.projection import session_context
 
-        before = session_context.snapshot(engine, run.path)
+        before = session_context.snapshot(engine, here)
     try:
         report = engine.project(
-            run.path,
+            here,
             dry_run=run.dry_run,
             replace_edited=run.replace_edited,
             resume=run.resume,
@@ -78,7 +80,7 @@ def project(engine: Engine, run: Run) -> int:
         # Unexpected, so the hook fails; but with a line the agent can show, not a traceback.
         raise CofferError(f"cannot project: {exc}") from exc
     print_report(report, quiet=run.quiet or run.hook, dry_run=run.dry_run)
-    _hand_over(engine, run, report, before, deadline)
+    _hand_over(engine, run, here, report, before, deadline)
     if deadline is not None:
         return 1 if hook_mode.unexpected(report.problems) else 0
     return 0 if report.ok else 1
@@ -87,6 +89,7 @@ def project(engine: Engine, run: Run) -> int:
 def _hand_over(
     engine: Engine,
     run: Run,
+    here: Here,
     report: Report,
     before: Mapping[Path, bytes | None] | None,
     deadline: hook_mode.Deadline | None,
@@ -98,25 +101,25 @@ def _hand_over(
         from coffer.projection.session_context import framer
 
         frame = framer(engine, run.for_agent)  # as the agent reads hook output
-        context, replay = hook_context(engine, run.path, run.for_agent, report, before)
+        context, replay = hook_context(engine, here, run.for_agent, report, before)
         if deadline is None:
             sys.stdout.write(frame(context))
     if deadline is not None:
-        end_hook(deadline, context, hook_messages(engine, run.path, report), frame)
+        end_hook(deadline, context, hook_messages(engine, here, report), frame)
     if report.ok and not run.dry_run:
         from coffer.projection import fastpath
 
-        fastpath.record(engine, run.path)
+        fastpath.record(engine, here)
         if run.for_agent:
             # Only the handoffs are printed again by a run with nothing to do: memory
             # handed to this session is loaded from the agent's own files next time.
             assert frame is not None
-            fastpath.record_output(engine, run.path, run.for_agent, frame(replay))
+            fastpath.record_output(engine, here, run.for_agent, frame(replay))
 
 
 def hook_context(
     engine: Engine,
-    path: Path,
+    here: Here,
     agent: str,
     report: Report,
     before: Mapping[Path, bytes | None] | None,
@@ -127,10 +130,10 @@ def hook_context(
     from coffer.projection import session_context
     from coffer.projection.block_content import handoff_lines
 
-    root = engine.store.project_root_or_none(path)
+    root = here.project
     found = engine.handoffs_for(engine.context(root), [agent]) if root else ()
     handoffs = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
-    return session_context.hook_context(engine, path, agent, report, before, handoffs), handoffs
+    return session_context.hook_context(engine, here, agent, report, before, handoffs), handoffs
 
 
 def start_hook(engine: Engine) -> hook_mode.Deadline:
@@ -147,15 +150,11 @@ def start_hook(engine: Engine) -> hook_mode.Deadline:
     return deadline
 
 
-def hook_messages(engine: Engine, path: Path, report: Report) -> list[str]:
+def hook_messages(engine: Engine, here: Here, report: Report) -> list[str]:
     """What the user should see from this hook run: what coffer just switched off (always),
     and the known problems not already said (once per change)."""
-    from coffer.store.identity import root_of
-
     known = [p for p in report.problems if p not in hook_mode.unexpected(report.problems)]
-    fresh = hook_mode.news(
-        engine.store.root, root_of(str(path)), [f"coffer: {p.line()}" for p in known]
-    )
+    fresh = hook_mode.news(engine.store.root, here.key, [f"coffer: {p.line()}" for p in known])
     if fresh:
         fresh.append("(said once; `coffer project` repeats it)")
     # The agent shows the message among others: each line names coffer once.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -13,11 +12,12 @@ from coffer.cli._common import (
     ProjectOpt,
     WriteScopeOpt,
     check_type,
+    coffer_app,
     complete_type,
     echo,
     emit_json,
     found_json,
-    project_path,
+    here,
     scope,
     store,
     usage_checked,
@@ -33,9 +33,7 @@ if TYPE_CHECKING:
 
 
 def _writer() -> Writer:
-    from coffer.projection.writes import Writer
-
-    return Writer(store(), os.environ)
+    return coffer_app().writer()
 
 
 def _say_refreshed(refreshed: Refreshed) -> None:
@@ -50,7 +48,7 @@ def _write_tier(project: ProjectOpt, scope_value: str | None) -> Tier:
     s = store()
     if scope(scope_value) == "global":
         return s.global_tier(create=True)
-    tier = s.project_tier(project_path(project), create=True)
+    tier = s.project_tier(here(project), create=True)
     assert tier is not None
     return tier
 
@@ -129,7 +127,7 @@ def update(  # noqa: PLR0913 - typer declares each option as a parameter
         raise InvalidInputError("nothing to update: pass the new text, --description or --type")
     if text == "-":
         text = sys.stdin.read()
-    tiers = store().tiers(project_path(project), scope(scope_value))
+    tiers = store().tiers(here(project), scope(scope_value))
     if not tiers:
         raise InvalidInputError("this project has no memory yet")
     saved, refreshed = _writer().update(
@@ -148,7 +146,7 @@ def forget(
     """Remove an entry (moved to the store's trash, not destroyed)."""
     s = store()
     chosen = scope(scope_value)
-    tiers = s.tiers(project_path(project), chosen)
+    tiers = s.tiers(here(project), chosen)
     if not tiers:
         raise InvalidInputError("this project has no memory yet")
     found, refreshed = _writer().forget(tiers[0], name)

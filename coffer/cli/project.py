@@ -19,8 +19,7 @@ from coffer.cli._common import (
 from coffer.cli.typer_app import app
 from coffer.errors import InvalidInputError
 from coffer.store import settings as settings_mod
-from coffer.store.identity import in_git, project_root
-from coffer.store.projects import check_project_root
+from coffer.store.identity import in_git
 
 if TYPE_CHECKING:
     pass
@@ -95,8 +94,7 @@ def init(
     target = project_path(path)
     if not target.is_dir():
         raise InvalidInputError(f"{target} is not a directory")
-    root = project_root(target)
-    check_project_root(root, engine.store.home)
+    root = engine.store.here(target).any_root()
     if in_git(root):
         echo(f"{root} is a git repository, so it is a project already")
     else:
@@ -106,6 +104,7 @@ def init(
                 s.opted_in.append(str(root))
                 settings_mod.save(engine.store.root, s)
         echo(f"{root} is now a coffer project (`coffer unproject` there pauses it)")
+    # Resolved again: the invitation just changed what the store takes for a project.
     report = engine.project(target, resume=True)
     print_report(report, quiet=quiet, dry_run=False)
     raise typer.Exit(0 if report.ok else 1)

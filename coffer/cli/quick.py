@@ -175,8 +175,10 @@ def _valid(option: str, value: str) -> bool:
 
 
 def _call(spec: Spec, parsed: Parsed) -> int:
+    from coffer.cli._out import fresh_app
     from coffer.errors import CofferError
 
+    fresh_app()
     try:
         return spec.run(parsed)
     except CofferError as exc:

@@ -16,7 +16,7 @@ from coffer.cli._out import (
     echo,
     emit_json,
     found_json,
-    project_path,
+    here,
     scope,
     store,
 )
@@ -33,7 +33,7 @@ def recall(
 ) -> int:
     """Search both tiers (BM25 ranking); each hit shows its tier and file."""
     s = store()
-    hits = s.recall(s.tiers(project_path(project), scope(scope_value)), query, limit)
+    hits = s.recall(s.tiers(here(project), scope(scope_value)), query, limit)
     if as_json:
         results = [found_json(h, body=True, score=True) for h in hits]
         emit_json({"query": query, "results": results})
@@ -52,7 +52,7 @@ def recall(
 def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -> int:
     """List entries of the project and global tiers."""
     s = store()
-    tiers = s.tiers(project_path(project), scope(scope_value))
+    tiers = s.tiers(here(project), scope(scope_value))
     rows = [(t, s.entries(t)) for t in tiers]
     if as_json:
         emit_json(
@@ -81,7 +81,7 @@ def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -
 def show(name: str, scope_value: str | None, project: Path | None, as_json: bool) -> int:
     """Print one entry's file exactly as stored (its path and tier go to stderr)."""
     s = store()
-    found = s.find(s.tiers(project_path(project), scope(scope_value)), name)
+    found = s.find(s.tiers(here(project), scope(scope_value)), name)
     if as_json:
         emit_json(found_json(found, body=True))
         return 0
@@ -108,14 +108,14 @@ def show(name: str, scope_value: str | None, project: Path | None, as_json: bool
 def where(project: Path | None, as_json: bool) -> int:
     """Show the store location and the project the current directory resolves to."""
     s = store()
-    path = project_path(project)
+    at = here(project)
     # The home directory, / or an uninvited directory is no project, but where things are
     # is still an answer.
     try:
-        root: Path | None = s.resolve_root(path)
+        root: Path | None = at.require()
     except NotAProjectError as exc:
         root, why = None, str(exc)
-    tier = s.project_tier(path) if root else None
+    tier = s.tier_at(root) if root else None
     global_tier = s.global_tier()
     data = {
         "store": str(s.root),
@@ -145,8 +145,9 @@ def where(project: Path | None, as_json: bool) -> int:
 def adapter_list(project: Path | None, as_json: bool) -> int:
     """`coffer adapter list`: 1 when anything enabled is not ok."""
     engine = build_engine()
-    statuses, errors = engine.status(project_path(project))
-    root = engine.store.project_root_or_none(project_path(project))
+    at = here(project)  # the one resolution of this command
+    statuses, errors = engine.status(at)
+    root = at.project
     ok = all(s.ok for s in statuses) and not errors
     watch = _watch_info(engine.store.root)
     if as_json:
@@ -208,9 +209,9 @@ def _watch_info(root: Path) -> dict[str, Any]:
     """Whether `coffer watch` runs for this store, and as which service (not part of `ok`:
     without the watcher, blocks still refresh at every session start)."""
     from coffer.setup import service
-    from coffer.watch import daemon
+    from coffer.store import watch_state
 
-    data = daemon.read_status(root)
+    data = watch_state.read_status(root)
     running = bool(data.get("running"))
     return {
         "running": running,
@@ -229,14 +230,16 @@ def _watch_line(watch: dict[str, Any]) -> str:
 def watch_status(as_json: bool) -> int:
     """`coffer watch --status`: 0 if the daemon runs, daemon.EXIT_NOT_RUNNING if not."""
     from coffer.setup import service
+    from coffer.store import watch_state
     from coffer.watch import daemon
 
     root = store().root
-    data = daemon.read_status(root)
+    data = watch_state.read_status(root)
     data["service"] = service.status(root, os.environ)
     if as_json:
         emit_json(data)
     else:
-        for line in daemon.status_lines(data) + service.status_lines(data["service"], data):
+        lines = watch_state.status_lines(data)
+        for line in lines + service.status_lines(data["service"], data):
             echo(line)
     return 0 if data["running"] else daemon.EXIT_NOT_RUNNING

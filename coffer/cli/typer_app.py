@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from coffer.cli._out import report_error
+from coffer.cli._out import fresh_app, report_error
 from coffer.errors import CofferError, NotAProjectError
 
 app = typer.Typer(
@@ -127,6 +127,7 @@ def _unwrap_help(typer_app: typer.Typer) -> None:
 def run(argv: Sequence[str]) -> int:
     """Run the CLI and map errors to exit codes: CofferError 1, usage 2, Ctrl-C 130."""
     _register(argv)
+    fresh_app()
     try:
         # Standalone mode: typer prints usage errors itself (exit 2) and turns Ctrl-C into
         # exit 130; our own errors pass through untouched and are mapped here, once.

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coffer.app import App
 from coffer.errors import (
     CofferError,
     EntryExistsError,
@@ -53,19 +54,20 @@ class State:
     store: Store
     environ: Mapping[str, str]
     vault: vault_tools.Identity | None
-    _loaded: registry.Loaded | None = field(default=None, repr=False)
+    # The composition root (coffer.app): the engine and the adapters, built on first use.
+    app: App = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.app = App(self.environ, self.store)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> State:
         """Raises :class:`mcp_vault.StartupError` for an invalid ``ECC_MEMORY_HARNESS``."""
-        return cls(Store.from_environ(environ), dict(environ), vault_tools.identity(environ))
+        app = App(dict(environ))
+        return cls(app.store, app.environ, vault_tools.identity(environ))
 
     def adapters(self) -> registry.Loaded:
-        if self._loaded is None:
-            from coffer import registry
-
-            self._loaded = registry.load_adapters()
-        return self._loaded
+        return self.app.adapters()
 
     def tools(self) -> list[ToolSpec]:
         specs = [
@@ -148,7 +150,7 @@ def _code(exc: CofferError) -> str:
 def _project(state: State, cwd: Path) -> tuple[Path | None, str]:
     """The project root for ``cwd``, or None and why (home, /, a missing directory)."""
     try:
-        return state.store.resolve_root(cwd), ""
+        return state.store.here(cwd).require(), ""
     except CofferError as exc:
         return None, str(exc)
 
@@ -165,16 +167,14 @@ def _need_project(state: State, cwd: Path) -> Path:
 
 
 def _writer(state: State) -> Writer:
-    # Imported at the first write: the engine behind it is not needed to start serving.
-    from coffer.projection.writes import Writer
-
-    return Writer(state.store, state.environ, state.adapters)
+    # Built at the first write: the engine behind it is not needed to start serving.
+    return state.app.writer()
 
 
 def _write_tier(state: State, scope: Scope, cwd: Path) -> Tier:
     if scope == "global":
         return state.store.global_tier(create=True)
-    tier = state.store.project_tier(_need_project(state, cwd), create=True)
+    tier = state.store.tier_at(_need_project(state, cwd), create=True)
     assert tier is not None
     return tier
 
@@ -183,7 +183,7 @@ def _existing_tier(state: State, scope: Scope, cwd: Path) -> Tier:
     if scope == "global":
         return state.store.global_tier()
     root = _need_project(state, cwd)
-    tier = state.store.project_tier(root)
+    tier = state.store.tier_at(root)
     if tier is None:
         raise EntryNotFoundError(f"the project at {root} has no memory yet")
     return tier
@@ -198,7 +198,9 @@ def _read_tiers(state: State, scope: Scope | None, cwd: Path) -> tuple[list[Tier
         if scope == "project":
             _need_project(state, cwd)
         return [state.store.global_tier()], f"global tier only: {why}"
-    return state.store.tiers(root, scope), ""
+    tier = state.store.tier_at(root)  # already resolved: no second walk
+    tiers = [tier] if tier is not None else []
+    return tiers + ([state.store.global_tier()] if scope is None else []), ""
 
 
 def _remember(state: State, args: dict[str, Any], cwd: Path) -> Outcome:

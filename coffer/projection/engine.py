@@ -30,6 +30,7 @@ from coffer.projection.journal import Damage, Journal, Record
 from coffer.report import Change, Problem, Report
 from coffer.store import projects, settings
 from coffer.store.entry import Entry
+from coffer.store.here import Here
 from coffer.store.identity import root_of
 from coffer.store.paths import home_dir, ledger_dir
 from coffer.store.projects import ProjectInfo
@@ -132,7 +133,7 @@ class Engine:
 
     def project(
         self,
-        path: Path,
+        at: Here | Path,
         *,
         dry_run: bool = False,
         replace_edited: bool = False,
@@ -147,8 +148,9 @@ class Engine:
         self.deadline = deadline
         if deadline is not None:
             self.store.wait_until = deadline.at
+        here = self.store.here(at)  # resolved once, by the front end when it passed a Here
         if dry_run:
-            return self._project(path, dry_run=True, replace_edited=replace_edited, resume=resume)
+            return self._project(here, dry_run=True, replace_edited=replace_edited, resume=resume)
         try:
             with self.store.projection_lock():
                 # Re-read the choices the previous holder of the lock may have changed.
@@ -156,24 +158,25 @@ class Engine:
                 self.journal.sync_ledger()  # undo must survive a store deleted by hand
                 self.journal.sweep_tmp()
                 return self._project(
-                    path, dry_run=False, replace_edited=replace_edited, resume=resume
+                    here, dry_run=False, replace_edited=replace_edited, resume=resume
                 )
         except LockTimeoutError as exc:
             if deadline is None:
                 raise
             raise deadline.gave_up("another coffer process holds the store") from exc
 
-    def _project(self, path: Path, *, dry_run: bool, replace_edited: bool, resume: bool) -> Report:
+    def _project(self, here: Here, *, dry_run: bool, replace_edited: bool, resume: bool) -> Report:
         report = Report()
-        root = self.store.project_root_or_none(path)
+        root = here.project
         if root is None:
             # Agents start in the home directory and in scratch directories too: project
             # the global tier only and write nothing there, so a session-start hook
             # succeeds quietly instead of failing or littering (docs/adr/0015).
-            nowhere = projects.not_a_project(Path(root_of(str(path))), self.store.home)
-            why = "" if nowhere else " (not in a git repository: `coffer init` there invites it)"
+            why = (
+                "" if here.nowhere else " (not in a git repository: `coffer init` there invites it)"
+            )
             report.notices.append(
-                f"{path} is not inside a project: only the global memory was projected{why}"
+                f"{here.path} is not inside a project: only the global memory was projected{why}"
             )
         elif str(root) in self.settings.paused:
             if not resume:
@@ -195,7 +198,7 @@ class Engine:
                 "`coffer adapter list` and `coffer adapter enable NAME`"
             )
             return report
-        ptier = self.store.project_tier(root, create=not dry_run) if root else None
+        ptier = self.store.tier_at(root, create=not dry_run) if root else None
         if ptier is not None and ptier.info.moved_from and not dry_run:
             report.extend(moves.relocate(self.journal, ptier.info))
         gtier = self.store.global_tier(create=not dry_run)
@@ -376,7 +379,7 @@ class Engine:
                 return report
             if not self.store.invited(root):
                 return report  # a directory outside git projected before `coffer init` existed
-            tier = self.store.project_tier(root)
+            tier = self.store.tier_at(root)
             if tier is None or str(root) in self.settings.paused:
                 return report
         else:
@@ -432,7 +435,7 @@ class Engine:
 
     def unproject(
         self,
-        path: Path | None,
+        at: Here | Path | None,
         *,
         agents: Iterable[str] = (),
         global_: bool = False,
@@ -441,19 +444,20 @@ class Engine:
         force: bool = False,
     ) -> Report:
         """Undo exactly what the journal records. Refused paths stay in the journal."""
+        here = self.store.here(at) if at is not None else None
         if dry_run:
             return self._unproject(
-                path, agents=agents, global_=global_, all_=all_, dry_run=True, force=force
+                here, agents=agents, global_=global_, all_=all_, dry_run=True, force=force
             )
         with self.store.projection_lock():
             self.journal.sweep_tmp()
             return self._unproject(
-                path, agents=agents, global_=global_, all_=all_, dry_run=False, force=force
+                here, agents=agents, global_=global_, all_=all_, dry_run=False, force=force
             )
 
     def _unproject(
         self,
-        path: Path | None,
+        here: Here | None,
         *,
         agents: Iterable[str],
         global_: bool,
@@ -470,9 +474,9 @@ class Engine:
             raise UnknownNameError(registry.unknown_agents(wanted - known, known))
         project_id = None
         root = None
-        if path is not None and not all_ and not global_:
+        if here is not None and not all_ and not global_:
             try:
-                root = self.store.resolve_root(path, opted_in_only=False)
+                root = here.any_root()
             except CofferError:
                 if not wanted:
                     raise  # a whole-project undo needs a project
@@ -520,11 +524,11 @@ class Engine:
                 report.problems.append(Problem(Path(damage.target), "damaged", advice))
         if not self.journal.exists() and not wanted and (all_ or root is not None):
             # Store and ledger deleted by hand: find coffer's changes by their markers.
-            here = root
-            if here is None and path is not None:
+            near = root
+            if near is None and here is not None:
                 with contextlib.suppress(CofferError):
-                    here = self.store.project_root_or_none(path)
-            report.extend(orphans.sweep(self, here, dry_run=dry_run, force=force))
+                    near = here.project
+            report.extend(orphans.sweep(self, near, dry_run=dry_run, force=force))
         if not dry_run:
             self._remember_choice(wanted, root, global_, all_)
         return report
@@ -566,8 +570,8 @@ class Engine:
 
     # ---- status ------------------------------------------------------------------------
 
-    def status(self, path: Path | None) -> tuple[list[AdapterStatus], list[str]]:
+    def status(self, at: Here | Path | None) -> tuple[list[AdapterStatus], list[str]]:
         """Per adapter: presence, modes, targets with their state, native memory state."""
         from coffer.projection.status import status
 
-        return status(self, path)
+        return status(self, self.store.here(at) if at is not None else None)

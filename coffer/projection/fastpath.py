@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from coffer.projection.engine import Engine
+    from coffer.store.here import Here
 
 # 3: signs the vault's handoff directories (docs/adr/0011). 4: a stamp written after a
 # merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path;
@@ -141,7 +142,7 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
     env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
     paths: set[str] = {str(store.root / n) for n in ("projects.json", "config.json", "journal")}
     paths |= {p for p in sys.path if p and os.path.isdir(p)}
-    tiers = [store.global_tier(), store.project_tier(root) if root is not None else None]
+    tiers = [store.global_tier(), store.tier_at(root) if root is not None else None]
     for tier in tiers:
         if tier is None:
             continue
@@ -182,15 +183,14 @@ class _Unsignable(Exception):
     """The projection's inputs cannot all be signed; record no stamp."""
 
 
-def record(engine: Engine, path: Path) -> None:
-    """Write the stamp for the project containing ``path`` (after a clean run)."""
+def record(engine: Engine, here: Here) -> None:
+    """Write the stamp for the project at ``here`` (after a clean run)."""
     from coffer import __version__, fsutil
-    from coffer.store.identity import root_of
 
     # Keyed by where `unchanged` will look: the git-or-directory root of the path, which
     # for the home directory (global tier only) is not a project root.
-    key_root = root_of(os.path.abspath(path))
-    root = engine.store.project_root_or_none(path)
+    key_root = here.key
+    root = here.project
     try:
         env, paths = _paths(engine, root)
     except _Unsignable:
@@ -217,7 +217,7 @@ def record(engine: Engine, path: Path) -> None:
     )
 
 
-def record_output(engine: Engine, path: Path, agent: str, output: str) -> None:
+def record_output(engine: Engine, here: Here, agent: str, output: str) -> None:
     """Keep what `coffer project --for AGENT` printed, bound to the current stamp."""
     from pathlib import Path as _Path
 
@@ -225,9 +225,7 @@ def record_output(engine: Engine, path: Path, agent: str, output: str) -> None:
 
     if not _AGENT_RE.fullmatch(agent):
         return
-    from coffer.store.identity import root_of
-
-    stamp = _stamp_path(str(engine.store.root), root_of(os.path.abspath(path)))
+    stamp = _stamp_path(str(engine.store.root), here.key)
     try:
         with open(stamp, encoding="utf-8", errors="surrogateescape") as fh:
             text = fh.read()

@@ -27,6 +27,7 @@ from coffer.store import index
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
+    from coffer.store.here import Here
     from coffer.store.store import Tier
 
 # Bytes of hook output when the adapter declares no limit. Claude Code 2.1.332 keeps 10,000
@@ -42,12 +43,12 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def snapshot(engine: Engine, path: Path) -> dict[Path, bytes | None]:
+def snapshot(engine: Engine, here: Here) -> dict[Path, bytes | None]:
     """Each existing tier's ``MEMORY.md`` before the run, to tell afterwards whether the
     index an agent loaded through its link was stale."""
-    root = engine.store.project_root_or_none(path)
+    root = here.project
     tiers = [engine.store.global_tier()]
-    project = engine.store.project_tier(root) if root is not None else None
+    project = engine.store.tier_at(root) if root is not None else None
     if project is not None:
         tiers.append(project)
     return {t.dir: fsutil.read_bytes_or_none(t.dir / index.INDEX_NAME) for t in tiers}
@@ -67,7 +68,7 @@ def limit(engine: Engine, agent: str) -> int:
 
 def stale_tiers(
     engine: Engine,
-    path: Path,
+    here: Here,
     agent: str,
     report: Report,
     before: Mapping[Path, bytes | None],
@@ -76,10 +77,10 @@ def stale_tiers(
     adapter = engine.loaded.adapters.get(agent)
     if adapter is None:
         return []
-    root = engine.store.project_root_or_none(path)
+    root = here.project
     ctx = engine.context(root)
     tiers: dict[str, Tier | None] = {
-        "project": engine.store.project_tier(root) if root is not None else None,
+        "project": engine.store.tier_at(root) if root is not None else None,
         "global": engine.store.global_tier(),
     }
     changed = {c.path for c in report.changes}
@@ -143,7 +144,7 @@ def _fit(text: str, budget: int) -> str:
 
 def hook_context(
     engine: Engine,
-    path: Path,
+    here: Here,
     agent: str,
     report: Report,
     before: Mapping[Path, bytes | None] | None,
@@ -154,7 +155,7 @@ def hook_context(
     ``agent`` read, that memory. Unframed: see ``framer``."""
     memory = ""
     if before is not None:
-        tiers = stale_tiers(engine, path, agent, report, before)
+        tiers = stale_tiers(engine, here, agent, report, before)
         if tiers:
             room = limit(engine, agent) - _size(handoffs) - 2
             memory = memory_text(engine, tiers, room)

@@ -26,6 +26,7 @@ from coffer.store.store import Tier
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
+    from coffer.store.here import Here
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,11 @@ def _modes(engine: Engine, name: str, report: Report, adapter: Adapter) -> dict[
     return {tier: mode.value for tier, mode in found.items()}
 
 
-def status(engine: Engine, path: Path | None) -> tuple[list[AdapterStatus], list[str]]:
+def status(engine: Engine, here: Here | None) -> tuple[list[AdapterStatus], list[str]]:
     """Per adapter: presence, modes, targets with their state, native memory state."""
-    root = engine.store.project_root_or_none(path) if path is not None else None
+    root = here.project if here is not None else None
     ctx = engine.context(root)
-    ptier = engine.store.project_tier(root) if root is not None else None
+    ptier = engine.store.tier_at(root) if root is not None else None
     tiers: dict[str, Tier | None] = {"project": ptier, "global": engine.store.global_tier()}
     entries = {k: list(engine.store.scan(t).entries) if t else [] for k, t in tiers.items()}
     readers = _readers(engine, ctx)

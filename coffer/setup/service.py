@@ -26,8 +26,8 @@ from coffer.projection.journal import Journal, Record, sha256
 from coffer.registry import Loaded
 from coffer.report import Change, Problem, Report
 from coffer.setup import service_managers as sm
+from coffer.store import watch_state
 from coffer.store.paths import home_dir
-from coffer.watch import daemon
 
 KIND = "service"
 FILE_MODE = 0o644  # what systemctl/launchctl users expect; it holds no secret
@@ -145,7 +145,7 @@ def plan(
             out.report.notices.append(f"coffer watch: already runs as a {m.describe()}")
         return out
     out.action, out.before, out.after = ("create" if before is None else "update"), before, after
-    watcher = daemon.read_status(store_root)
+    watcher = watch_state.read_status(store_root)
     service_pid = state.pid if isinstance(state, sm.State) else None
     if watcher.get("running") and watcher.get("pid") != service_pid:
         out.report.notices.append(

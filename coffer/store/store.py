@@ -24,16 +24,16 @@ from typing import Literal
 
 from coffer import fsutil
 from coffer.errors import (
+    CofferError,
     EntryExistsError,
     EntryNotFoundError,
     InvalidInputError,
     LockTimeoutError,
-    NotAProjectError,
     SecretRefusedError,
     StoreError,
 )
 from coffer.secrets import find_secrets
-from coffer.store import index, projects, search_cache, settings
+from coffer.store import identity, index, projects, search_cache, settings
 from coffer.store.entry import (
     MAX_SHOWN_NAME,
     TYPES,
@@ -48,7 +48,7 @@ from coffer.store.entry import (
     slugify,
     withheld,
 )
-from coffer.store.identity import in_git, project_root
+from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
 from coffer.store.projects import ProjectInfo
 from coffer.store.ulid import GLOBAL_ID, new_id
@@ -140,43 +140,40 @@ class Store:
             fsutil.ensure_dir(base / "memory")
         return Tier("global", projects.GLOBAL, base)
 
-    def resolve_root(self, path: Path, *, opted_in_only: bool = True) -> Path:
-        """The canonical project root for ``path``; refuses ``/``, the home directory and
-        a directory outside git the user has not opted in (``opted_in_only=False``
-        accepts it: undoing what coffer once wrote there needs no invitation)."""
-        if not path.exists():
-            raise InvalidInputError(f"{path} does not exist")
-        root = project_root(path)
-        projects.check_project_root(root, self.home)
-        if opted_in_only and not self.invited(root):
-            raise NotAProjectError(
-                f"{root} is not in a git repository, so it is not a coffer project; "
-                "`coffer init` there makes it one"
-            )
-        return root
+    def here(self, at: Here | Path) -> Here:
+        """Resolve ``at`` once (a ``Here`` is returned as is): its canonical root, and
+        whether the store takes that root for a project (docs/adr/0026)."""
+        if isinstance(at, Here):
+            return at
+        key = identity.root_of(os.fspath(at))
+        root = Path(key)
+        refusal: CofferError | None = None
+        try:
+            projects.check_project_root(root, self.home)
+        except CofferError as exc:
+            refusal = exc
+        invited, invite_error = False, None
+        try:
+            invited = self.invited(root)
+        except CofferError as exc:
+            invite_error = exc
+        nowhere = projects.not_a_project(root, self.home)
+        return Here(at, key, at.exists(), nowhere, refusal, invited, invite_error)
 
     def invited(self, root: Path) -> bool:
         """A git root is a project; a directory outside git only once `coffer init` ran
         there, so an agent started in ~/Downloads leaves nothing behind."""
-        if in_git(root):
+        if identity.in_git(root):
             return True
         return str(root) in settings.load(self.root).opted_in
 
-    def project_root_or_none(self, path: Path) -> Path | None:
-        """The project root for ``path``, or None where there is no project (the home
-        directory, ``/``, a directory outside git not opted in): there only the global
-        tier applies. Other bad paths raise."""
-        if not path.exists():
-            raise InvalidInputError(f"{path} does not exist")
-        root = project_root(path)
-        if projects.not_a_project(root, self.home) or not self.invited(root):
-            return None
-        projects.check_project_root(root, self.home)
-        return root
+    def project_tier(self, at: Here | Path, *, create: bool = False) -> Tier | None:
+        """The project tier for the project at ``at`` (None if never used); refuses a place
+        that is no project."""
+        return self.tier_at(self.here(at).require(), create=create)
 
-    def project_tier(self, path: Path, *, create: bool = False) -> Tier | None:
-        """The project tier for the project containing ``path`` (None if never used)."""
-        root = self.resolve_root(path)
+    def tier_at(self, root: Path, *, create: bool = False) -> Tier | None:
+        """The tier of the already resolved project root ``root`` (None if never used)."""
         project_id = projects.read_project_list(self.root).get(str(root))
         info = projects.load_info(self.root, project_id) if project_id else None
         if info is None:
@@ -186,17 +183,18 @@ class Store:
                 info = projects.register(self.root, root)
         return Tier("project", info, self.root / "projects" / info.id)
 
-    def tiers(self, path: Path | None, scope: Scope | None) -> list[Tier]:
+    def tiers(self, at: Here | Path | None, scope: Scope | None) -> list[Tier]:
         """Tiers to read: one scope, or project then global when ``scope`` is None."""
         out: list[Tier] = []
         if scope in (None, "project"):
-            if path is None:
+            if at is None:
                 raise InvalidInputError("no project given")
+            here = self.here(at)
             # Reading both tiers where there is no project reads the global one.
-            if scope == "project" or self.project_root_or_none(path) is not None:
-                tier = self.project_tier(path)
-                if tier is not None:
-                    out.append(tier)
+            root = here.require() if scope == "project" else here.project
+            tier = self.tier_at(root) if root is not None else None
+            if tier is not None:
+                out.append(tier)
         if scope in (None, "global"):
             out.append(self.global_tier())
         return out

@@ -1,16 +1,13 @@
-"""Process plumbing for ``coffer watch``: single-instance lock, status file, logging, the
+"""Process plumbing for ``coffer watch``: single-instance lock, logging, the
 worker's wake-up pipe, the event coalescer and the network-filesystem check.
 
-No watchdog here (only coffer/watch/watcher.py imports it), so ``coffer watch --status``
-stays cheap.
-Files live in ``<store>/state/``: ``watch.lock`` (held for the daemon's lifetime, holds its
-pid) and ``watch.json`` (the status, rewritten atomically at most once a second).
+No watchdog here (only coffer/watch/watcher.py imports it). The lock and status files
+themselves, which front ends read too, are coffer.store.watch_state.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import select
@@ -18,21 +15,16 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError
-from coffer.report import plural
 from coffer.secrets import redact
-from coffer.store.projects import now_iso
+from coffer.store.watch_state import lock_path, read_pid, read_status_file
 
-LOCK_NAME = "watch.lock"
-STATUS_NAME = "watch.json"
 EXIT_NOT_RUNNING = 3  # `coffer watch --status` when no daemon holds the lock
-STATUS_VERSION = 1
 MAX_PROBLEMS = 50  # problems kept in the status file
 
 # File systems whose change notifications miss writes made elsewhere (another machine, the
@@ -67,27 +59,7 @@ class AlreadyRunningError(CofferError):
     """Another ``coffer watch`` holds this store's lock."""
 
 
-def state_dir(store_root: Path) -> Path:
-    return store_root / "state"
-
-
-def status_path(store_root: Path) -> Path:
-    return state_dir(store_root) / STATUS_NAME
-
-
-def lock_path(store_root: Path) -> Path:
-    return state_dir(store_root) / LOCK_NAME
-
-
 # ---- single instance ----------------------------------------------------------------------
-
-
-def _read_pid(path: Path) -> int | None:
-    try:
-        text = path.read_text(encoding="ascii", errors="replace").strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
 
 
 class InstanceLock:
@@ -126,7 +98,7 @@ class InstanceLock:
             except BlockingIOError:
                 if attempt == 4:
                     os.close(fd)
-                    raise self._running(_read_pid(self.path)) from None
+                    raise self._running(read_pid(self.path)) from None
                 time.sleep(0.02)
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
@@ -147,150 +119,6 @@ class InstanceLock:
         if self._other is not None:
             self._other.release()
             self._other = None
-
-
-def lock_held(store_root: Path) -> bool:
-    """Whether some process holds the daemon lock (probes it for a moment)."""
-    path = lock_path(store_root)
-    if os.name != "posix":
-        from filelock import FileLock, Timeout
-
-        if not path.exists():
-            return False
-        lock = FileLock(str(path), timeout=0)
-        try:
-            lock.acquire()
-        except Timeout:
-            return True
-        lock.release()
-        return False
-    import fcntl
-
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)  # also drops the probe's shared lock
-    return False
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OSError:
-        return False
-    return True
-
-
-# ---- status -------------------------------------------------------------------------------
-
-
-@dataclass
-class Status:
-    """What ``coffer watch --status`` shows; the daemon owns and rewrites it."""
-
-    pid: int
-    store: str
-    started_at: str
-    state: str = "starting"  # starting, watching, stopped
-    mode: str = "native"  # native or polling
-    observer: str = ""
-    poll_interval: float | None = None
-    projects: int = 0
-    events: int = 0
-    renders: int = 0
-    changes: int = 0
-    suppressed: int = 0
-    pending: int = 0
-    problems: list[str] = field(default_factory=list)
-    last_error: str | None = None
-    last_error_at: str | None = None
-    updated_at: str = ""
-    stopped_at: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"version": STATUS_VERSION, **asdict(self)}
-
-
-def write_status(store_root: Path, status: Status) -> None:
-    status.updated_at = now_iso()
-    fsutil.ensure_dir(state_dir(store_root))
-    text = json.dumps(status.to_json(), indent=2, ensure_ascii=False) + "\n"
-    fsutil.atomic_write_text(status_path(store_root), text)
-
-
-def read_status_file(store_root: Path) -> dict[str, Any]:
-    try:
-        data = fsutil.read_bytes_or_none(status_path(store_root))
-        parsed = json.loads(data) if data else {}
-    except (OSError, ValueError, CofferError):
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
-
-
-def read_status(store_root: Path) -> dict[str, Any]:
-    """The last status the daemon wrote, plus ``running``: the lock is held right now (and the
-    recorded pid, if any, is alive)."""
-    data = read_status_file(store_root)
-    pid = data.get("pid")
-    running = lock_held(store_root)
-    if running and os.name == "posix":
-        holder = _read_pid(lock_path(store_root))
-        if holder is not None:
-            pid = holder
-    if running and isinstance(pid, int) and not pid_alive(pid):
-        running = False
-    if running and data.get("pid") != pid:
-        data = {"pid": pid}  # a daemon that has not written its status yet
-    data["running"] = running
-    data["store"] = data.get("store") or str(store_root)
-    return data
-
-
-def status_lines(data: Mapping[str, Any]) -> list[str]:
-    """Human-readable ``--status``."""
-    store = data.get("store")
-    if not data.get("running"):
-        lines = [f"coffer watch: not running (store {store})"]
-        if data.get("pid"):
-            lines.append(
-                f"last run: pid {data.get('pid')}, {data.get('started_at')} to "
-                f"{data.get('stopped_at') or data.get('updated_at') or '?'}"
-            )
-    else:
-        lines = [
-            f"coffer watch: running (pid {data.get('pid')}) since {data.get('started_at', '?')}",
-            f"store: {store}",
-        ]
-        mode = data.get("mode", "?")
-        if mode == "polling":
-            mode = f"polling every {data.get('poll_interval')} s"
-        lines.append(
-            f"watching {plural(data.get('projects', 0), 'project')} and the global tier ({mode}, "
-            f"{data.get('observer', '?')})"
-        )
-        lines.append(
-            f"{plural(data.get('events', 0), 'event')}, "
-            f"{plural(data.get('renders', 0), 'refresh', 'refreshes')}, "
-            f"{plural(data.get('changes', 0), 'file')} written, "
-            f"{plural(data.get('suppressed', 0), 'own write')} ignored "
-            f"(as of {data.get('updated_at', '?')})"
-        )
-    problems = data.get("problems") or []
-    for p in problems:
-        lines.append(f"problem: {p}")
-    if data.get("last_error"):
-        lines.append(f"last error: {data['last_error']} ({data.get('last_error_at')})")
-    return lines
 
 
 # ---- logging ------------------------------------------------------------------------------

@@ -38,9 +38,11 @@ from watchdog.events import (
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from coffer import fsutil
+from coffer.app import App
 from coffer.errors import CofferError
 from coffer.projection.engine import Engine
 from coffer.report import Problem, Report
+from coffer.store import watch_state
 from coffer.store.index import INDEX_NAME
 from coffer.store.projects import now_iso
 from coffer.store.settings import CONFIG
@@ -117,16 +119,17 @@ class Watcher:
     ) -> None:
         self.store = store
         self.environ = environ
+        self.app = App(environ, store)  # the composition root (docs/adr/0026)
         self.log = log
         self.force_poll = poll
         self.poll_interval = poll_interval
         self.coalescer = daemon.Coalescer(debounce, max_wait)
         self.waker = daemon.Waker()
         self.lock = daemon.InstanceLock(store.root)
-        self.status = daemon.Status(os.getpid(), str(store.root), now_iso())
+        self.status = watch_state.Status(os.getpid(), str(store.root), now_iso())
         self.stop_requested = False
         self.exit_code = 0
-        self.engine = self._new_engine(None)
+        self.engine = self._new_engine()
         self.observer: BaseObserver | None = None
         self.watches: dict[str, _Watch] = {}  # role -> watch
         self.index_digest: dict[str, str | None] = {}  # tier id -> MEMORY.md after our pass
@@ -336,7 +339,7 @@ class Watcher:
         self._status_due = self._status_due or time.monotonic()
         try:
             if burst.key == _CONFIG:
-                self.engine = self._new_engine(self.engine)
+                self.engine = self._new_engine()
                 self.log.info("reloaded settings from %s", self.store.root / CONFIG)
                 self._rescan(force=True)
             elif burst.key == _PROJECTS:
@@ -358,11 +361,9 @@ class Watcher:
                 Problem(self.store.root, "error", f"{burst.key}: {type(exc).__name__}: {exc}")
             )
 
-    def _new_engine(self, old: Engine | None) -> Engine:
-        from coffer.projection.integrations import handoff_source
-
-        loaded = old.loaded if old is not None else None
-        return Engine(self.store, self.environ, loaded=loaded, handoffs=handoff_source())
+    def _new_engine(self) -> Engine:
+        # A fresh engine re-reads the settings; the app loads the adapters only once.
+        return self.app.engine()
 
     def _refresh(self, tier: Tier) -> None:
         report = Report()
@@ -522,7 +523,7 @@ class Watcher:
     def _write_status(self) -> None:
         self.status.pending = len(self.coalescer)
         try:
-            daemon.write_status(self.store.root, self.status)
+            watch_state.write_status(self.store.root, self.status)
         except Exception as exc:
             self.log.warning("cannot write the status file: %s", exc)
         self._last_status = time.monotonic()
