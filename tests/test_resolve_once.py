@@ -92,3 +92,29 @@ def test_project_for_an_agent_resolves_the_project_once(repo: Path) -> None:
 def test_commands_resolve_the_project_once(repo: Path, argv: list[str], code: int) -> None:
     # Each used to resolve it two or three times (Store.resolve_root, then project_tier).
     assert resolutions(argv, repo) == (code, 1)
+
+
+def test_the_composition_root_builds_only_what_is_asked_for(repo: Path) -> None:
+    # A store and a resolved place without the engine, the adapters or the vault
+    # (coffer.app is lazy: `coffer where` must not pay for the projection).
+    code = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from coffer.app import App\n"
+        "app = App(os.environ)\n"
+        "assert app.here(Path.cwd()).project == Path.cwd()\n"
+        "heavy = ('coffer.projection', 'coffer.registry', 'coffer_adapters', 'coffer.vault')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+        "app.engine()\n"
+        "print('coffer.projection.engine' in sys.modules, app.adapters() is app.adapters())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.splitlines() == ["[]", "True True"]
