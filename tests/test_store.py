@@ -14,6 +14,7 @@ from coffer.errors import (
     SecretRefusedError,
 )
 from coffer.store import index
+from coffer.store.drafts import RememberOptions
 from coffer.store.entry import parse
 from tests.helpers import coffer, make_repo, make_worktree, store
 
@@ -131,7 +132,8 @@ def test_derived_name_collisions_get_suffixes_and_explicit_ones_refuse(tier):
     with pytest.raises(EntryExistsError, match="--replace"):
         s.remember(tier, "two", name="fixed")
     assert s.remember(tier, "one", name="fixed").action == "unchanged"
-    assert s.remember(tier, "two", name="fixed", replace_existing=True).action == "updated"
+    again = RememberOptions(replace_existing=True)
+    assert s.remember(tier, "two", name="fixed", options=again).action == "updated"
     assert "two" in (tier.dir / "fixed.md").read_text()
 
 

@@ -16,6 +16,7 @@ from coffer.errors import CofferError, JournalError
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
 from coffer.projection.journal import Journal, Record, sha256
 from coffer.report import Change, Problem, Report
+from coffer.store.drafts import RememberOptions
 from coffer.store.store import Store, Tier
 
 
@@ -59,8 +60,10 @@ def establish(
                 name=item.name,
                 description=item.description,
                 type="reference",
-                extra={"source": f"{adapter}:{item.source}", "imported_at": now_iso()},
-                replace_existing=True,
+                options=RememberOptions(
+                    replace_existing=True,
+                    extra={"source": f"{adapter}:{item.source}", "imported_at": now_iso()},
+                ),
             )
         except CofferError as exc:
             report.problems.append(Problem(Path(item.source), "refused", f"not imported: {exc}"))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from coffer.store.drafts import RememberOptions
 from coffer.store.store import Found, Saved, Store, Tier
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ class Writer:
             name=name,
             description=description,
             type=type,
-            replace_existing=replace_existing,
+            options=RememberOptions(replace_existing=replace_existing),
         )
         if saved.action == "unchanged":
             return saved, Refreshed()

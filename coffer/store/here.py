@@ -10,10 +10,13 @@ per-call resolution raised at that point.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from coffer.errors import CofferError, InvalidInputError, NotAProjectError
+from coffer.store import identity, projects
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,24 @@ class Here:
     refusal: CofferError | None  # why ``key`` cannot be a project root at all
     invited: bool  # a git root, or a directory `coffer init` opted in
     invite_error: CofferError | None = None  # the settings could not be read
+
+    @classmethod
+    def resolve(cls, at: Path, home: Path, invited: Callable[[Path], bool]) -> Here:
+        """Walk up from ``at`` once; ``invited`` is the store's say on a root outside git."""
+        key = identity.root_of(os.fspath(at))
+        root = Path(key)
+        refusal: CofferError | None = None
+        try:
+            projects.check_project_root(root, home)
+        except CofferError as exc:
+            refusal = exc
+        is_invited, invite_error = False, None
+        try:
+            is_invited = invited(root)
+        except CofferError as exc:
+            invite_error = exc
+        nowhere = projects.not_a_project(root, home)
+        return cls(at, key, at.exists(), nowhere, refusal, is_invited, invite_error)
 
     @property
     def candidate(self) -> Path:

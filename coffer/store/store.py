@@ -18,44 +18,28 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Literal
 
 from coffer import fsutil
 from coffer.errors import (
-    CofferError,
-    EntryExistsError,
     EntryNotFoundError,
     InvalidInputError,
     LockTimeoutError,
-    SecretRefusedError,
-    StoreError,
 )
-from coffer.secrets import find_secrets
-from coffer.store import identity, index, projects, search_cache, settings
-from coffer.store.entry import (
-    MAX_SHOWN_NAME,
-    TYPES,
-    Entry,
-    check_type,
-    derived_name,
-    first_line,
-    one_line,
-    same_text_key,
-    serialize,
-    shown_field,
-    slugify,
-    withheld,
-)
+from coffer.store import drafts, identity, index, index_file, projects, search_cache, settings
+from coffer.store.drafts import MAX_BODY_BYTES as MAX_BODY_BYTES
+from coffer.store.drafts import RememberOptions
+from coffer.store.entry import TYPES, Entry, check_type, serialize
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
-from coffer.store.projects import ProjectInfo
-from coffer.store.ulid import GLOBAL_ID, new_id
+from coffer.store.tier import SCOPES as SCOPES
+from coffer.store.tier import Found as Found
+from coffer.store.tier import Saved as Saved
+from coffer.store.tier import Scope as Scope
+from coffer.store.tier import Tier as Tier
+from coffer.store.ulid import GLOBAL_ID
 
-Scope = Literal["project", "global"]
-SCOPES: tuple[Scope, ...] = ("project", "global")
-MAX_BODY_BYTES = 32 * 1024
 LOCK_TIMEOUT = 15.0
 _README = """\
 This directory is maintained by coffer (one memory store for every coding agent).
@@ -65,51 +49,6 @@ projects/<id>/project.json says which project directory an id belongs to;
 00000000000000000000000000 is the global tier. `coffer where` and `coffer adapter list`
 show the same thing. Edit entries freely; coffer regenerates MEMORY.md from them.
 """
-
-
-@dataclass(frozen=True)
-class Tier:
-    """One tier of the store: the global one or a project's."""
-
-    scope: Scope
-    info: ProjectInfo
-    base: Path
-
-    @property
-    def dir(self) -> Path:
-        """The directory holding the entries and MEMORY.md, and nothing else."""
-        return self.base / "memory"
-
-    @property
-    def label(self) -> str:
-        return "global" if self.scope == "global" else self.info.label
-
-
-@dataclass(frozen=True)
-class Saved:
-    tier: Tier
-    entry: Entry
-    action: Literal["created", "updated", "unchanged"]
-
-
-@dataclass(frozen=True)
-class Found:
-    tier: Tier
-    entry: Entry
-    score: float = 0.0
-
-    @property
-    def path(self) -> Path:
-        return self.tier.dir / self.entry.filename
-
-
-def _check_secrets(*texts: str) -> None:
-    labels = find_secrets("\n".join(texts))
-    if labels:
-        raise SecretRefusedError(
-            f"refusing to store text that looks like a secret ({', '.join(labels)}); "
-            "remove the credential and try again"
-        )
 
 
 class Store:
@@ -143,22 +82,7 @@ class Store:
     def here(self, at: Here | Path) -> Here:
         """Resolve ``at`` once (a ``Here`` is returned as is): its canonical root, and
         whether the store takes that root for a project (docs/adr/0026)."""
-        if isinstance(at, Here):
-            return at
-        key = identity.root_of(os.fspath(at))
-        root = Path(key)
-        refusal: CofferError | None = None
-        try:
-            projects.check_project_root(root, self.home)
-        except CofferError as exc:
-            refusal = exc
-        invited, invite_error = False, None
-        try:
-            invited = self.invited(root)
-        except CofferError as exc:
-            invite_error = exc
-        nowhere = projects.not_a_project(root, self.home)
-        return Here(at, key, at.exists(), nowhere, refusal, invited, invite_error)
+        return at if isinstance(at, Here) else Here.resolve(at, self.home, self.invited)
 
     def invited(self, root: Path) -> bool:
         """A git root is a project; a directory outside git only once `coffer init` ran
@@ -297,72 +221,19 @@ class Store:
         name: str | None = None,
         description: str | None = None,
         type: str | None = None,
-        origin_session_id: str | None = None,
-        replace_existing: bool = False,
-        extra: Mapping[str, str] | None = None,
+        options: RememberOptions | None = None,
     ) -> Saved:
-        """Store ``text`` as an entry; refuses secrets, never silently overwrites.
-
-        ``extra`` adds metadata keys (provenance of imported memories, for instance).
-        """
-        body = text.strip()
-        if not body:
-            raise InvalidInputError("nothing to remember: the text is empty")
-        if len(body.encode("utf-8")) > MAX_BODY_BYTES:
-            raise InvalidInputError(
-                f"the text is {len(body.encode())} bytes; entries hold at most "
-                f"{MAX_BODY_BYTES} (split it, or keep the detail in the repository)"
-            )
-        check_type(type)
-        desc = one_line(description) if description else first_line(body)
-        _check_secrets(body, desc, name or "")
-        explicit = name is not None
-        base_name = slugify(name) if name is not None else derived_name(desc or body)
-        if not base_name:
-            raise InvalidInputError(
-                f"cannot make an entry name from {name!r}: use letters or digits"
-                if explicit
-                else "cannot derive a name from the text; pass --name"
-            )
-        kind = type or ("project" if tier.scope == "project" else "user")
+        """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
+        d = drafts.draft(text, name, description, type, tier.scope)
+        options = options or RememberOptions()
         self._ensure_root()
         fsutil.ensure_dir(tier.dir)
         with self.lock(tier):
             current = self.scan(tier).entries
-            by_name = {e.name: e for e in current}
             files = {e.filename for e in current} | set(os.listdir(tier.dir))
-            now = projects.now_iso()
-            existing = by_name.get(base_name) if explicit else None
-            if existing is not None:
-                if existing.body.strip() == body and existing.description == desc:
-                    return Saved(tier, existing, "unchanged")
-                if not replace_existing:
-                    raise EntryExistsError(
-                        f"an entry named {base_name!r} already exists in {tier.label}; "
-                        "pass --replace to overwrite it, or choose another --name"
-                    )
-                meta = dict(existing.metadata)
-                meta.update(extra or {})
-                meta.update({"type": type or meta.get("type") or kind, "updated_at": now})
-                entry = replace(existing, description=desc, body=body, metadata=meta)
-                action: Literal["created", "updated"] = "updated"
-            else:
-                # The same text again is the same memory, whatever name it would get.
-                key = same_text_key(body)
-                same = next((e for e in current if same_text_key(e.body) == key), None)
-                if same is not None:
-                    return Saved(tier, same, "unchanged")
-                final = base_name
-                n = 2
-                while final in by_name or f"{final}.md" in files:
-                    final = f"{base_name[:60]}-{n}"
-                    n += 1
-                meta = {"type": kind, "id": new_id(), "created_at": now, "updated_at": now}
-                if origin_session_id:
-                    meta["origin_session_id"] = origin_session_id
-                meta.update(extra or {})
-                entry = Entry(final, desc, body, meta, f"{final}.md")
-                action = "created"
+            entry, action = drafts.place(d, current, files, options, tier.label)
+            if action == "unchanged":
+                return Saved(tier, entry, action)
             path = fsutil.safe_child(tier.dir, entry.filename)
             fsutil.atomic_write_text(path, serialize(entry))
             self._regenerate(tier)
@@ -380,15 +251,7 @@ class Store:
         """Change an existing entry's body, description or type; keeps every other key."""
         check_type(type)
         found = self._find_for_change(tier, name)
-        body = text.strip() if text is not None else found.entry.body.strip()
-        if not body:
-            raise InvalidInputError("the new text is empty; use forget to delete an entry")
-        desc = found.entry.description
-        if description:
-            desc = one_line(description)
-        elif desc == first_line(found.entry.body.strip()):
-            desc = first_line(body)  # derived from the old text: derive it from the new one
-        _check_secrets(body, desc)
+        body, desc = drafts.revised_text(found.entry, text, description)
         with self.lock(tier):
             meta = dict(found.entry.metadata)
             if type:
@@ -435,44 +298,10 @@ class Store:
 
     def render_index(self, tier: Tier) -> tuple[index.RenderedIndex, bytes | None]:
         """What MEMORY.md should hold now, and what it holds."""
-        scan = self.scan(tier)
-        path = tier.dir / index.INDEX_NAME
-        current = fsutil.read_bytes_or_none(path)
-        text = current.decode("utf-8", errors="surrogateescape") if current else ""
-        # Unparsable files still appear in the index: hiding them would hide memory. Entries
-        # the secret gate flags (in any field, or in their file name) do not: the index is a
-        # rendered file agents load, and `coffer doctor` names them.
-        listed = [e for e in scan.entries if not withheld(e)] + [
-            Entry(
-                shown_field(p.filename.removesuffix(".md"), MAX_SHOWN_NAME),
-                "(unreadable entry: see `coffer doctor`)",
-                "",
-                {},
-                p.filename,
-            )
-            for p in scan.problems
-            if p.filename.endswith(".md") and not find_secrets(p.filename)
-        ]
-        every_file = [e.filename for e in scan.entries] + [p.filename for p in scan.problems]
-        kept = index.preserved_lines(text, every_file, index.load_generated(tier.base))
-        return index.render(listed, kept), current
+        return index_file.expected(tier, self.scan(tier))
 
     def _regenerate(self, tier: Tier) -> bool:
-        path = tier.dir / index.INDEX_NAME
-        for _ in range(3):
-            rendered, current = self.render_index(tier)
-            data = rendered.text.encode("utf-8", errors="surrogateescape")
-            if current == data:
-                index.save_generated(tier.base, rendered.generated)
-                return False
-            # Agents write MEMORY.md without coffer's lock (Claude edits it in place): if it
-            # changed while we rendered, render again rather than drop what was added.
-            if fsutil.read_bytes_or_none(path) != current:
-                continue
-            fsutil.atomic_write_bytes(path, data)
-            index.save_generated(tier.base, rendered.generated)
-            return True
-        raise StoreError(f"{path} keeps changing while coffer regenerates it; try again")
+        return index_file.write_if_stale(tier, self.scan)
 
     def regenerate_index(self, tier: Tier) -> bool:
         """Rewrite MEMORY.md if it differs from what the entries give; return whether it did."""

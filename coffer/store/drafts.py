@@ -1,0 +1,136 @@
+"""What a write will store, decided before the file is touched (``Store.remember`` and
+``Store.update``): the checks on the text, the name, and whether it is a new entry, a
+replacement or the same memory again. Pure apart from the clock and new ids."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from coffer.errors import EntryExistsError, InvalidInputError, SecretRefusedError
+from coffer.secrets import find_secrets
+from coffer.store import projects
+from coffer.store.entry import (
+    Entry,
+    check_type,
+    derived_name,
+    first_line,
+    one_line,
+    same_text_key,
+    slugify,
+)
+from coffer.store.tier import Scope
+from coffer.store.ulid import new_id
+
+MAX_BODY_BYTES = 32 * 1024
+Action = Literal["created", "updated", "unchanged"]
+
+
+@dataclass(frozen=True)
+class RememberOptions:
+    """What ``remember`` is told besides the text, name, description and type."""
+
+    replace_existing: bool = False  # overwrite an entry of the same explicit name
+    origin_session_id: str | None = None
+    extra: Mapping[str, str] | None = None  # metadata keys (provenance of imported memories)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """The checked text of a new entry and the name it asks for."""
+
+    body: str
+    description: str
+    base_name: str
+    explicit: bool  # the name was given, not derived from the text
+    type: str | None
+    kind: str  # the type it gets when none is given
+
+
+def check_secrets(*texts: str) -> None:
+    labels = find_secrets("\n".join(texts))
+    if labels:
+        raise SecretRefusedError(
+            f"refusing to store text that looks like a secret ({', '.join(labels)}); "
+            "remove the credential and try again"
+        )
+
+
+def draft(
+    text: str, name: str | None, description: str | None, type: str | None, scope: Scope
+) -> Draft:
+    """Check ``text`` for ``remember``: not empty, not too large, no secret, a usable name."""
+    body = text.strip()
+    if not body:
+        raise InvalidInputError("nothing to remember: the text is empty")
+    if len(body.encode("utf-8")) > MAX_BODY_BYTES:
+        raise InvalidInputError(
+            f"the text is {len(body.encode())} bytes; entries hold at most "
+            f"{MAX_BODY_BYTES} (split it, or keep the detail in the repository)"
+        )
+    check_type(type)
+    desc = one_line(description) if description else first_line(body)
+    check_secrets(body, desc, name or "")
+    explicit = name is not None
+    base_name = slugify(name) if name is not None else derived_name(desc or body)
+    if not base_name:
+        raise InvalidInputError(
+            f"cannot make an entry name from {name!r}: use letters or digits"
+            if explicit
+            else "cannot derive a name from the text; pass --name"
+        )
+    kind = type or ("project" if scope == "project" else "user")
+    return Draft(body, desc, base_name, explicit, type, kind)
+
+
+def place(
+    d: Draft, current: Sequence[Entry], files: set[str], options: RememberOptions, label: str
+) -> tuple[Entry, Action]:
+    """The entry ``d`` becomes among the tier's ``current`` entries and ``files``; never
+    silently overwrites (``label`` names the tier in the refusal)."""
+    by_name = {e.name: e for e in current}
+    now = projects.now_iso()
+    existing = by_name.get(d.base_name) if d.explicit else None
+    if existing is not None:
+        if existing.body.strip() == d.body and existing.description == d.description:
+            return existing, "unchanged"
+        if not options.replace_existing:
+            raise EntryExistsError(
+                f"an entry named {d.base_name!r} already exists in {label}; "
+                "pass --replace to overwrite it, or choose another --name"
+            )
+        meta = dict(existing.metadata)
+        meta.update(options.extra or {})
+        meta.update({"type": d.type or meta.get("type") or d.kind, "updated_at": now})
+        return replace(existing, description=d.description, body=d.body, metadata=meta), "updated"
+    # The same text again is the same memory, whatever name it would get.
+    key = same_text_key(d.body)
+    same = next((e for e in current if same_text_key(e.body) == key), None)
+    if same is not None:
+        return same, "unchanged"
+    final = d.base_name
+    n = 2
+    while final in by_name or f"{final}.md" in files:
+        final = f"{d.base_name[:60]}-{n}"
+        n += 1
+    meta = {"type": d.kind, "id": new_id(), "created_at": now, "updated_at": now}
+    if options.origin_session_id:
+        meta["origin_session_id"] = options.origin_session_id
+    meta.update(options.extra or {})
+    return Entry(final, d.description, d.body, meta, f"{final}.md"), "created"
+
+
+def revised_text(old: Entry, text: str | None, description: str | None) -> tuple[str, str]:
+    """(body, description) for ``update``: a description derived from the old text is
+    derived again from the new one; one given by hand is kept."""
+    body = text.strip() if text is not None else old.body.strip()
+    if not body:
+        raise InvalidInputError("the new text is empty; use forget to delete an entry")
+    desc = old.description
+    if description:
+        desc = one_line(description)
+    elif desc == first_line(old.body.strip()):
+        desc = first_line(body)
+    check_secrets(body, desc)
+    return body, desc

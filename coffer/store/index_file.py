@@ -1,0 +1,57 @@
+"""Keeping a tier's ``MEMORY.md`` in step with its entries (the Store's index writes)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from coffer import fsutil
+from coffer.errors import StoreError
+from coffer.secrets import find_secrets
+from coffer.store import index
+from coffer.store.entry import MAX_SHOWN_NAME, Entry, shown_field, withheld
+from coffer.store.search_cache import TierScan
+from coffer.store.tier import Tier
+
+
+def expected(tier: Tier, scan: TierScan) -> tuple[index.RenderedIndex, bytes | None]:
+    """What MEMORY.md should hold now (from ``scan``, the tier's files), and what it holds."""
+    path = tier.dir / index.INDEX_NAME
+    current = fsutil.read_bytes_or_none(path)
+    text = current.decode("utf-8", errors="surrogateescape") if current else ""
+    # Unparsable files still appear in the index: hiding them would hide memory. Entries
+    # the secret gate flags (in any field, or in their file name) do not: the index is a
+    # rendered file agents load, and `coffer doctor` names them.
+    listed = [e for e in scan.entries if not withheld(e)] + [
+        Entry(
+            shown_field(p.filename.removesuffix(".md"), MAX_SHOWN_NAME),
+            "(unreadable entry: see `coffer doctor`)",
+            "",
+            {},
+            p.filename,
+        )
+        for p in scan.problems
+        if p.filename.endswith(".md") and not find_secrets(p.filename)
+    ]
+    every_file = [e.filename for e in scan.entries] + [p.filename for p in scan.problems]
+    kept = index.preserved_lines(text, every_file, index.load_generated(tier.base))
+    return index.render(listed, kept), current
+
+
+def write_if_stale(tier: Tier, scan: Callable[[Tier], TierScan]) -> bool:
+    """Rewrite MEMORY.md when it differs from what ``scan(tier)`` gives (under the tier's
+    lock, taken by the caller); return whether it did."""
+    path = tier.dir / index.INDEX_NAME
+    for _ in range(3):
+        rendered, current = expected(tier, scan(tier))
+        data = rendered.text.encode("utf-8", errors="surrogateescape")
+        if current == data:
+            index.save_generated(tier.base, rendered.generated)
+            return False
+        # Agents write MEMORY.md without coffer's lock (Claude edits it in place): if it
+        # changed while we rendered, render again rather than drop what was added.
+        if fsutil.read_bytes_or_none(path) != current:
+            continue
+        fsutil.atomic_write_bytes(path, data)
+        index.save_generated(tier.base, rendered.generated)
+        return True
+    raise StoreError(f"{path} keeps changing while coffer regenerates it; try again")

@@ -1,0 +1,49 @@
+"""The store's values: a tier, and what reading or writing an entry returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from coffer.store.entry import Entry
+from coffer.store.projects import ProjectInfo
+
+Scope = Literal["project", "global"]
+SCOPES: tuple[Scope, ...] = ("project", "global")
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One tier of the store: the global one or a project's."""
+
+    scope: Scope
+    info: ProjectInfo
+    base: Path
+
+    @property
+    def dir(self) -> Path:
+        """The directory holding the entries and MEMORY.md, and nothing else."""
+        return self.base / "memory"
+
+    @property
+    def label(self) -> str:
+        return "global" if self.scope == "global" else self.info.label
+
+
+@dataclass(frozen=True)
+class Saved:
+    tier: Tier
+    entry: Entry
+    action: Literal["created", "updated", "unchanged"]
+
+
+@dataclass(frozen=True)
+class Found:
+    tier: Tier
+    entry: Entry
+    score: float = 0.0
+
+    @property
+    def path(self) -> Path:
+        return self.tier.dir / self.entry.filename
