@@ -464,7 +464,7 @@ def test_falls_back_to_polling_when_the_kernel_refuses_a_watch(
 
     import watchdog.observers
 
-    from coffer.watch.watcher import Watcher
+    from coffer.watch.watcher import Watcher, WatchOptions
 
     class Refusing(watchdog.observers.Observer):  # type: ignore[misc,valid-type]
         def schedule(self, *args: object, **kwargs: object) -> object:
@@ -472,7 +472,8 @@ def test_falls_back_to_polling_when_the_kernel_refuses_a_watch(
 
     monkeypatch.setattr(watchdog.observers, "Observer", Refusing)
     repo = project("repo")
-    w = Watcher(store(), os.environ, log=logging.getLogger("test-fallback"), poll_interval=0.1)
+    fast = WatchOptions(poll_interval=0.1)
+    w = Watcher(store(), os.environ, log=logging.getLogger("test-fallback"), options=fast)
     t = threading.Thread(target=w.run)
     t.start()
     try:

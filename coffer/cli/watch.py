@@ -69,13 +69,12 @@ def watch(  # noqa: PLR0913 - typer declares each option as a parameter
         raise typer.BadParameter("--json goes with --status", param_hint="'--json'")
     from coffer.watch import watcher as watch_mod
 
+    options = watch_mod.WatchOptions(poll, poll_interval, debounce / 1000)
     code = watch_mod.run(
         store(),
         os.environ,
+        options,
         log_file=log_file.absolute() if log_file else None,
         verbose=verbose,
-        poll=poll,
-        poll_interval=poll_interval,
-        debounce=debounce / 1000,
     )
     raise typer.Exit(code)
