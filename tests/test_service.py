@@ -18,7 +18,7 @@ import pytest
 from coffer import registry
 from coffer.adapter import Launch
 from coffer.projection.journal import Journal
-from coffer.setup import service, service_managers
+from coffer.setup import service, service_launchd, service_managers
 from coffer.setup import wiring as setup_mod
 from coffer.store import watch_state
 from coffer.store.paths import store_root
@@ -424,7 +424,7 @@ def test_launchd_agent_install_status_and_undo(
     tmp_path: Path, sm: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "home"
-    monkeypatch.setattr(service_managers, "_account_home", lambda: str(home))
+    monkeypatch.setattr(service_launchd, "_account_home", lambda: str(home))
     before = outside(tmp_path)
     journal = Journal(store_root(os.environ))
     domain = f"gui/{os.getuid()}"

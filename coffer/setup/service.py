@@ -17,7 +17,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from coffer import fsutil
 from coffer.adapter import Context, Launch
@@ -26,15 +25,18 @@ from coffer.projection.journal import Journal, Record, sha256
 from coffer.registry import Loaded
 from coffer.report import Change, Problem, Report
 from coffer.setup import service_managers as sm
+from coffer.setup.service_status import (
+    describe,
+    key,
+    run_yourself,
+    status,
+    status_lines,
+)
 from coffer.store import watch_state
 from coffer.store.paths import home_dir
 
 KIND = "service"
 FILE_MODE = 0o644  # what systemctl/launchctl users expect; it holds no secret
-
-
-def key(path: Path) -> str:
-    return f"service:{path}"
 
 
 def service_env(environ: Mapping[str, str], loaded: Loaded, launch: Launch) -> dict[str, str]:
@@ -53,20 +55,6 @@ def service_env(environ: Mapping[str, str], loaded: Loaded, launch: Launch) -> d
                 env[name] = environ[name]
     env.update(launch.env)
     return env
-
-
-def run_yourself(launch: Launch, environ: Mapping[str, str], platform: str | None = None) -> str:
-    """The command that runs the watcher without a service manager."""
-    log = sm.default_log_file(environ, platform)
-    prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(launch.env.items())]
-    argv = shlex.join([*launch.argv, "watch", "--log-file", str(log)])
-    return " ".join([*prefix, "nohup", argv, ">/dev/null 2>&1 &"])
-
-
-def _run_yourself_here(store_root: Path, environ: Mapping[str, str], platform: str | None) -> str:
-    from coffer.setup.wiring import resolve_launch
-
-    return run_yourself(resolve_launch(environ, store_root), environ, platform)
 
 
 # ---- planning -------------------------------------------------------------------------------
@@ -262,7 +250,6 @@ def _undo_record(
             Problem(path, "refused", f"cannot stop the service: {found} (the journal keeps it)")
         )
         return report
-    m = found
     data = fsutil.read_bytes_or_none(path)
     if data is not None and sha256(data) != record.get("after_sha256"):
         report.problems.append(
@@ -275,35 +262,49 @@ def _undo_record(
             )
         )
         return report
-    stop = m.stop() if data is not None else []
-    shown = "; ".join(shlex.join(_short(c)) for c in stop)
     if dry_run:
-        if stop:
-            report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
-            report.changes.append(
-                Change(
-                    path, "remove", "the service file coffer created", text_diff(path, data, None)
-                )
-            )
-        else:
-            report.notices.append(f"{path}: already gone; nothing to undo")
-        return report
+        return _planned_undo(path, found, data)
     if data is None:
         # Removed by hand: forget it, and let the manager forget it too.
         report.notices.append(f"{path}: already gone; nothing to undo")
-        for argv in m.after_remove():
+        for argv in found.after_remove():
             run(argv)
         remove_created_dirs(list(record.get("created_dirs", [])))
         journal.drop(record["key"])
         return report
+    return _stop_and_remove(journal, record, found, run)
+
+
+def _planned_undo(path: Path, m: sm.Manager, data: bytes | None) -> Report:
+    """What ``--undo --dry-run`` shows for one service file."""
+    report = Report()
+    stop = m.stop() if data is not None else []
+    if not stop:
+        report.notices.append(f"{path}: already gone; nothing to undo")
+        return report
+    shown = "; ".join(shlex.join(_short(c)) for c in stop)
+    report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
+    report.changes.append(
+        Change(path, "remove", "the service file coffer created", text_diff(path, data, None))
+    )
+    return report
+
+
+def _stop_and_remove(journal: Journal, record: Record, m: sm.Manager, run: sm.Runner) -> Report:
+    """Stop the service coffer installed, then delete its file and forget the record; a
+    manager that cannot be asked, or a stop that fails, keeps both."""
+    report = Report()
+    path = Path(record["path"])
     state = m.query(run)
     if isinstance(state, str):
         report.problems.append(
             Problem(path, "refused", f"cannot stop the service: {state} (the journal keeps it)")
         )
         return report
+    stop = m.stop()
     if (state.loaded or m.kind == "systemd") and not _run_all(run, stop, report, path):
         return report  # still running or still enabled: keep the file and the record
+    shown = "; ".join(shlex.join(_short(c)) for c in stop)
     report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
     fsutil.unlink(path)
     remove_created_dirs(list(record.get("created_dirs", [])))
@@ -312,86 +313,6 @@ def _undo_record(
     report.changes.append(Change(path, "remove", "deleted the service file coffer created"))
     journal.drop(record["key"])
     return report
-
-
-# ---- status ---------------------------------------------------------------------------------
-
-
-def status(
-    store_root: Path,
-    environ: Mapping[str, str],
-    *,
-    platform: str | None = None,
-    run: sm.Runner | None = None,
-) -> dict[str, Any]:
-    """Whether coffer watch is installed as a service, by whom, and whether it runs."""
-    found = sm.find(environ, platform)
-    if isinstance(found, str):
-        instead = _run_yourself_here(store_root, environ, platform)
-        return {"manager": None, "reachable": False, "problem": found, "instead": instead}
-    m = found
-    info: dict[str, Any] = {
-        "manager": m.kind,
-        "name": m.name,
-        "path": str(m.path),
-        "file": "absent",
-        "reachable": True,
-        "problem": None,
-        "enabled": None,
-        "active": None,
-        "pid": None,
-    }
-    data = fsutil.read_bytes_or_none(m.path)
-    if data is not None:
-        record = Journal(store_root).get(key(m.path))
-        ours = record is not None and sha256(data) == record.get("after_sha256")
-        info["file"] = "coffer" if ours else ("edited" if record else "other")
-    state = m.query(run or sm.runner(environ))
-    if isinstance(state, str):
-        info.update(reachable=False, problem=state)
-        info["instead"] = _run_yourself_here(store_root, environ, platform)
-    else:
-        info.update(enabled=state.enabled, active=state.active, pid=state.pid)
-        info["state"] = state.detail
-        if state.loaded and info["file"] == "absent":
-            info["file"] = "elsewhere"  # loaded from another directory the manager reads
-    return info
-
-
-_FILE = {
-    "coffer": "installed by coffer setup",
-    "edited": "installed by coffer setup, edited since",
-    "other": "not written by coffer",
-    "elsewhere": "loaded from another file",
-}
-
-
-def describe(info: Mapping[str, Any]) -> str:
-    """One line: the service as the manager sees it."""
-    if info.get("manager") is None:
-        return f"no service manager ({info.get('problem')})"
-    what = f"{info['manager']} {'user service' if info['manager'] == 'systemd' else 'agent'}"
-    if info.get("file") == "absent":
-        if not info.get("reachable"):
-            return f"none installed ({info.get('problem')})"
-        return f"no {what} installed (`coffer setup` installs one)"
-    parts = [_FILE.get(str(info.get("file")), str(info.get("file")))]
-    if info.get("reachable"):
-        parts.append("enabled" if info.get("enabled") else "not enabled")
-        parts.append(str(info.get("state") or ("active" if info.get("active") else "inactive")))
-    else:
-        parts.append(str(info.get("problem")))
-    return f"{what} {info.get('name')}: {', '.join(parts)} ({info.get('path')})"
-
-
-def status_lines(info: Mapping[str, Any], watcher: Mapping[str, Any]) -> list[str]:
-    """What `coffer watch --status` adds about the service."""
-    lines = [f"service: {describe(info)}"]
-    if watcher.get("running") and info.get("pid") and info.get("pid") == watcher.get("pid"):
-        lines.append("this daemon is the service's process")
-    if not watcher.get("running") and info.get("instead"):
-        lines.append(f"run it yourself: {info['instead']}")
-    return lines
 
 
 __all__ = [

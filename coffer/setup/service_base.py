@@ -1,0 +1,121 @@
+"""What every service manager coffer drives has: the runner all their commands go through,
+the state a query returns, and the ``Manager`` interface (coffer.setup.service_managers
+names the two there are)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from coffer.store.paths import home_dir
+
+UNIT = "coffer-watch.service"
+LABEL = "dev.coffer.watch"
+TIMEOUT = 20.0  # seconds for one systemctl/launchctl call (enable --now waits for the start)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One finished service-manager command."""
+
+    argv: tuple[str, ...]
+    code: int
+    out: str = ""
+    err: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    def why(self) -> str:
+        """The manager's own first line of complaint, for the user."""
+        for text in (self.err, self.out):
+            for line in text.splitlines():
+                if line.strip():
+                    return line.strip()
+        return f"exit status {self.code}"
+
+
+Runner = Callable[[Sequence[str]], Ran]
+
+
+def runner(environ: Mapping[str, str]) -> Runner:
+    """Run a command with ``environ``, never reading stdin, bounded in time."""
+
+    def run(argv: Sequence[str]) -> Ran:
+        try:
+            done = subprocess.run(
+                list(argv),
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+                env=dict(environ),
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return Ran(tuple(argv), 124, "", f"no answer within {TIMEOUT:g} s")
+        except OSError as exc:
+            return Ran(tuple(argv), 127, "", str(exc))
+        return Ran(tuple(argv), done.returncode, done.stdout, done.stderr)
+
+    return run
+
+
+@dataclass(frozen=True)
+class State:
+    """What the service manager says about coffer's service right now."""
+
+    loaded: bool  # the manager knows the service (its file is where the manager reads)
+    enabled: bool  # it starts at login
+    active: bool  # it runs now
+    pid: int | None = None
+    detail: str = ""  # the manager's own words, e.g. "active (running)"
+
+
+class Manager:
+    """One service manager: where the file goes, what it holds, which commands run."""
+
+    kind = ""
+    name = ""
+
+    def __init__(self, exe: str, environ: Mapping[str, str]) -> None:
+        self.exe = exe
+        self.environ = environ
+        self.home = home_dir(environ)
+
+    @property
+    def path(self) -> Path:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def log_hint(self) -> str:
+        raise NotImplementedError
+
+    def unreachable(self, run: Runner) -> str | None:
+        """Why the service could not be installed and started from here, or None."""
+        raise NotImplementedError
+
+    def render(self, argv: Sequence[str], env: Mapping[str, str]) -> bytes:
+        raise NotImplementedError
+
+    def start(self, *, update: bool) -> list[tuple[str, ...]]:
+        raise NotImplementedError
+
+    def stop(self) -> list[tuple[str, ...]]:
+        raise NotImplementedError
+
+    def after_remove(self) -> list[tuple[str, ...]]:
+        return []
+
+    def side_dirs(self) -> list[Path]:
+        """Directories starting the service may create (undo removes them when empty)."""
+        return []
+
+    def query(self, run: Runner) -> State | str:
+        """The service's state, or why the manager could not be asked."""
+        raise NotImplementedError
