@@ -44,6 +44,19 @@ def coffer(
     )
 
 
+def python_code(code: str, cwd: Path, *, check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter of this virtualenv (the test's environment)."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=60,
+        check=check,
+    )
+
+
 def imported_after(
     argv: list[str], cwd: Path, modules: tuple[str, ...]
 ) -> tuple[object, list[str]]:
@@ -55,15 +68,7 @@ def imported_after(
         "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
         f"print(repr((code, [m for m in {modules!r} if m in sys.modules])), file=sys.stderr)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=60,
-        check=False,
-    )
+    out = python_code(code, cwd)
     import ast
 
     result: tuple[object, list[str]] = ast.literal_eval(out.stderr.strip().splitlines()[-1])

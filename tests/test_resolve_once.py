@@ -10,14 +10,11 @@ question about the file, not about where the command runs.
 from __future__ import annotations
 
 import ast
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import coffer, make_repo
+from tests.helpers import coffer, make_repo, python_code
 
 _COUNTING = """
 import sys
@@ -41,15 +38,7 @@ print(repr((code, len(calls))), file=sys.stderr)
 
 def resolutions(argv: list[str], cwd: Path) -> tuple[object, int]:
     """(exit code, how many times the project root was resolved) for ``coffer *argv``."""
-    out = subprocess.run(
-        [sys.executable, "-c", _COUNTING.format(argv=argv)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=60,
-        check=False,
-    )
+    out = python_code(_COUNTING.format(argv=argv), cwd)
     result: tuple[object, int] = ast.literal_eval(out.stderr.strip().splitlines()[-1])
     return result
 
@@ -108,13 +97,5 @@ def test_the_composition_root_builds_only_what_is_asked_for(repo: Path) -> None:
         "app.engine()\n"
         "print('coffer.projection.engine' in sys.modules, app.adapters() is app.adapters())\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=60,
-        check=True,
-    )
+    out = python_code(code, repo, check=True)
     assert out.stdout.splitlines() == ["[]", "True True"]

@@ -69,10 +69,8 @@ class _Walk:
         # (absolute path, "/"-separated path relative to the scope root, readable)
         self.candidates: list[tuple[str, str, bool]] = []
 
-    def visit(self, directory: str, rel: str, depth: int) -> None:
-        if depth > MAX_DEPTH or self.visited >= self.budget:
-            self.truncated = True
-            return
+    def _listing(self, directory: str) -> list[os.DirEntry[str]]:
+        """At most the rest of the budget of ``directory``'s entries (any more: truncated)."""
         remaining = self.budget - self.visited
         entries: list[os.DirEntry[str]] = []
         try:
@@ -85,7 +83,13 @@ class _Walk:
         except OSError as exc:
             # The reference prints opendir errors without the path (§6.11).
             raise raw_os_error(exc, "opendir", None) from None
-        named = [(_display(entry.name), entry) for entry in entries]
+        return entries
+
+    def visit(self, directory: str, rel: str, depth: int) -> None:
+        if depth > MAX_DEPTH or self.visited >= self.budget:
+            self.truncated = True
+            return
+        named = [(_display(entry.name), entry) for entry in self._listing(directory)]
         for name, entry in sorted_by(named, lambda pair: pair[0]):
             if self.visited >= self.budget:
                 self.truncated = True
