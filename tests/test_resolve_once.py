@@ -58,7 +58,7 @@ def repo(tmp_path: Path, fake_home: Path) -> Path:
 def test_project_for_an_agent_resolves_the_project_once(repo: Path) -> None:
     # The full path (nothing projected yet, so no stamp): one walk in the fast path's
     # probe, which runs before the CLI is even imported, and one for the whole command
-    # (it was nine: engine, session context, stamp and hook output each resolved again).
+    # (it was eight: engine, session context, stamp and hook output each resolved again).
     assert resolutions(["project", "--for", "claude"], repo) == (0, 2)
     # A changed entry takes the full path again, hook mode included.
     (repo / "notes").mkdir()
