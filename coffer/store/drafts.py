@@ -12,6 +12,7 @@ from coffer.errors import EntryExistsError, InvalidInputError, SecretRefusedErro
 from coffer.secrets import find_secrets
 from coffer.store import projects
 from coffer.store.entry import (
+    MAX_BODY_BYTES,
     Entry,
     check_type,
     derived_name,
@@ -23,7 +24,6 @@ from coffer.store.entry import (
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id
 
-MAX_BODY_BYTES = 32 * 1024
 Action = Literal["created", "updated", "unchanged"]
 
 

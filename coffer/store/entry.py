@@ -23,6 +23,7 @@ TYPES = ("user", "feedback", "project", "reference")
 COFFER_KEYS = ("id", "created_at", "updated_at", "origin_session_id")
 MAX_NAME = 64
 MAX_DESCRIPTION = 200
+MAX_BODY_BYTES = 32 * 1024  # what `remember` accepts (an entry is a fact, not a document)
 # Frontmatter is a few short fields; anything bigger is not an entry Claude wrote. The cap
 # bounds what one hostile file can cost every command that reads the tier (docs/adr/0018).
 MAX_FRONTMATTER = 64 * 1024

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer import fsutil
 from coffer.errors import (
@@ -27,9 +28,8 @@ from coffer.errors import (
     InvalidInputError,
     LockTimeoutError,
 )
-from coffer.store import drafts, identity, index, index_file, projects, search_cache, settings
-from coffer.store.drafts import MAX_BODY_BYTES as MAX_BODY_BYTES
-from coffer.store.drafts import RememberOptions
+from coffer.store import identity, index, projects, search_cache, settings
+from coffer.store.entry import MAX_BODY_BYTES as MAX_BODY_BYTES
 from coffer.store.entry import TYPES, Entry, check_type, serialize
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
@@ -39,6 +39,9 @@ from coffer.store.tier import Saved as Saved
 from coffer.store.tier import Scope as Scope
 from coffer.store.tier import Tier as Tier
 from coffer.store.ulid import GLOBAL_ID
+
+if TYPE_CHECKING:
+    from coffer.store.drafts import RememberOptions
 
 LOCK_TIMEOUT = 15.0
 _README = """\
@@ -224,8 +227,10 @@ class Store:
         options: RememberOptions | None = None,
     ) -> Saved:
         """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
+        from coffer.store import drafts  # writers only: reads never pay for it
+
         d = drafts.draft(text, name, description, type, tier.scope)
-        options = options or RememberOptions()
+        options = options or drafts.RememberOptions()
         self._ensure_root()
         fsutil.ensure_dir(tier.dir)
         with self.lock(tier):
@@ -251,6 +256,8 @@ class Store:
         """Change an existing entry's body, description or type; keeps every other key."""
         check_type(type)
         found = self._find_for_change(tier, name)
+        from coffer.store import drafts
+
         body, desc = drafts.revised_text(found.entry, text, description)
         with self.lock(tier):
             meta = dict(found.entry.metadata)
@@ -298,9 +305,13 @@ class Store:
 
     def render_index(self, tier: Tier) -> tuple[index.RenderedIndex, bytes | None]:
         """What MEMORY.md should hold now, and what it holds."""
+        from coffer.store import index_file
+
         return index_file.expected(tier, self.scan(tier))
 
     def _regenerate(self, tier: Tier) -> bool:
+        from coffer.store import index_file  # writers only
+
         return index_file.write_if_stale(tier, self.scan)
 
     def regenerate_index(self, tier: Tier) -> bool:
