@@ -519,7 +519,8 @@ def test_a_disable_switch_that_does_not_work_is_refused(repo, home):
         restore=lambda data, previous: data or b"",
         describe="memories",
     )
-    r = native.establish(engine().journal, store(), store().global_tier(create=True), "x", broken)
+    job = native.NativeJob(store(), store().global_tier(create=True), "x", broken)
+    r = native.apply(engine().journal, native.plan(job))
     assert isinstance(r, Report)
     assert [p.state for p in r.problems] == ["error"]
     assert config.read_text() == "memories = true\n"

@@ -48,6 +48,7 @@ def doctor(
     Reports only, unless asked to rebuild the project list; exits 1 when anything needs attention.
     """
     from coffer.errors import StoreError
+    from coffer.projection import journal_check
     from coffer.store import health as doctor_mod
     from coffer.store import projects
 
@@ -60,7 +61,7 @@ def doctor(
         tiers = s.all_tiers() if all_projects else s.tiers(here(project), None)
     except StoreError:
         tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
-    findings = doctor_mod.run(s, tiers)
+    findings = doctor_mod.run(s, tiers, journal_check.check_journal(s))
     bad = any(f.level != "info" for f in findings)
     if as_json:
         emit_json({"ok": not bad, "findings": [f.as_dict() for f in findings]})

@@ -84,22 +84,24 @@ def _lines(data: bytes) -> Iterator[tuple[int, int, int, bytes]]:
         pos, number = stop, number + 1
 
 
-def find(data: bytes) -> BlockSpan | None:
-    """Locate the one managed block in ``data``; ``None`` if there is none.
+_Marker = tuple[bool, int, int, int]  # (is start, line number, start, stop)
 
-    Raises :class:`BlockError` (message names the line numbers) if the markers are malformed.
-    """
-    if _START not in data and _END not in data:
-        return None
-    markers: list[tuple[bool, int, int, int]] = []  # (is start, line number, start, stop)
+
+def _markers(data: bytes) -> list[_Marker]:
+    markers: list[_Marker] = []
     for number, begin, stop, content in _lines(data):
         if number == 1 and content.startswith(_BOM):
             content, begin = content[len(_BOM) :], begin + len(_BOM)
         text = content.strip(b" \t")
         if text in (_START, _END):
             markers.append((text == _START, number, begin, stop))
-    blocks: list[tuple[tuple[bool, int, int, int], tuple[bool, int, int, int]]] = []
-    opened: tuple[bool, int, int, int] | None = None
+    return markers
+
+
+def _pair(markers: list[_Marker]) -> list[tuple[_Marker, _Marker]]:
+    """The (start, end) marker pairs; malformed nesting or order raises BlockError."""
+    blocks: list[tuple[_Marker, _Marker]] = []
+    opened: _Marker | None = None
     for index, marker in enumerate(markers):
         is_start, number = marker[0], marker[1]
         if is_start and opened is not None:
@@ -121,6 +123,17 @@ def find(data: bytes) -> BlockSpan | None:
             opened = None
     if opened is not None:
         raise BlockError(f"start marker on line {opened[1]} has no end marker")
+    return blocks
+
+
+def find(data: bytes) -> BlockSpan | None:
+    """Locate the one managed block in ``data``; ``None`` if there is none.
+
+    Raises :class:`BlockError` (message names the line numbers) if the markers are malformed.
+    """
+    if _START not in data and _END not in data:
+        return None
+    blocks = _pair(_markers(data))
     if len(blocks) > 1:
         spans = ", ".join(f"lines {s[1]}-{e[1]}" for s, e in blocks)
         raise BlockError(f"found {len(blocks)} managed blocks ({spans}); expected at most one")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError
@@ -64,14 +64,13 @@ def restore_mtime(path: Path, data: bytes, before_sha256: str | None, mtime: int
         os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
 
 
-def recorded_target(record: dict[str, Any]) -> Path:
-    """The file undo restores for a config ``record``: the one coffer edited (through a
-    dotfile manager's link, the file it pointed to), checked to be still that file; a
-    link that now points elsewhere, or a file that became a link, is refused."""
-    path = Path(record["path"])
+def recorded_target(recorded: str, link: Mapping[str, str] | None) -> Path:
+    """The file undo restores for a config recorded at ``recorded``: the one coffer edited
+    (through a dotfile manager's ``link``, the file it pointed to), checked to be still
+    that file; a link that now points elsewhere, or a file that became a link, is refused."""
+    path = Path(recorded)
     target = fsutil.edit_target(path)
-    link = record.get("link")
-    was = Path(link["target"]) if isinstance(link, dict) and "target" in link else path
+    was = Path(link["target"]) if isinstance(link, Mapping) and "target" in link else path
     if target != was:
         raise CofferError(
             f"{path} now leads to {target}, not to {was} as when coffer changed it; left alone"

@@ -21,35 +21,11 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError, JournalError
+from coffer.projection.records import JournalRecord, R, parse, validate
 from coffer.store.paths import ledger_dir
 
 Record = dict[str, Any]
 
-# What each kind of record needs for its undo: (field, accepted types). A record without
-# them cannot be undone as written, and coffer never fills a pre-image in by guessing.
-_COMMON: tuple[tuple[str, tuple[type, ...]], ...] = (
-    ("key", (str,)),
-    ("path", (str,)),
-    ("kind", (str,)),
-)
-_ADAPTERS = ("adapters", (list,))
-_BY_KIND: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
-    "block": (_ADAPTERS, ("before_sha256", (str, type(None)))),
-    "symlink": (_ADAPTERS, ("link_target", (str,)), ("before", (str,))),
-    "native": (_ADAPTERS, ("previous", (dict,))),
-    "setup": (_ADAPTERS, ("edits", (list,)), ("before_sha256", (str, type(None)))),
-    "service": (_ADAPTERS,),
-    "git-lines": (("users", (dict,)), ("before_sha256", (str, type(None)))),
-    "git-config": (("users", (dict,)), ("before_sha256", (str, type(None)))),
-}
-_OPTIONAL: tuple[tuple[str, tuple[type, ...]], ...] = (
-    ("adapters", (list,)),
-    ("created_file", (bool,)),
-    ("created_dirs", (list,)),
-    ("after_sha256", (str, type(None))),
-    ("tier", (str, type(None))),
-    ("project_id", (str, type(None))),
-)
 _PATH_RE = re.compile(r'"path":\s*"((?:[^"\\]|\\.)*)"')
 _KIND_RE = re.compile(r'"kind":\s*"([a-z_]+)"')
 _KEY_RE = re.compile(r'"key":\s*"((?:[^"\\]|\\.)*)"')
@@ -104,25 +80,6 @@ class Damage:
             f"Earlier contents coffer backed up are in {backups} (named by their sha256); "
             "coffer does not guess which one. Then delete the record file"
         )
-
-
-def validate(record: object) -> str | None:
-    """Why ``record`` cannot be undone as written, or None when it can."""
-    if not isinstance(record, dict):
-        return "not a JSON object"
-    kind = record.get("kind")
-    fields = _COMMON + _BY_KIND.get(kind if isinstance(kind, str) else "", ())
-    for name, types in fields:
-        if name not in record:
-            return f"the field {name!r} is missing"
-        if not isinstance(record[name], types):
-            return f"the field {name!r} has the wrong type"
-    for name, types in _OPTIONAL:
-        if name in record and not isinstance(record[name], types):
-            return f"the field {name!r} has the wrong type"
-    if not all(isinstance(a, str) for a in record.get("adapters", [])):
-        return "the field 'adapters' has the wrong type"
-    return None
 
 
 def _damage(file: Path, data: bytes | None, reason: str) -> Damage:
@@ -217,6 +174,21 @@ class Journal:
                 "coffer leaves this path alone until it is repaired (see `coffer doctor`)"
             )
         return found
+
+    def load(self, path: Path | str, kind: type[R]) -> R | None:
+        """The typed record for ``path`` (read as ``kind``); a damaged one raises."""
+        raw = self.get(path)
+        if raw is None:
+            return None
+        parsed = parse(raw)
+        return parsed if isinstance(parsed, kind) else kind.from_json(raw)
+
+    def load_all(self) -> list[JournalRecord]:
+        """Every usable record, typed, in path order (see :meth:`records`)."""
+        return [parse(raw) for raw in self.records()]
+
+    def save(self, record: JournalRecord) -> None:
+        self.put(record.to_json())
 
     def put(self, record: Record) -> None:
         fsutil.ensure_dir(self.dir)

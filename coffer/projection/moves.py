@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from coffer.projection.journal import Journal, Record
+from coffer.projection.journal import Journal
+from coffer.projection.records import parse
 from coffer.report import Report
 from coffer.store.projects import ProjectInfo
 
@@ -43,13 +44,15 @@ def relocate(journal: Journal, info: ProjectInfo) -> Report:
     report = Report()
     moved = 0
     for old in info.moved_from:
-        for record in list(journal.records()):
-            new: Record = _rewrite(record, old, info.root)
-            if new == record:
+        for record in journal.load_all():
+            raw = record.to_json()
+            rewritten = _rewrite(raw, old, info.root)
+            if rewritten == raw:
                 continue
-            journal.put(new)  # first: a crash in between leaves both, and this reruns
-            if new.get("key") != record.get("key"):
-                journal.drop(record.get("key") or record["path"])
+            new = parse(rewritten)
+            journal.save(new)  # first: a crash in between leaves both, and this reruns
+            if new.key != record.key:
+                journal.drop(record.key or record.path)
             moved += 1
     if moved:
         report.notices.append(

@@ -7,14 +7,17 @@ atomic write and records the exact previous values, so `coffer unproject` can pu
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
-from coffer.adapter import NativeMemory
+from coffer.adapter import Imported, NativeMemory
 from coffer.errors import CofferError, JournalError
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
-from coffer.projection.journal import Journal, Record, sha256
+from coffer.projection.journal import Journal, sha256
+from coffer.projection.records import NativeRecord
 from coffer.report import Change, Problem, Report
 from coffer.store.drafts import RememberOptions
 from coffer.store.store import Store, Tier
@@ -24,198 +27,253 @@ def key(adapter: str, config: Path) -> str:
     return f"native:{adapter}:{config}"
 
 
-def establish(
-    journal: Journal,
-    store: Store,
-    global_tier: Tier,
-    adapter: str,
-    native: NativeMemory,
-    *,
-    dry_run: bool = False,
-) -> Report:
-    report = Report()
+@dataclass(frozen=True)
+class NativeJob:
+    """One adapter's native memory to import and switch off."""
+
+    store: Store
+    global_tier: Tier
+    adapter: str
+    native: NativeMemory
+
+
+@dataclass
+class NativeSwitch:
+    """What switching a native memory off would do. ``new`` is None when nothing is to
+    be written (already off, or refused: ``problems`` says why)."""
+
+    job: NativeJob
+    config: Path | None = None
+    data: bytes | None = None
+    items: list[Imported] = field(default_factory=list)
+    new: bytes | None = None
+    previous: Mapping[str, Any] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    broken: Problem | None = None  # the adapter's switch does not turn the memory off
+
+
+def plan(job: NativeJob) -> NativeSwitch:
+    """Decide, without writing, what to import and how the switch is turned off."""
+    out, native, adapter = NativeSwitch(job), job.native, job.adapter
     try:
         # A dotfile manager's link: edit the file it points to; the link stays as it is.
-        config = fsutil.edit_target(native.config)
+        out.config = fsutil.edit_target(native.config)
     except CofferError as exc:
-        report.problems.append(
-            Problem(native.config, "refused", f"{adapter}'s own memory stays on: {exc}")
+        why = f"{adapter}'s own memory stays on: {exc}"
+        out.problems.append(Problem(native.config, "refused", why))
+        return out
+    out.data = fsutil.read_bytes_or_none(out.config)
+    if not native.enabled(out.data):
+        return out
+    out.items = list(native.imports())
+    out.problems += [Problem(Path(i.source), "refused", i.refused) for i in out.items if i.refused]
+    if out.problems:
+        out.problems.append(_stays_on(job))
+        return out
+    new, out.previous = native.disable(out.data)
+    if native.enabled(new):
+        # Verify the effect, not just the edit: a switch the agent does not read would leave
+        # two memories diverging while coffer reports success.
+        why = f"{adapter}'s adapter could not turn its memory off; nothing was changed"
+        out.broken = Problem(native.config, "error", why)
+        return out
+    out.new = new
+    return out
+
+
+def _stays_on(job: NativeJob) -> Problem:
+    # Do not switch off a memory we could not fully copy: that would hide facts.
+    why = f"{job.adapter}'s own memory stays on until every item above can be imported"
+    return Problem(job.native.config, "refused", why)
+
+
+def preview(switch: NativeSwitch) -> Report:
+    """What :func:`apply` would report (``coffer project --dry-run``)."""
+    report = Report()
+    for item in switch.items:
+        if not item.refused:
+            detail = f"{item.name} from {item.source}"
+            report.changes.append(Change(switch.job.global_tier.dir, "import", detail))
+    report.problems += switch.problems
+    if switch.broken is not None:
+        report.problems.append(switch.broken)
+    elif switch.new is not None:
+        _describe_switch(report, switch, "would turn")
+    return report
+
+
+def _describe_switch(report: Report, switch: NativeSwitch, verb: str) -> None:
+    native, adapter = switch.job.native, switch.job.adapter
+    report.changes.append(
+        Change(
+            native.config,
+            "disable",
+            f"{adapter}'s own memory ({native.describe})",
+            text_diff(native.config, switch.data, switch.new),
         )
-        return report
-    data = fsutil.read_bytes_or_none(config)
-    if not native.enabled(data):
-        return report
-    for item in native.imports():
+    )
+    report.alerts.append(
+        f"coffer {verb} off {adapter}'s own memory ({native.describe} in {native.config}) "
+        f"so the coffer store is its only memory; `coffer unproject --agent {adapter}` turns "
+        "it back on exactly as it was."
+    )
+
+
+def _import(job: NativeJob, items: Sequence[Imported], report: Report) -> None:
+    for item in items:
         detail = f"{item.name} from {item.source}"
-        if item.refused:
-            report.problems.append(Problem(Path(item.source), "refused", item.refused))
-            continue
-        if dry_run:
-            report.changes.append(Change(global_tier.dir, "import", detail))
-            continue
         try:
-            saved = store.remember(
-                global_tier,
+            saved = job.store.remember(
+                job.global_tier,
                 item.body,
                 name=item.name,
                 description=item.description,
                 type="reference",
                 options=RememberOptions(
                     replace_existing=True,
-                    extra={"source": f"{adapter}:{item.source}", "imported_at": now_iso()},
+                    extra={"source": f"{job.adapter}:{item.source}", "imported_at": now_iso()},
                 ),
             )
         except CofferError as exc:
             report.problems.append(Problem(Path(item.source), "refused", f"not imported: {exc}"))
             continue
         if saved.action != "unchanged":
-            report.changes.append(Change(global_tier.dir / saved.entry.filename, "import", detail))
-    if any(p.state == "refused" for p in report.problems):
-        # Do not switch off a memory we could not fully copy: that would hide facts.
-        report.problems.append(
-            Problem(
-                native.config,
-                "refused",
-                f"{adapter}'s own memory stays on until every item above can be imported",
-            )
-        )
+            path = job.global_tier.dir / saved.entry.filename
+            report.changes.append(Change(path, "import", detail))
+
+
+def apply(journal: Journal, switch: NativeSwitch) -> Report:
+    """Import, then switch off: journal first, then the atomic write."""
+    report, job = Report(), switch.job
+    if switch.problems or switch.config is None:
+        report.problems += switch.problems
         return report
-    new, previous = native.disable(data)
-    if native.enabled(new):
-        # Verify the effect, not just the edit: a switch the agent does not read would leave
-        # two memories diverging while coffer reports success.
-        report.problems.append(
-            Problem(
-                native.config,
-                "error",
-                f"{adapter}'s adapter could not turn its memory off; nothing was changed",
-            )
-        )
+    _import(job, switch.items, report)
+    if report.problems:
+        report.problems.append(_stays_on(job))
         return report
-    report.changes.append(
-        Change(
-            native.config,
-            "disable",
-            f"{adapter}'s own memory ({native.describe})",
-            text_diff(native.config, data, new),
-        )
-    )
-    verb = "would turn" if dry_run else "turned"
-    report.alerts.append(
-        f"coffer {verb} off {adapter}'s own memory ({native.describe} in {native.config}) "
-        f"so the coffer store is its only memory; `coffer unproject --agent {adapter}` turns "
-        "it back on exactly as it was."
-    )
-    if dry_run:
+    if switch.broken is not None:
+        report.problems.append(switch.broken)
         return report
-    k = key(adapter, native.config)
-    record: Record | None = journal.get(k)
-    if record is None:
-        if data is not None:
-            journal.backup_bytes(data)
-        record = {
-            "key": k,
-            "path": str(native.config),
-            "kind": "native",
-            "tier": "global",
-            "project_id": None,
-            "adapters": [adapter],
-            "previous": previous,
-            "created_file": data is None,
-            "before_sha256": None if data is None else sha256(data),
-            "before_mtime_ns": mtime_ns(config),
-            "created_at": now_iso(),
-        }
-        link = fsutil.link_of(native.config)
-        if link is not None:
-            record["link"] = {"readlink": link, "target": str(config)}
-    else:
-        # Keep the values from before coffer first touched the file; add any new keys.
-        merged: dict[str, Any] = dict(previous)
-        merged.update(record.get("previous", {}))
-        record["previous"] = merged
-    journal.put(record)
-    if fsutil.read_bytes_or_none(config) != data:
-        report.problems.append(
-            Problem(
-                native.config,
-                "refused",
-                "the file changed while coffer was updating it; run `coffer project` again",
-            )
-        )
+    if switch.new is None:
         return report
-    if data is None:
-        fsutil.ensure_dir(native.config.parent)
-    fsutil.atomic_write_bytes(config, new, mode=None)
-    record["after_sha256"] = sha256(new)
-    record["updated_at"] = now_iso()
-    journal.put(record)
+    _describe_switch(report, switch, "turned")
+    record = _record(journal, switch)
+    journal.save(record)
+    if fsutil.read_bytes_or_none(switch.config) != switch.data:
+        why = "the file changed while coffer was updating it; run `coffer project` again"
+        report.problems.append(Problem(job.native.config, "refused", why))
+        return report
+    if switch.data is None:
+        fsutil.ensure_dir(job.native.config.parent)
+    fsutil.atomic_write_bytes(switch.config, switch.new, mode=None)
+    journal.save(record.but(after_sha256=sha256(switch.new), updated_at=now_iso()))
     return report
 
 
-def _backup(journal: Journal, record: Record, report: Report) -> bytes | None:
+def _record(journal: Journal, switch: NativeSwitch) -> NativeRecord:
+    """The record to write before the switch: a new one, or the first run's with any new
+    keys added (the values from before coffer first touched the file are kept)."""
+    native, data, config = switch.job.native, switch.data, switch.config
+    k = key(switch.job.adapter, native.config)
+    record = journal.load(k, NativeRecord)
+    if record is not None:
+        return record.but(previous={**switch.previous, **record.previous})
+    if data is not None:
+        journal.backup_bytes(data)
+    link = fsutil.link_of(native.config)
+    return NativeRecord(
+        key=k,
+        path=str(native.config),
+        tier="global",
+        project_id=None,
+        adapters=(switch.job.adapter,),
+        previous=dict(switch.previous),
+        created_file=data is None,
+        before_sha256=None if data is None else sha256(data),
+        before_mtime_ns=mtime_ns(config) if config is not None else None,
+        created_at=now_iso(),
+        link={"readlink": link, "target": str(config)} if link is not None else None,
+    )
+
+
+def _backup(journal: Journal, record: NativeRecord, report: Report) -> bytes | None:
     try:
-        return journal.read_backup(record["before_sha256"])
+        return journal.read_backup(str(record.before_sha256))
     except JournalError as exc:
         # The recorded previous values still undo coffer's switch exactly; only the
         # byte-for-byte shortcut is lost.
-        report.notices.append(
-            f"{record['path']}: {exc}; restored from the values the journal keeps"
-        )
+        report.notices.append(f"{record.path}: {exc}; restored from the values the journal keeps")
         return None
 
 
-def undo(journal: Journal, record: Record, native: NativeMemory | None, *, dry_run: bool) -> Report:
-    report = Report()
-    path = Path(record["path"])
-    adapter = record["adapters"][0]
+@dataclass
+class NativeRestore:
+    """What undoing a native record would do; ``target`` None: refused."""
+
+    record: NativeRecord
+    report: Report = field(default_factory=Report)
+    target: Path | None = None
+    data: bytes | None = None
+    new: bytes = b""
+    delete: bool = False
+
+
+def plan_undo(journal: Journal, record: NativeRecord, native: NativeMemory | None) -> NativeRestore:
+    """Decide how the agent's own memory settings come back, exactly as they were."""
+    out = NativeRestore(record)
+    path, adapter = Path(record.path), record.adapters[0]
     if native is None:
-        report.problems.append(
-            Problem(
-                path,
-                "refused",
-                f"the {adapter} adapter is not "
-                "installed, so coffer cannot restore its settings; "
-                "the journal keeps them",
-            )
+        why = (
+            f"the {adapter} adapter is not installed, so coffer cannot restore its settings; "
+            "the journal keeps them"
         )
-        return report
+        out.report.problems.append(Problem(path, "refused", why))
+        return out
     try:
-        target = recorded_target(record)
+        target = recorded_target(record.path, record.link)
     except CofferError as exc:
-        report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
-        return report
-    data = fsutil.read_bytes_or_none(target)
+        out.report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
+        return out
+    out.data = fsutil.read_bytes_or_none(target)
     try:
-        new = None
-        if (
-            data is not None
-            and sha256(data) == record.get("after_sha256")
-            and (record.get("created_file") or record.get("before_sha256"))
-        ):
-            # Untouched since coffer wrote it: put back the exact original bytes.
-            new = b"" if record.get("created_file") else _backup(journal, record, report)
-        if new is None:
-            new = native.restore(data, record.get("previous", {}))
+        out.new = _restored(journal, record, native, out)
     except CofferError as exc:
-        report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
-        return report
-    delete = bool(record.get("created_file")) and not new.strip()
-    if new != data or delete:
-        report.changes.append(
-            Change(
-                path,
-                "restore",
-                f"{adapter}'s own memory settings",
-                text_diff(path, data, None if delete else new),
-            )
-        )
-    if dry_run:
-        return report
-    if delete and data is not None:
-        fsutil.unlink(path)
-    elif new != data:
-        fsutil.atomic_write_bytes(target, new, mode=None)
-        restore_mtime(target, new, record.get("before_sha256"), record.get("before_mtime_ns"))
-    journal.drop(record["key"])
-    return report
+        out.report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
+        return out
+    out.target = target
+    out.delete = record.created_file and not out.new.strip()
+    if out.new != out.data or out.delete:
+        diff = text_diff(path, out.data, None if out.delete else out.new)
+        out.report.changes.append(Change(path, "restore", f"{adapter}'s own memory settings", diff))
+    return out
+
+
+def _restored(
+    journal: Journal, record: NativeRecord, native: NativeMemory, out: NativeRestore
+) -> bytes:
+    data, new = out.data, None
+    if (
+        data is not None
+        and sha256(data) == record.after_sha256
+        and (record.created_file or record.before_sha256)
+    ):
+        # Untouched since coffer wrote it: put back the exact original bytes.
+        new = b"" if record.created_file else _backup(journal, record, out.report)
+    if new is None:
+        new = native.restore(data, record.previous)
+    return new
+
+
+def apply_undo(journal: Journal, restore: NativeRestore) -> Report:
+    """Do what :func:`plan_undo` decided; the record goes only once the file is right."""
+    record, target = restore.record, restore.target
+    if target is None:
+        return restore.report
+    if restore.delete and restore.data is not None:
+        fsutil.unlink(Path(record.path))
+    elif restore.new != restore.data:
+        fsutil.atomic_write_bytes(target, restore.new, mode=None)
+        restore_mtime(target, restore.new, record.before_sha256, record.before_mtime_ns)
+    journal.drop(record.key)
+    return restore.report

@@ -12,17 +12,14 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from coffer import fsutil
-from coffer.adapter import Mode
+from coffer.adapter import Mode, NativeMemory
 from coffer.errors import BlockError, CofferError
-from coffer.projection import block_format, gitside
+from coffer.projection import block_format, git_files
+from coffer.projection.agents import AgentSet
 from coffer.projection.common import lstat_or_none, text_diff
 from coffer.report import Change, Problem, Report
-
-if TYPE_CHECKING:
-    from coffer.projection.engine import Engine
 
 
 def _inside(target: str, root: Path) -> bool:
@@ -88,8 +85,8 @@ def _git_hints(root: Path) -> Report:
     report = Report()
     dotgit = root / ".git"
     for name, marker in (
-        ("info/exclude", gitside.EXCLUDE_HEADER),
-        ("info/attributes", gitside.ATTRIBUTES_HEADER),
+        ("info/exclude", git_files.EXCLUDE_HEADER),
+        ("info/attributes", git_files.ATTRIBUTES_HEADER),
     ):
         data = fsutil.read_bytes_or_none(dotgit / name)
         if data is not None and marker.encode() in data:
@@ -97,21 +94,40 @@ def _git_hints(root: Path) -> Report:
                 f"{dotgit / name}: delete the lines under coffer's comment by hand"
             )
     config = fsutil.read_bytes_or_none(dotgit / "config")
-    if config is not None and f'[filter "{gitside.FILTER}"]'.encode() in config:
+    if config is not None and f'[filter "{git_files.FILTER}"]'.encode() in config:
         report.notices.append(
-            f"{dotgit / 'config'}: `git config --remove-section filter.{gitside.FILTER}` "
+            f"{dotgit / 'config'}: `git config --remove-section filter.{git_files.FILTER}` "
             "removes coffer's clean filter"
         )
     return report
 
 
-def sweep(engine: Engine, root: Path | None, *, dry_run: bool, force: bool) -> Report:
+def _native_hint(name: str, native: NativeMemory) -> str | None:
+    """Where an agent's own memory is off: coffer may have turned it off, and cannot say."""
+    data = fsutil.read_bytes_or_none(native.config)
+    if data is None:
+        return None
+    try:
+        on = native.enabled(data)
+    except CofferError:
+        on = True
+    if on:
+        return None
+    what = native.describe or f"{name}'s own memory"
+    return (
+        f"{native.config}: {what} is off; if coffer turned it off, its record of "
+        "the earlier value went with the store, so coffer leaves it: set it back "
+        "by hand if you want it"
+    )
+
+
+def sweep(agents: AgentSet, root: Path | None, *, dry_run: bool, force: bool) -> Report:
     """Find and undo what coffer wrote for the global tier and ``root``'s project."""
     report = Report()
-    store = engine.store.root
-    ctx = engine.context(root)
+    store = agents.store.root
+    ctx = agents.context(root)
     seen: set[Path] = set()
-    for name, adapter in sorted(engine.loaded.adapters.items()):
+    for name, adapter in sorted(agents.loaded.adapters.items()):
         try:
             targets = list(adapter.targets(ctx))
             native = adapter.native_memory(ctx)
@@ -126,19 +142,9 @@ def sweep(engine: Engine, root: Path | None, *, dry_run: bool, force: bool) -> R
                 report.extend(_block(target.path, dry_run=dry_run, force=force))
             elif target.mode is Mode.SYMLINK:
                 report.extend(_link(target.path, store, dry_run=dry_run))
-        data = fsutil.read_bytes_or_none(native.config) if native is not None else None
-        if native is not None and data is not None:
-            try:
-                on = native.enabled(data)
-            except CofferError:
-                on = True
-            if not on:
-                what = native.describe or f"{name}'s own memory"
-                report.notices.append(
-                    f"{native.config}: {what} is off; if coffer turned it off, its record of "
-                    "the earlier value went with the store, so coffer leaves it: set it back "
-                    "by hand if you want it"
-                )
+        hint = _native_hint(name, native) if native is not None else None
+        if hint is not None:
+            report.notices.append(hint)
     if root is not None:
         report.extend(_git_hints(root))
     if report.changes or report.problems or report.notices:

@@ -1,32 +1,25 @@
 """`coffer adapter list`: what each adapter projects where, and the state of every target.
 
 Read-only. A RENDER target is judged against exactly what `coffer project` would write for
-it (``Engine.block_plan``), so a shared block is not reported stale because one reader
+it (``AgentSet.block_plan``), so a shared block is not reported stale because one reader
 alone would render it differently.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from coffer import fsutil
-from coffer.adapter import Adapter, Context, Mode, Target, modes
-from coffer.errors import CofferError
-from coffer.projection import block_content, render_targets
-from coffer.projection import native_memory as native
-from coffer.projection import symlink_targets as links
-from coffer.projection.engine import NO_TARGETS
+from coffer.adapter import Adapter, Mode, Target, modes
+from coffer.projection import kinds
+from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
+from coffer.projection.kinds import Run
+from coffer.projection.records import BlockRecord
 from coffer.report import Report
-from coffer.store.entry import Entry
+from coffer.store.here import Here
 from coffer.store.store import Tier
-
-if TYPE_CHECKING:
-    from coffer.projection.engine import Engine
-    from coffer.store.here import Here
 
 
 @dataclass(frozen=True)
@@ -61,75 +54,58 @@ class AdapterStatus:
         return not self.error and self.native != "on" and all(t.ok for t in self.targets)
 
 
-def _modes(engine: Engine, name: str, report: Report, adapter: Adapter) -> dict[str, str]:
+def _modes(agents: AgentSet, name: str, report: Report, adapter: Adapter) -> dict[str, str]:
     """The mode of each tier, read off the adapter's targets (coffer.adapter.modes)."""
-    found: dict[str, Mode] = engine.call_adapter(
-        name, report, partial(modes, adapter, engine.store.root), {}
+    found: dict[str, Mode] = agents.call_adapter(
+        name, report, partial(modes, adapter, agents.store.root), {}
     )
     return {tier: mode.value for tier, mode in found.items()}
 
 
-def status(engine: Engine, here: Here | None) -> tuple[list[AdapterStatus], list[str]]:
+def status(agents: AgentSet, here: Here | None) -> tuple[list[AdapterStatus], list[str]]:
     """Per adapter: presence, modes, targets with their state, native memory state."""
     root = here.project if here is not None else None
-    ctx = engine.context(root)
-    ptier = engine.store.tier_at(root) if root is not None else None
-    tiers: dict[str, Tier | None] = {"project": ptier, "global": engine.store.global_tier()}
-    entries = {k: list(engine.store.scan(t).entries) if t else [] for k, t in tiers.items()}
-    readers = _readers(engine, ctx)
-    out = []
-    for name, adapter in engine.loaded.adapters.items():
-        report = Report()
-        present = engine.call_adapter(name, report, partial(adapter.detect, ctx), False)
-        st = AdapterStatus(
-            name=name,
-            origin=engine.loaded.origins.get(name, "?"),
-            present=present,
-            enabled=engine.settings.enabled(name, present),
-            modes=_modes(engine, name, report, adapter),
-        )
-        targets: list[Target] = list(
-            engine.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
-        )
-        for t in targets:
-            items = readers.get(t.path) or [(name, t)]
-            st.targets.append(_target(engine, ctx, t, items, tiers, entries))
-        nm = engine.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
-        if nm is not None:
-            try:  # through a dotfile manager's link, as `coffer project` edits it
-                config: bytes | None = fsutil.edit_target(nm.config).read_bytes()
-            except (OSError, CofferError):
-                config = None
-            on = nm.enabled(config)
-            by_us = engine.journal.get(native.key(name, nm.config)) is not None
-            st.native = "on" if on else ("off (turned off by coffer)" if by_us else "off")
-        st.targets += _orphans(engine, name, {t.path for t in targets}, ptier)
-        if report.problems:
-            st.error = "; ".join(p.message for p in report.problems)
-        out.append(st)
-    return out, list(engine.loaded.errors)
+    ctx = agents.context(root)
+    ptier = agents.store.tier_at(root) if root is not None else None
+    tiers: dict[str, Tier | None] = {"project": ptier, "global": agents.store.global_tier()}
+    entries = {k: agents.entries(t) for k, t in tiers.items()}
+    run = Run(agents, ctx, tiers, entries)
+    # The enabled adapters rendering each file, grouped as `coffer project` groups them.
+    readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report())).blocks
+    out = [
+        _adapter(run, name, adapter, readers) for name, adapter in agents.loaded.adapters.items()
+    ]
+    return out, list(agents.loaded.errors)
 
 
-def _readers(engine: Engine, ctx: Context) -> dict[Path, list[tuple[str, Target]]]:
-    """The enabled adapters rendering each file, grouped as `coffer project` groups them."""
-    out: dict[Path, list[tuple[str, Target]]] = defaultdict(list)
-    report = Report()
-    for name, adapter in engine.enabled(ctx, report).items():
-        for t in engine.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS):
-            if t.mode is Mode.RENDER:
-                out[t.path].append((name, t))
-    return out
+def _adapter(
+    run: Run, name: str, adapter: Adapter, readers: dict[Path, list[Reader]]
+) -> AdapterStatus:
+    agents, ctx, report = run.agents, run.ctx, Report()
+    present = agents.call_adapter(name, report, partial(adapter.detect, ctx), False)
+    st = AdapterStatus(
+        name=name,
+        origin=agents.loaded.origins.get(name, "?"),
+        present=present,
+        enabled=agents.settings.enabled(name, present),
+        modes=_modes(agents, name, report, adapter),
+    )
+    targets: list[Target] = list(
+        agents.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
+    )
+    for t in targets:
+        st.targets.append(_target(run, t, readers.get(t.path) or [(name, t)]))
+    native = agents.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
+    if native is not None:
+        st.native, _ = kinds.NATIVES.state(run, (name, native))
+    st.targets += _orphans(agents, name, {t.path for t in targets}, run.tiers["project"])
+    if report.problems:
+        st.error = "; ".join(p.message for p in report.problems)
+    return st
 
 
-def _target(
-    engine: Engine,
-    ctx: Context,
-    t: Target,
-    items: list[tuple[str, Target]],
-    tiers: dict[str, Tier | None],
-    entries: dict[str, list[Entry]],
-) -> TargetStatus:
-    tier = tiers.get(t.tier)
+def _target(run: Run, t: Target, items: list[Reader]) -> TargetStatus:
+    tier = run.tiers.get(t.tier)
     base: dict[str, Any] = {
         "tier": t.tier,
         "mode": t.mode.value,
@@ -147,29 +123,18 @@ def _target(
             state="missing", detail="the project has no store yet; run `coffer project`", **base
         )
     if t.mode is Mode.SYMLINK:
-        state, detail = links.state(t.path, tier.dir)
+        state, detail = kinds.LINKS.state(run, (items[0][0], t))
         if state == "ok":
-            state, detail = _index_state(engine, tier, detail)
+            state, detail = _index_state(run.agents, tier, detail)
         return TargetStatus(state=state, detail=detail, **base)
-    plan = engine.block_plan(ctx, items, tiers)
-    if isinstance(plan, str):
-        return TargetStatus(state="drifted", detail=plan, **base)
-    data = fsutil.read_bytes_or_none(t.path) if t.path.is_file() else None
-    expected = block_content.render(
-        plan.title,
-        plan.tier_name,
-        entries[plan.tier_name],
-        render_targets.room_for(data, plan.budget),
-        plan.handoffs,
-    )
-    state, detail = render_targets.state(t.path, expected.body)
+    state, detail = kinds.BLOCKS.state(run, (t.path, items))
     return TargetStatus(state=state, detail=detail, **base)
 
 
-def _index_state(engine: Engine, tier: Tier, detail: str) -> tuple[str, str]:
+def _index_state(agents: AgentSet, tier: Tier, detail: str) -> tuple[str, str]:
     """A link is only as good as the MEMORY.md behind it: the agent loads that index, so
     one that no longer matches the entries is reported, not called ok."""
-    rendered, current = engine.store.render_index(tier)
+    rendered, current = agents.store.render_index(tier)
     if current == rendered.text.encode("utf-8", errors="surrogateescape"):
         return "ok", detail
     listed = (current or b"").decode("utf-8", "replace")
@@ -182,23 +147,23 @@ def _index_state(engine: Engine, tier: Tier, detail: str) -> tuple[str, str]:
 
 
 def _orphans(
-    engine: Engine, name: str, current: set[Path], ptier: Tier | None
+    agents: AgentSet, name: str, current: set[Path], ptier: Tier | None
 ) -> list[TargetStatus]:
     """Blocks coffer wrote for this adapter that it no longer reads (e.g. an
     AGENTS.override.md appeared beside the AGENTS.md holding the block)."""
     out = []
-    for record in engine.journal.records():
-        path = Path(record["path"])
-        if record.get("kind") != "block" or name not in record.get("adapters", []):
+    for record in agents.journal.load_all():
+        path = Path(record.path)
+        if not isinstance(record, BlockRecord) or name not in record.adapters:
             continue
-        other_project = record.get("tier") == "project" and (
-            ptier is None or record.get("project_id") != ptier.info.id
+        other_project = record.tier == "project" and (
+            ptier is None or record.project_id != ptier.info.id
         )
         if path in current or other_project:
             continue
         out.append(
             TargetStatus(
-                tier=str(record.get("tier")),
+                tier=str(record.tier),
                 mode=Mode.RENDER.value,
                 path=str(path),
                 state="shadowed",

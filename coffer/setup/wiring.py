@@ -387,7 +387,7 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
     report = Report()
     path = Path(record["path"])
     agent = ", ".join(record.get("adapters", []))
-    target = common.recorded_target(record)
+    target = common.recorded_target(record["path"], record.get("link"))
     data = fsutil.read_bytes_or_none(target)
     if data is None:
         report.notices.append(f"{path}: already gone; nothing to undo")

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Literal
 
 from coffer.errors import StoreError
-from coffer.projection.journal import Journal
 from coffer.report import plural
 from coffer.secrets import redact
 from coffer.store import index, projects
@@ -165,38 +164,9 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
     return out
 
 
-def check_journal(store: Store) -> list[Finding]:
-    """Damaged journal records, and backups an exact undo would need that are gone."""
-    journal = Journal(store.root)
-    out = [
-        Finding(
-            "error",
-            "journal",
-            str(damage.file),
-            f"record for {damage.target} is damaged ({damage.reason}); `coffer unproject` "
-            f"cannot undo that change: {damage.advice(journal.backups)}",
-        )
-        for damage in journal.damaged()
-    ]
-    for record in journal.records():
-        digest = record.get("before_sha256")
-        if record.get("kind") not in ("native", "setup") or not isinstance(digest, str):
-            continue
-        if not (journal.backups / f"{digest}.bak").is_file():
-            out.append(
-                Finding(
-                    "warning",
-                    "journal",
-                    str(record["path"]),
-                    f"the backup of its original bytes ({digest}.bak) is missing; undo "
-                    "removes only coffer's own change there, from the values the journal keeps",
-                )
-            )
-    return out
-
-
-def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
-    """Findings for ``tiers``, plus registry problems."""
+def run(store: Store, tiers: Sequence[Tier], more: Sequence[Finding] = ()) -> list[Finding]:
+    """Findings for ``tiers``, plus project-list problems and ``more`` from the layers above
+    (the journal's, coffer/projection/journal_check.py), all redacted alike."""
     findings: list[Finding] = []
     global_tier = store.global_tier()
     global_names = {e.name for e in store.scan(global_tier).entries}
@@ -208,7 +178,7 @@ def run(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
         where = str(store.root / projects.PROJECT_LIST)
         findings.append(Finding("error", "store", where, str(exc)))
         known = []
-    findings += check_journal(store)
+    findings += more
     for info in known:
         if not Path(info.root).is_dir():
             findings.append(

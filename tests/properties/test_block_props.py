@@ -16,8 +16,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from coffer.errors import BlockError
-from coffer.projection import block_format, render_targets
+from coffer.projection import block_format, render_targets, render_undo
 from coffer.projection.journal import Journal
+from coffer.projection.records import BlockRecord
 from coffer.store.entry import Entry
 from tests.helpers import coffer, make_repo
 from tests.properties.budget import examples
@@ -155,22 +156,19 @@ def test_projection_undo_restores_the_file_and_what_was_added(
         path = root / "AGENTS.md"
         path.write_bytes(outside)
         journal = Journal(root / "store")
-        report = render_targets.establish(
-            journal, path, ["codex"], "project", "p", "Memory", entries, None
-        )
+        job = render_targets.BlockJob(path, ("codex",), "project", "p", "Memory", entries, None)
+        report = render_targets.apply(journal, render_targets.plan(journal, job))
         assert report.ok, report.problems
         once = path.read_bytes()
         assert once.startswith(outside)
-        again = render_targets.establish(
-            journal, path, ["codex"], "project", "p", "Memory", entries, None
-        )
+        again = render_targets.apply(journal, render_targets.plan(journal, job))
         assert not again.changes and path.read_bytes() == once
         added = _typed_below(once, below)
         assume(_marker_lines(once + added) == (1, 1))
         path.write_bytes(once + added)
-        record = journal.get(path)
+        record = journal.load(path, BlockRecord)
         assert record is not None
-        undone = render_targets.undo(journal, record, dry_run=False, force=False)
+        undone = render_undo.apply_undo(journal, render_undo.plan_undo(record, force=False))
         assert undone.ok, undone.problems
         assert path.read_bytes() == outside + added
         assert journal.get(path) is None

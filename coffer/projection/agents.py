@@ -1,0 +1,170 @@
+"""The adapters of one store, as every projection operation sees them. Names no agent.
+
+:class:`AgentSet` loads the adapters and settings, calls an adapter so that its bug is
+reported against it, and collects and groups the targets of the enabled adapters once for
+`coffer project`, the watcher's refresh and `coffer adapter list`. The engine
+(coffer/projection/engine.py) builds on it; the audit (status) and the undo without a
+journal (orphans) need only this, so neither imports the engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import NamedTuple, TypeVar
+
+from coffer import registry
+from coffer.adapter import Adapter, Context, Mode, Target
+from coffer.errors import JournalError, LockTimeoutError
+from coffer.projection import block_content
+from coffer.projection.hook import Deadline
+from coffer.projection.journal import Journal
+from coffer.report import Problem, Report
+from coffer.store import settings
+from coffer.store.entry import Entry
+from coffer.store.identity import root_of
+from coffer.store.paths import home_dir, ledger_dir
+from coffer.store.store import Store, Tier
+
+T = TypeVar("T")
+NO_TARGETS: Sequence[Target] = ()
+HandoffSource = Callable[[Context, Sequence[str]], Sequence[block_content.Handoff]]
+Reader = tuple[str, Target]  # an adapter's name and one of its targets
+
+
+class BlockPlan(NamedTuple):
+    tier_name: str
+    tier: Tier | None
+    title: str
+    budget: int | None
+    handoffs: Sequence[block_content.Handoff]
+    agents: list[str]
+
+
+def block_title(tier: Tier) -> str:
+    if tier.scope == "global":
+        return "Coffer memory: global (all projects)"
+    return f"Coffer memory: project {tier.info.name}"
+
+
+@dataclass
+class Targets:
+    """The targets of the enabled adapters: links in adapter order, blocks by file (one
+    block per file, however many adapters read it)."""
+
+    links: list[Reader] = field(default_factory=list)
+    blocks: dict[Path, list[Reader]] = field(default_factory=lambda: defaultdict(list))
+
+
+class AgentSet:
+    """The adapters, settings and journal of one store."""
+
+    def __init__(
+        self,
+        store: Store,
+        environ: Mapping[str, str],
+        loaded: registry.Loaded | None = None,
+        handoffs: HandoffSource | None = None,
+    ) -> None:
+        self.store = store
+        self.environ = environ
+        self.loaded = loaded if loaded is not None else registry.load_adapters()
+        self.settings = settings.load(store.root)
+        self.journal = Journal(store.root, ledger_dir(environ, store.root))
+        self.handoffs = handoffs
+        self.deadline: Deadline | None = None
+
+    def context(self, project: Path | None) -> Context:
+        return Context(home_dir(self.environ), self.environ, self.store.root, project)
+
+    def call_adapter(self, name: str, report: Report, fn: Callable[[], T], default: T) -> T:
+        # A third-party adapter's bug is reported against that adapter and skipped.
+        try:
+            return fn()
+        except LockTimeoutError:
+            raise  # another coffer process, not the adapter: the whole run waits or gives up
+        except JournalError as exc:
+            report.problems.append(Problem(Path(name), "damaged", str(exc)))
+            return default
+        except Exception as exc:
+            report.problems.append(
+                Problem(Path(name), "error", f"adapter {name} failed: {type(exc).__name__}: {exc}")
+            )
+            return default
+
+    def enabled(self, ctx: Context, report: Report) -> dict[str, Adapter]:
+        out = {}
+        for name, adapter in self.loaded.adapters.items():
+            present = self.call_adapter(name, report, partial(adapter.detect, ctx), False)
+            if self.settings.enabled(name, present):
+                out[name] = adapter
+        return out
+
+    def targets(self, ctx: Context, report: Report, adapters: Mapping[str, Adapter]) -> Targets:
+        """Collect the targets of ``adapters`` and group them: the one place that does."""
+        out = Targets()
+        for name, adapter in adapters.items():
+            for target in self.call_adapter(
+                name, report, partial(adapter.targets, ctx), NO_TARGETS
+            ):
+                if target.mode is Mode.SYMLINK:
+                    out.links.append((name, target))
+                elif target.mode is Mode.RENDER:
+                    out.blocks[target.path].append((name, target))
+        return out
+
+    def step(self) -> contextlib.AbstractContextManager[None]:
+        """One change outside the store; a hook run past its deadline stops before it."""
+        return self.deadline.step() if self.deadline is not None else contextlib.nullcontext()
+
+    def entries(self, tier: Tier | None) -> list[Entry]:
+        return list(self.store.scan(tier).entries) if tier is not None else []
+
+    def harnesses(self, agents: Sequence[str]) -> list[str]:
+        """The vault harness slugs that address ``agents``: an adapter's optional
+        ``HARNESSES`` (e.g. ``claude`` and ``claude-code``), else its own name."""
+        out: list[str] = []
+        for agent in agents:
+            out += self.loaded.features(agent).harnesses or [agent]
+        return out
+
+    def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[block_content.Handoff]:
+        """Active vault handoffs addressed to any of ``agents`` in ``ctx.project``."""
+        if self.handoffs is None or ctx.project is None:
+            return ()
+        try:
+            return self.handoffs(ctx, self.harnesses(agents))
+        except Exception:
+            return ()  # handoffs are a courtesy; never block the projection on them
+
+    def block_plan(
+        self, ctx: Context, items: Sequence[Reader], tiers: Mapping[str, Tier | None]
+    ) -> BlockPlan | str:
+        """How the one block of a file read by ``items`` is rendered, or why it cannot be.
+
+        Shared by ``project`` and ``status`` so an audit judges a block exactly as it is
+        written: every reader's handoffs, the smallest budget among them.
+        """
+        tier_names = {t.tier for _, t in items}
+        if len(tier_names) > 1:
+            return (
+                f"adapters disagree on which tier this file shows ({', '.join(sorted(tier_names))})"
+            )
+        tier_name = items[0][1].tier
+        tier = tiers[tier_name]
+        budgets = [t.max_bytes for _, t in items if t.max_bytes is not None]
+        agents = [n for n, _ in items]
+        name = tier.info.name if tier else (ctx.project.name if ctx.project else "")
+        title = block_title(tier) if tier else f"Coffer memory: project {name}"
+        handoffs = self.handoffs_for(ctx, agents) if tier_name == "project" else ()
+        return BlockPlan(
+            tier_name, tier, title, min(budgets) if budgets else None, handoffs, agents
+        )
+
+    def commits(self, file: Path) -> bool:
+        """Whether git may see the block in ``file``: the project holding it chose so."""
+        return root_of(str(file.parent)) in self.settings.git_commit

@@ -1,0 +1,118 @@
+"""The git commands coffer runs for a block file: where its repository is, whether git
+tracks or ignores it, and its index entry's stat data (docs/adr/0015-blocks-out-of-git.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# Paths written into exclude/attributes as they are: nothing git would read as a glob,
+# quote or separator. Anything else is left visible to git and said so.
+_SAFE = re.compile(r"[A-Za-z0-9._/+@,%~-]+")
+# A hook may run coffer with these set for another repository; git must find the file's.
+_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
+
+
+@dataclass(frozen=True)
+class Repo:
+    top: Path  # the work tree holding the file
+    common: Path  # the git dir its worktrees share (config, info/)
+
+
+def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+    """Run git in ``cwd``; None when git is not installed or could not run."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}
+    try:
+        return subprocess.run(
+            [git, *args], cwd=cwd, env=env, capture_output=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def output(result: subprocess.CompletedProcess[bytes] | None) -> str | None:
+    if result is None or result.returncode != 0:
+        return None
+    return result.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+def locate(path: Path) -> Repo | None:
+    """The git work tree holding ``path`` and its common git dir, or None."""
+    if not path.parent.is_dir():
+        return None
+    out = output(git(path.parent, "rev-parse", "--show-toplevel", "--git-common-dir"))
+    lines = out.splitlines() if out else []
+    if len(lines) != 2:
+        return None
+    common = Path(lines[1])
+    if not common.is_absolute():
+        common = path.parent / common
+    return Repo(Path(os.path.realpath(lines[0])), Path(os.path.realpath(common)))
+
+
+def filter_command() -> str:
+    """The clean command: this interpreter by absolute path, so git runs it without coffer's
+    environment on PATH; -I keeps the repository's own files off the import path."""
+    return f"{shlex.quote(sys.executable)} -I -m coffer.gitfilter"
+
+
+def relative(repo: Repo, path: Path) -> str | None:
+    rel = os.path.relpath(os.path.realpath(path), repo.top).replace(os.sep, "/")
+    if rel.startswith("../") or not _SAFE.fullmatch(rel):
+        return None
+    return rel
+
+
+def index_entry(repo: Repo, rel: str) -> tuple[bool, tuple[str, str] | None]:
+    """(tracked, (mode, blob) of its plain stage-0 entry, or None if conflicted or flagged
+    skip-worktree / assume-unchanged, which git does not compare anyway)."""
+    out = output(git(repo.top, "ls-files", "-s", "-v", "--", rel))
+    lines = out.splitlines() if out else []
+    if not lines:
+        return False, None
+    fields = lines[0].split("\t", 1)[0].split(" ")
+    if len(lines) != 1 or len(fields) != 4 or fields[0] != "H" or fields[3] != "0":
+        return True, None
+    return True, (fields[1], fields[2])
+
+
+def ignored(repo: Repo, rel: str) -> bool:
+    result = git(repo.top, "check-ignore", "-q", "--", rel)
+    return result is not None and result.returncode == 0
+
+
+def refresh_index(repo: Repo, rel: str) -> bool:
+    """Give the index entry of ``rel`` the file's current stat data, if git would store the
+    file (cleaned) as exactly the staged blob; True if it did. Never stages anything."""
+    _, entry = index_entry(repo, rel)
+    if entry is None:
+        return False
+    mode, blob = entry
+    if output(git(repo.top, "hash-object", f"--path={rel}", "--", rel)) != blob:
+        return False  # the user's own change: git must go on showing it
+    # `update-index --refresh` keeps an entry whose size changed as modified without looking
+    # at the content; re-adding the same blob zeroes its stat data, and `add --refresh` then
+    # compares through the filter and records the stat (it never stages content).
+    set_entry = git(repo.top, "update-index", "--cacheinfo", f"{mode},{blob},{rel}")
+    if set_entry is None or set_entry.returncode != 0:
+        return False
+    git(repo.top, "add", "--refresh", "--", rel)
+    return True
+
+
+def forget_stat(repo: Repo, rel: str) -> None:
+    """Zero the stat data of ``rel``'s index entry (same blob), so git compares its content
+    again: once the filter is gone, the block a refresh vouched for must show."""
+    _, entry = index_entry(repo, rel)
+    if entry is not None:
+        git(repo.top, "update-index", "--cacheinfo", f"{entry[0]},{entry[1]},{rel}")

@@ -1,0 +1,218 @@
+"""The projection kinds, in one table: what `coffer project` establishes, what `coffer
+unproject` undoes from a journal record, and what `coffer adapter list` audits.
+
+Each kind is one object with ``establish`` / ``undo`` / ``state``, registered in
+:data:`KINDS` under the journal kind of its records (:data:`BY_MODE` maps a target's mode
+to it). Each operation plans first and applies the plan only on a real run, so a dry run is
+the plan, not a flag threaded through every function (docs/adr/0024).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from coffer import fsutil
+from coffer.adapter import Context, Mode, NativeMemory
+from coffer.errors import CofferError, JournalError
+from coffer.projection import (
+    block_content,
+    gitside,
+    native_memory,
+    render_targets,
+    render_undo,
+    symlink_merge,
+    symlink_targets,
+)
+from coffer.projection.agents import AgentSet, Reader
+from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
+from coffer.report import Change, Problem, Report
+from coffer.store.entry import Entry
+from coffer.store.store import Tier
+
+U = TypeVar("U", contravariant=True)
+R = TypeVar("R", contravariant=True)
+BlockUnit = tuple[Path, Sequence[Reader]]  # one file and the adapters reading its block
+NativeUnit = tuple[str, NativeMemory]  # an adapter and its own memory
+
+
+@dataclass(frozen=True)
+class Run:
+    """One `coffer project` (or refresh, or audit) run, as every kind sees it."""
+
+    agents: AgentSet
+    ctx: Context
+    tiers: Mapping[str, Tier | None]
+    entries: Mapping[str, list[Entry]] = field(default_factory=dict)
+    dry_run: bool = False
+    replace_edited: bool = False
+
+
+@dataclass(frozen=True)
+class Undo:
+    """One `coffer unproject` run, as every kind sees it."""
+
+    agents: AgentSet
+    dry_run: bool = False
+    force: bool = False
+
+
+class Kind(Protocol, Generic[U, R]):
+    def establish(self, run: Run, unit: U) -> Report: ...
+
+    def undo(self, undo: Undo, record: R) -> Report: ...
+
+    def state(self, run: Run, unit: U) -> tuple[str, str]: ...
+
+
+def guarded(path: Path, fn: Callable[[], Report]) -> Report:
+    """``fn()``; a damaged journal record leaves only its own path alone."""
+    try:
+        return fn()
+    except JournalError as exc:
+        report = Report()
+        report.problems.append(Problem(path, "damaged", str(exc)))
+        return report
+
+
+class Blocks:
+    """RENDER: one managed block per file, shared by every adapter reading the file."""
+
+    def job(self, run: Run, unit: BlockUnit) -> render_targets.BlockJob | str:
+        file, items = unit
+        plan = run.agents.block_plan(run.ctx, items, run.tiers)
+        if isinstance(plan, str):
+            return plan
+        return render_targets.BlockJob(
+            file,
+            tuple(plan.agents),
+            plan.tier_name,
+            plan.tier.info.id if plan.tier else None,
+            plan.title,
+            run.entries[plan.tier_name],
+            plan.budget,
+            plan.handoffs,
+            run.replace_edited,
+        )
+
+    def establish(self, run: Run, unit: BlockUnit) -> Report:
+        job, journal, file = self.job(run, unit), run.agents.journal, unit[0]
+        if isinstance(job, str):
+            report = Report()
+            report.problems.append(Problem(file, "error", job))
+            return report
+        write = render_targets.plan(journal, job)
+        report = write.report if run.dry_run else render_targets.apply(journal, write)
+        record = journal.load(file, BlockRecord)
+        wrote = any(c.path == file for c in report.changes)
+        if record is None and run.dry_run and wrote:
+            # A first run's dry run: show what hiding the new block from git would change.
+            record = BlockRecord(key=str(file), path=str(file), created_file=not file.exists())
+        if record is not None and not report.problems:
+            commit = run.agents.commits(file)
+            report.extend(
+                gitside.sync(journal, record, wrote=wrote, commit=commit, dry_run=run.dry_run)
+            )
+        return report
+
+    def undo(self, undo: Undo, record: BlockRecord) -> Report:
+        journal = undo.agents.journal
+        planned = render_undo.plan_undo(record, force=undo.force)
+        report = planned.report if undo.dry_run else render_undo.apply_undo(journal, planned)
+        if not report.problems:
+            forget = partial(gitside.forget, journal, record, dry_run=undo.dry_run)
+            report.extend(guarded(Path(record.path), forget))
+        return report
+
+    def state(self, run: Run, unit: BlockUnit) -> tuple[str, str]:
+        """Judged against exactly what `coffer project` would write for the file."""
+        job = self.job(run, unit)
+        if isinstance(job, str):
+            return "drifted", job
+        path = job.path
+        data = fsutil.read_bytes_or_none(path) if path.is_file() else None
+        room = render_targets.room_for(data, job.max_bytes)
+        expected = block_content.render(job.title, job.tier, job.entries, room, job.handoffs)
+        return render_targets.state(path, expected.body)
+
+
+class Links:
+    """SYMLINK: an agent's memory directory becomes a link to a tier directory."""
+
+    def establish(self, run: Run, unit: Reader) -> Report:
+        name, target = unit
+        tier, journal = run.tiers.get(target.tier), run.agents.journal
+        if tier is None:  # dry run of a project coffer has never seen
+            report = Report()
+            merge = symlink_merge.preview(journal, target.path)
+            report.changes += [merge] if merge is not None else []
+            why = "-> this project's new store (created on a real run)"
+            report.changes.append(Change(target.path, "link", why))
+            return report
+        taken = tuple(e.name for e in run.agents.entries(tier))
+        job = symlink_targets.LinkJob(target.path, tier.dir, taken, name, target.tier, tier.info.id)
+        with run.agents.step():
+            establish = partial(symlink_targets.establish, journal, job, dry_run=run.dry_run)
+            report = guarded(target.path, establish)
+        if target.note:
+            report.notices.append(f"{name}: {target.note}")
+        return report
+
+    def undo(self, undo: Undo, record: LinkRecord) -> Report:
+        return symlink_targets.undo(undo.agents.journal, record, dry_run=undo.dry_run)
+
+    def state(self, run: Run, unit: Reader) -> tuple[str, str]:
+        tier = run.tiers.get(unit[1].tier)
+        if tier is None:
+            return "missing", "the project has no store yet; run `coffer project`"
+        return symlink_targets.state(unit[1].path, tier.dir)
+
+
+class Natives:
+    """An agent's own memory: imported into the global tier, then switched off."""
+
+    def establish(self, run: Run, unit: NativeUnit) -> Report:
+        name, native = unit
+        gtier, agents = run.tiers["global"], run.agents
+        assert gtier is not None  # the global tier always exists, if only on paper
+        job = native_memory.NativeJob(agents.store, gtier, name, native)
+
+        def establish() -> Report:
+            switch = native_memory.plan(job)
+            if run.dry_run:
+                return native_memory.preview(switch)
+            return native_memory.apply(agents.journal, switch)
+
+        report = Report()
+        with agents.step():
+            report.extend(agents.call_adapter(name, report, establish, Report()))
+        return report
+
+    def undo(self, undo: Undo, record: NativeRecord) -> Report:
+        agents = undo.agents
+        adapter = agents.loaded.adapters.get(record.adapters[0])
+        native = adapter.native_memory(agents.context(None)) if adapter is not None else None
+        planned = native_memory.plan_undo(agents.journal, record, native)
+        if undo.dry_run:
+            return planned.report
+        return native_memory.apply_undo(agents.journal, planned)
+
+    def state(self, run: Run, unit: NativeUnit) -> tuple[str, str]:
+        """ "on", "off", or "off (turned off by coffer)"."""
+        name, native = unit
+        try:  # through a dotfile manager's link, as `coffer project` edits it
+            config: bytes | None = fsutil.edit_target(native.config).read_bytes()
+        except (OSError, CofferError):
+            config = None
+        if native.enabled(config):
+            return "on", ""
+        by_us = run.agents.journal.get(native_memory.key(name, native.config)) is not None
+        return ("off (turned off by coffer)" if by_us else "off"), ""
+
+
+BLOCKS, LINKS, NATIVES = Blocks(), Links(), Natives()
+KINDS: Mapping[str, Kind[Any, Any]] = {"block": BLOCKS, "symlink": LINKS, "native": NATIVES}
+BY_MODE: Mapping[Mode, Kind[Any, Any]] = {Mode.RENDER: BLOCKS, Mode.SYMLINK: LINKS}

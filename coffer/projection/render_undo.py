@@ -1,0 +1,96 @@
+"""Undoing a RENDER target: the block goes, and the file too if coffer created it and
+nothing else is left; the original mtime comes back with the original bytes."""
+
+from __future__ import annotations
+
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coffer import fsutil
+from coffer.errors import BlockError
+from coffer.projection import block_format
+from coffer.projection.common import lstat_or_none, remove_created_dirs, restore_mtime, text_diff
+from coffer.projection.journal import Journal
+from coffer.projection.records import BlockRecord
+from coffer.report import Change, Problem, Report
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass
+class BlockUndo:
+    """What undoing a block record would do. ``forget``: only the record goes (the block
+    is already gone); ``new`` None: nothing may change (refused)."""
+
+    record: BlockRecord
+    report: Report = field(default_factory=Report)
+    data: bytes = b""
+    new: bytes | None = None
+    delete: bool = False
+    edited: bool = False
+    forget: bool = False
+
+
+def plan_undo(record: BlockRecord, *, force: bool) -> BlockUndo:
+    """Decide how the block goes; the file is deleted only if coffer created it and
+    nothing else is left."""
+    out = BlockUndo(record)
+    path = Path(record.path)
+    st = lstat_or_none(path)
+    if st is None:
+        out.report.notices.append(f"{path}: already gone; nothing to undo")
+        out.forget = True
+        return out
+    if not stat.S_ISREG(st.st_mode):
+        why = "no longer a regular file; left alone and kept in the journal"
+        out.report.problems.append(Problem(path, "refused", why))
+        return out
+    out.data = fsutil.read_bytes_or_none(path) or b""
+    try:
+        span = block_format.find(out.data)
+    except BlockError as exc:
+        why = f"{exc}; fix the markers, then run unproject again (the journal keeps this path)"
+        out.report.problems.append(Problem(path, "refused", why))
+        return out
+    if span is None:
+        out.report.notices.append(f"{path}: the coffer block was already removed")
+        out.forget = True
+        return out
+    if span.edited and not force:
+        why = (
+            "the coffer block was edited by hand since coffer wrote it; "
+            "keep what you need, then rerun with --force (the journal keeps this path)"
+        )
+        out.report.problems.append(Problem(path, "refused", why))
+        return out
+    out.edited = span.edited
+    out.new = block_format.remove(out.data)
+    out.delete = record.created_file and out.new in (b"", _BOM)
+    out.report.changes.append(
+        Change(
+            path,
+            "remove" if out.delete else "update",
+            "the file coffer created" if out.delete else "without the coffer block",
+            text_diff(path, out.data, None if out.delete else out.new),
+        )
+    )
+    return out
+
+
+def apply_undo(journal: Journal, undo: BlockUndo) -> Report:
+    """Do what :func:`plan_undo` decided; the record goes only once the file is right."""
+    record, path = undo.record, Path(undo.record.path)
+    if undo.new is None and not undo.forget:
+        return undo.report
+    if undo.new is not None:
+        if undo.edited:
+            journal.backup_bytes(undo.data)
+        if undo.delete:
+            fsutil.unlink(path)
+            remove_created_dirs(list(record.created_dirs))
+        else:
+            fsutil.atomic_write_bytes(path, undo.new, mode=None)
+            restore_mtime(path, undo.new, record.before_sha256, record.before_mtime_ns)
+    journal.drop(record.key)
+    return undo.report
