@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import Any
 
 from coffer.vault import api
 from coffer.vault.errors import VaultError, raw_os_error
-from coffer.vault.io import decode_text, safe_read_text
-from coffer.vault.jscompat import encode_utf8, js_trim, json_pretty, sanitize
+from coffer.vault.io import safe_read_text
+from coffer.vault.jscompat import js_trim, json_pretty, sanitize
 from coffer.vault.roots import Roots, resolve_path, resolve_roots
+from coffer.vault.terminal import Arguments, read_stdin, write
 from coffer.vault.validate import MAX_BODY_BYTES, summary
 
 # §10.3: 1450 bytes, SHA-256 d93aa0bc…62cc.
@@ -84,90 +84,6 @@ COFFER = Program(
 
 COMMANDS = ("init", "save", "handoff", "search", "read", "doctor")
 _WRITE_COMMANDS = ("init", "save", "handoff")
-_FLAGS = frozenset({"--help", "-h", "--json", "--stdin"})
-_SINGLE = frozenset(
-    {"--body-file", "--from", "--limit", "--source-harness", "--target-harness", "--title"}
-)
-_MULTI = frozenset({"--kind", "--link", "--scope", "--tag", "--target"})
-_STDIN_WAIT_MS = 5_000
-_STDIN_STEP_MS = 10
-
-
-class Arguments:
-    """The §10.2 parse of ``argv[1:]``."""
-
-    def __init__(self, command: str, rest: Sequence[str]) -> None:
-        self.command = command
-        self.flags: set[str] = set()
-        self.single: dict[str, str] = {}
-        self.multi: dict[str, list[str]] = {}
-        self.positionals: list[str] = []
-        index = 0
-        while index < len(rest):
-            arg = rest[index]
-            if arg in _FLAGS:
-                self.flags.add(arg)
-            elif arg in _SINGLE or arg in _MULTI:
-                if index + 1 >= len(rest) or rest[index + 1].startswith("--"):
-                    raise VaultError(f"{arg} requires a value.")
-                index += 1
-                if arg in _SINGLE:
-                    self.single[arg] = rest[index]
-                else:
-                    self.multi.setdefault(arg, []).append(rest[index])
-            elif arg.startswith("-"):
-                raise VaultError(f"Unknown option: {arg}")
-            else:
-                self.positionals.append(arg)
-            index += 1
-
-    @property
-    def json(self) -> bool:
-        return "--json" in self.flags
-
-    def scopes(self) -> list[str] | None:
-        return self.multi.get("--scope")
-
-
-def _write(stream: IO[str], text: str) -> None:
-    # Bytes, not the locale's text encoding: output is UTF-8 whatever LANG says, and a lone
-    # surrogate becomes U+FFFD as in the reference's terminal output (Q9).
-    data = encode_utf8(text)
-    buffer = getattr(stream, "buffer", None)
-    if buffer is None:
-        stream.write(data.decode("utf-8"))
-        stream.flush()
-        return
-    stream.flush()
-    buffer.write(data)
-    buffer.flush()
-
-
-def read_stdin(fd: int) -> str:
-    """§10.6: at most 65 536 raw bytes, EAGAIN retried in 10 ms steps for 5 000 ms."""
-    chunks: list[bytes] = []
-    total = 0
-    waited = 0
-    while total <= MAX_BODY_BYTES:
-        try:
-            chunk = os.read(fd, 65_536)
-        except BlockingIOError:
-            if waited >= _STDIN_WAIT_MS:
-                raise VaultError(
-                    f"Standard input remained unavailable after {_STDIN_WAIT_MS}ms."
-                ) from None
-            time.sleep(_STDIN_STEP_MS / 1000)
-            waited += _STDIN_STEP_MS
-            continue
-        except OSError as exc:
-            raise raw_os_error(exc, "read", None) from None
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    if total > MAX_BODY_BYTES:
-        raise VaultError(f"memory body is too large (maximum {MAX_BODY_BYTES} bytes).")
-    return decode_text(b"".join(chunks), "memory body from standard input")
 
 
 class _Context:
@@ -367,12 +283,12 @@ def run(
     try:
         out = _execute([_fix_argv(arg) for arg in argv], environment, stdin_fd, program)
     except VaultError as exc:
-        _write(sys.stderr, f"{program.error_prefix}{sanitize(exc.message)}\n")
+        write(sys.stderr, f"{program.error_prefix}{sanitize(exc.message)}\n")
         return 1
     except OSError as exc:
         # Anything not translated on the way surfaces as Node would print it (§6.11).
         message = raw_os_error(exc, "open", exc.filename).message
-        _write(sys.stderr, f"{program.error_prefix}{sanitize(message)}\n")
+        write(sys.stderr, f"{program.error_prefix}{sanitize(message)}\n")
         return 1
-    _write(sys.stdout, out)
+    write(sys.stdout, out)
     return 0
