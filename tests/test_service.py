@@ -18,8 +18,7 @@ import pytest
 from coffer import registry
 from coffer.adapter import Launch
 from coffer.projection.journal import Journal
-from coffer.setup import service, service_launchd, service_managers
-from coffer.setup import wiring as setup_mod
+from coffer.setup import launch, service, service_launchd, service_managers
 from coffer.store import watch_state
 from coffer.store.paths import store_root
 from coffer.testing import snapshot
@@ -61,7 +60,7 @@ def service_records() -> list[dict[str, object]]:
 
 def expected_launch() -> Launch:
     # What `python -m coffer` resolves itself to: the console script beside the interpreter.
-    return setup_mod.resolve_launch(
+    return launch.resolve_launch(
         os.environ, store_root(os.environ), argv0="-m", executable=sys.executable
     )
 

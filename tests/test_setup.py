@@ -12,6 +12,7 @@ import pytest
 from coffer import registry
 from coffer.adapter import Launch
 from coffer.projection.journal import Journal
+from coffer.setup import launch, unwiring
 from coffer.setup import wiring as setup_mod
 from coffer.setup.json_text import JsonText
 from coffer.store.paths import store_root
@@ -147,7 +148,7 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
 
 
 def setup_records() -> list[dict[str, object]]:
-    return setup_mod.records(Journal(store_root(os.environ)))
+    return unwiring.records(Journal(store_root(os.environ)))
 
 
 def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
@@ -427,7 +428,7 @@ def test_a_new_coffer_location_replaces_the_old_entry_in_place(home: Path) -> No
     text = (home / ".claude" / "settings.json").read_text()
     assert "/new/bin/coffer project --hook --for claude" in text and "/old/bin" not in text
     assert text.count("project --hook") == 1
-    assert setup_mod.undo(journal).ok
+    assert unwiring.undo(journal).ok
     assert {p: p.read_bytes() for p in originals} == originals
 
 
@@ -442,7 +443,7 @@ def test_toml_undo_after_a_change_keeps_comments_and_the_end_of_file(home: Path)
     the_plan = setup_mod.plan(root, os.environ, registry.load_adapters(), ["codex"], launch=launch)
     assert setup_mod.apply(journal, the_plan).ok
     config.write_text(config.read_text().replace('model = "x"', 'model = "y"'))
-    assert setup_mod.undo(journal).ok
+    assert unwiring.undo(journal).ok
     assert config.read_text() == original.replace('"x"', '"y"')
     assert not (home / ".codex" / "hooks.json").exists()
 
@@ -468,16 +469,16 @@ def test_the_launch_command_is_absolute_and_carries_a_chosen_store(tmp_path: Pat
     python = bindir / "python"
     store = tmp_path / "store"
 
-    ran_as_script = setup_mod.resolve_launch({}, store, argv0=str(script), executable="/x/py")
+    ran_as_script = launch.resolve_launch({}, store, argv0=str(script), executable="/x/py")
     assert ran_as_script.argv == (str(script),)
-    beside = setup_mod.resolve_launch({"PATH": ""}, store, argv0="-m", executable=str(python))
+    beside = launch.resolve_launch({"PATH": ""}, store, argv0="-m", executable=str(python))
     assert beside.argv == (str(script),)
-    fallback = setup_mod.resolve_launch(
+    fallback = launch.resolve_launch(
         {"PATH": str(tmp_path / "none")}, store, argv0="-m", executable="/usr/bin/python3"
     )
     assert fallback.argv == ("/usr/bin/python3", "-m", "coffer")
     assert fallback.env == {}
-    chosen = setup_mod.resolve_launch(
+    chosen = launch.resolve_launch(
         {"COFFER_HOME": str(store)}, store, argv0=str(script), executable="/x/py"
     )
     assert chosen.env == {"COFFER_HOME": str(store)}

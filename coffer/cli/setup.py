@@ -75,9 +75,9 @@ def setup(
 
 
 def _undo(journal: Journal, agents: Sequence[str], *, service: bool, dry_run: bool) -> int:
-    from coffer.setup import wiring as setup_mod
+    from coffer.setup import unwiring
 
-    report = setup_mod.undo(journal, agents, dry_run=dry_run)
+    report = unwiring.undo(journal, agents, dry_run=dry_run)
     if service and not agents:  # the watcher serves every agent
         from coffer.setup import service as service_mod
 

@@ -28,7 +28,7 @@ def run_yourself(launch: Launch, environ: Mapping[str, str], platform: str | Non
 
 
 def run_yourself_here(store_root: Path, environ: Mapping[str, str], platform: str | None) -> str:
-    from coffer.setup.wiring import resolve_launch
+    from coffer.setup.launch import resolve_launch
 
     return run_yourself(resolve_launch(environ, store_root), environ, platform)
 

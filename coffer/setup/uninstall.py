@@ -20,7 +20,7 @@ from pathlib import Path
 from coffer.projection import dirbackup
 from coffer.projection.engine import Engine
 from coffer.report import Problem, Report
-from coffer.setup import service, wiring
+from coffer.setup import service, unwiring
 
 
 @dataclass
@@ -74,7 +74,7 @@ def run(
 ) -> Outcome:
     journal = engine.journal
     report = service.undo(journal, environ, dry_run=dry_run)
-    report.extend(wiring.undo(journal, (), dry_run=dry_run))
+    report.extend(unwiring.undo(journal, (), dry_run=dry_run))
     report.extend(engine.unproject(None, all_=True, dry_run=dry_run))
     outcome = Outcome(report)
     if dry_run:

@@ -16,10 +16,6 @@ under the projection journal's rules (docs/adr/0007-journal.md, 0009-mcp-and-set
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import sys
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,19 +26,17 @@ from typing import Any
 from coffer import fsutil
 from coffer.adapter import Adapter, ConfigEdit, Context, Launch, Wiring
 from coffer.errors import CofferError, UnknownNameError
-from coffer.projection import common
 from coffer.projection.common import (
     ensure_parent,
     mtime_ns,
     now_iso,
-    remove_created_dirs,
-    restore_mtime,
     text_diff,
 )
-from coffer.projection.journal import Journal, Record, sha256
+from coffer.projection.journal import Journal, sha256
 from coffer.registry import Loaded, unknown_agents
 from coffer.report import Change, Problem, Report
-from coffer.setup.config_docs import _add, _Changed, _eof, _load, _remove
+from coffer.setup.config_docs import _add, _eof, _load
+from coffer.setup.launch import resolve_launch
 from coffer.store.paths import home_dir
 
 KIND = "setup"
@@ -50,44 +44,6 @@ KIND = "setup"
 
 def key(agent: str, path: Path) -> str:
     return f"setup:{agent}:{path}"
-
-
-# ---- how agents start coffer -------------------------------------------------------------
-
-
-def resolve_launch(
-    environ: Mapping[str, str],
-    store_root: Path,
-    *,
-    argv0: str | None = None,
-    executable: str | None = None,
-) -> Launch:
-    """The absolute command agents should run, most specific first: the ``coffer`` script
-    being run now, the one beside this interpreter, the one on PATH, else ``python -m
-    coffer`` with this interpreter. Paths are made absolute but not resolved, so a stable
-    link (pipx, Homebrew) stays the link rather than a versioned directory behind it.
-    """
-    argv0 = sys.argv[0] if argv0 is None else argv0
-    executable = sys.executable if executable is None else executable
-    candidates = []
-    if os.path.basename(argv0) in ("coffer", "coffer.exe"):
-        candidates.append(os.path.abspath(argv0))
-    if executable:
-        candidates.append(os.path.join(os.path.dirname(os.path.abspath(executable)), "coffer"))
-    found = shutil.which("coffer", path=environ.get("PATH"))
-    if found:
-        candidates.append(os.path.abspath(found))
-    argv: tuple[str, ...] = (os.path.abspath(executable), "-m", "coffer")
-    for candidate in candidates:
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            argv = (candidate,)
-            break
-    env: dict[str, str] = {}
-    # Agents may start coffer with a trimmed environment (Codex passes a short allow-list
-    # to MCP servers), so a store chosen through the environment is spelled out.
-    if environ.get("COFFER_HOME", "").strip() or environ.get("XDG_DATA_HOME", "").strip():
-        env["COFFER_HOME"] = str(store_root)
-    return Launch(argv, env)
 
 
 # ---- planning -------------------------------------------------------------------------------
@@ -339,116 +295,6 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
     return report
 
 
-# ---- undo -------------------------------------------------------------------------------------
-
-
-def records(journal: Journal, agents: Iterable[str] = ()) -> list[Record]:
-    """Setup records, newest first (so chained exact restores line up)."""
-    wanted = set(agents)
-    out = [
-        r
-        for r in journal.records()
-        if r.get("kind") == KIND and (not wanted or wanted & set(r.get("adapters", [])))
-    ]
-    return sorted(out, key=lambda r: (str(r.get("updated_at", "")), r.get("seq", 0)), reverse=True)
-
-
-def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False) -> Report:
-    """Reverse what setup wrote. A refused path keeps its record and is reported."""
-    report = Report()
-    dirs: list[str] = []
-    for record in records(journal, agents):
-        try:
-            report.extend(_undo_record(journal, record, dry_run=dry_run))
-        except CofferError as exc:
-            report.problems.append(
-                Problem(Path(record["path"]), "refused", f"{exc} (the journal keeps this path)")
-            )
-            continue
-        if journal.get(record["key"]) is None:
-            dirs += record.get("created_dirs", [])
-    wanted = set(agents)
-    for damage in journal.damaged():
-        if damage.kind in (KIND, None) and not (
-            wanted and damage.adapters and not wanted & set(damage.adapters)
-        ):
-            advice = damage.advice(journal.backups)
-            report.problems.append(Problem(Path(damage.target), "damaged", advice))
-    if not dry_run:
-        # A directory created for one file may have held another coffer file: try again
-        # once every file is gone (still only directories coffer created, only if empty).
-        for d in sorted(set(dirs), key=len, reverse=True):
-            with contextlib.suppress(OSError):
-                fsutil.rmdir(Path(d))
-    return report
-
-
-def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
-    report = Report()
-    path = Path(record["path"])
-    agent = ", ".join(record.get("adapters", []))
-    target = common.recorded_target(record["path"], record.get("link"))
-    data = fsutil.read_bytes_or_none(target)
-    if data is None:
-        report.notices.append(f"{path}: already gone; nothing to undo")
-        if not dry_run:
-            remove_created_dirs(list(record.get("created_dirs", [])))
-            journal.drop(record["key"])
-        return report
-    new: bytes | None
-    if record.get("exact") and sha256(data) == record.get("after_sha256"):
-        # Untouched since coffer wrote it: put back the exact original bytes.
-        before = record.get("before_sha256")
-        new = None if record.get("created_file") else journal.read_backup(str(before))
-        how = "the original bytes" if new is not None else "the file coffer created"
-    else:
-        doc = _load(str(record.get("format", "json")), data, path)
-        try:
-            removed = [_remove(doc, e) for e in reversed(record.get("edits", []))]
-        except _Changed as exc:
-            report.problems.append(
-                Problem(
-                    path,
-                    "refused",
-                    f"{agent}: {exc}; fix or remove it by hand, then run "
-                    "`coffer setup --undo` again (the journal keeps this path)",
-                )
-            )
-            return report
-        if not any(removed):
-            report.notices.append(f"{path}: coffer's entries were already removed")
-            if not dry_run:
-                journal.drop(record["key"])
-            return report
-        if record.get("created_file") and doc.empty():
-            new, how = None, "the file coffer created"
-        else:
-            new = doc.dump()
-            if record.get("format") == "toml" and new.strip() and record.get("eof") is not None:
-                # tomlkit may leave the blank line it put before coffer's table at the end.
-                # (An empty original got none: what ends the file now is someone else's.)
-                new = new.rstrip() + str(record["eof"]).encode()
-            how = "without coffer's entries (the file changed since, so only those)"
-    report.changes.append(
-        Change(
-            path,
-            "remove" if new is None else "restore",
-            f"{agent}: {how}",
-            text_diff(path, data, new),
-        )
-    )
-    if dry_run:
-        return report
-    if new is None:
-        fsutil.unlink(path)
-        remove_created_dirs(list(record.get("created_dirs", [])))
-    elif new != data:
-        fsutil.atomic_write_bytes(target, new, mode=None)
-        restore_mtime(target, new, record.get("before_sha256"), record.get("before_mtime_ns"))
-    journal.drop(record["key"])
-    return report
-
-
 __all__ = [
     "KIND",
     "FilePlan",
@@ -456,7 +302,4 @@ __all__ = [
     "apply",
     "key",
     "plan",
-    "records",
-    "resolve_launch",
-    "undo",
 ]

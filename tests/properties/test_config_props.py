@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from coffer import registry
 from coffer.adapter import Context, Launch
 from coffer.projection.journal import Journal
-from coffer.setup import wiring
+from coffer.setup import unwiring, wiring
 from coffer_adapters import codex
 from tests.properties.budget import examples
 
@@ -233,7 +233,7 @@ def _setup(store: Path, env: dict[str, str], agent: str) -> wiring.Plan:
 
 
 def _undo(store: Path) -> None:
-    report = wiring.undo(Journal(store))
+    report = unwiring.undo(Journal(store))
     assert report.ok, report.problems
     assert not list(Journal(store).records())
 
