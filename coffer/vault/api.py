@@ -155,7 +155,7 @@ def _load(roots: Roots | None, scopes: object, env: Mapping[str, str] | None) ->
     return load(roots or resolve_roots(), normalized, os.environ if env is None else env)
 
 
-def search(
+def search(  # noqa: PLR0913 (the reference API's own keyword set, §7.2)
     query: object = "",
     scopes: object = None,
     kinds: object = None,
