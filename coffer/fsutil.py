@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import stat
-import tempfile
 import time
 from pathlib import Path
 
@@ -89,6 +87,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     faults.step(f"tmpfile {path}")
     # mkstemp creates the file 0600; its final mode is set just before the rename, so a
     # kill before that leaves only a private copy.
+    import tempfile  # on the first write only: reads never pay for it (ADR 0023)
+
     fd, tmp = tempfile.mkstemp(prefix=f"{_TMP_PREFIX}{os.getpid()}-", dir=parent)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -124,6 +124,8 @@ def rmdir(path: Path) -> None:
 def rmtree(path: Path) -> None:
     """Remove a directory coffer made (a staging copy); one counted change."""
     faults.step(f"rmtree {path}")
+    import shutil
+
     shutil.rmtree(path)
 
 
@@ -181,6 +183,8 @@ def move_dir(src: Path, dst: Path) -> None:
     if partial.exists():
         rmtree(partial)
     faults.step(f"copytree {src} {partial}")
+    import shutil
+
     shutil.copytree(src, partial, symlinks=True)
     rename(partial, dst)
     rmtree(src)

@@ -9,12 +9,11 @@ name falls back to the file stem and a missing description to the first body lin
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-import yaml
 
 from coffer.errors import InvalidInputError
 from coffer.secrets import find_secrets, redact, visible
@@ -36,14 +35,24 @@ class EntryParseError(ValueError):
     """The file cannot be read as an entry; it is reported and left untouched."""
 
 
-class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
-    """Safe loader that keeps timestamps as the strings they were written as."""
+@functools.cache
+def _loader() -> Any:
+    """Safe loader that keeps timestamps as the strings they were written as.
 
+    Built on first use: PyYAML costs ~15 ms to import, and `coffer where` or a read served
+    from the search cache never parses an entry (ADR 0023)."""
+    import yaml
 
-_Loader.yaml_implicit_resolvers = {
-    key: [r for r in resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+    base = yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader
+
+    class _Loader(base):  # type: ignore[valid-type,misc]
+        pass
+
+    _Loader.yaml_implicit_resolvers = {
+        key: [r for r in resolvers if r[0] != "tag:yaml.org,2002:timestamp"]
+        for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return _Loader
 
 
 @dataclass(frozen=True)
@@ -157,7 +166,9 @@ def _refuse_aliases(front: str) -> None:
     """
     if "*" not in front:
         return
-    for event in yaml.parse(front, Loader=_Loader):
+    import yaml
+
+    for event in yaml.parse(front, Loader=_loader()):
         if isinstance(event, yaml.AliasEvent):
             mark = event.start_mark
             where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
@@ -187,9 +198,11 @@ def parse(text: str, filename: str) -> Entry:
             f"frontmatter is {len(front)} characters; entries allow at most {MAX_FRONTMATTER}"
         )
     if front is not None and front.strip():
+        import yaml
+
         try:
             _refuse_aliases(front)
-            loaded = yaml.load(front, Loader=_Loader)  # noqa: S506 - a safe loader subclass
+            loaded = yaml.load(front, Loader=_loader())  # noqa: S506 - a safe loader subclass
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
@@ -235,6 +248,8 @@ def serialize(entry: Entry) -> str:
     front: dict[str, Any] = {"name": entry.name, "description": entry.description}
     if ordered:
         front["metadata"] = ordered
+    import yaml
+
     dumped = yaml.safe_dump(
         front, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
     )

@@ -11,8 +11,6 @@ import dataclasses
 import datetime as _dt
 import json
 import os
-import shutil
-import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +114,10 @@ def root_commit(root: Path) -> str | None:
     have moved: never on the no-op path of ``coffer project``."""
     if not in_git(root):
         return None
+    # Imported here: subprocess and shutil cost ~7 ms, and reads never ask git (ADR 0023).
+    import shutil
+    import subprocess
+
     git = shutil.which("git")
     if git is None:
         return None
