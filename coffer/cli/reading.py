@@ -208,7 +208,7 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
 def _watch_info(root: Path) -> dict[str, Any]:
     """Whether `coffer watch` runs for this store, and as which service (not part of `ok`:
     without the watcher, blocks still refresh at every session start)."""
-    from coffer.setup import service
+    from coffer.setup import service_status as service
     from coffer.store import watch_state
 
     data = watch_state.read_status(root)
@@ -221,17 +221,16 @@ def _watch_info(root: Path) -> dict[str, Any]:
 
 
 def _watch_line(watch: dict[str, Any]) -> str:
-    from coffer.setup import service
+    from coffer.setup import service_status as service
 
     head = f"watch: running (pid {watch['pid']})" if watch["running"] else "watch: not running"
     return f"{head}; service: {service.describe(watch['service'])}"
 
 
 def watch_status(as_json: bool) -> int:
-    """`coffer watch --status`: 0 if the daemon runs, daemon.EXIT_NOT_RUNNING if not."""
-    from coffer.setup import service
+    """`coffer watch --status`: 0 if the daemon runs, watch_state.EXIT_NOT_RUNNING if not."""
+    from coffer.setup import service_status as service
     from coffer.store import watch_state
-    from coffer.watch import daemon
 
     root = store().root
     data = watch_state.read_status(root)
@@ -242,4 +241,4 @@ def watch_status(as_json: bool) -> int:
         lines = watch_state.status_lines(data)
         for line in lines + service.status_lines(data["service"], data):
             echo(line)
-    return 0 if data["running"] else daemon.EXIT_NOT_RUNNING
+    return 0 if data["running"] else watch_state.EXIT_NOT_RUNNING

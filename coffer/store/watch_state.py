@@ -21,6 +21,9 @@ from coffer.errors import CofferError
 from coffer.report import plural
 from coffer.store.projects import now_iso
 
+# `coffer watch --status` when no daemon holds the lock; here, not in the daemon, so the
+# status check does not import the watcher (ADR 0023).
+EXIT_NOT_RUNNING = 3
 LOCK_NAME = "watch.lock"
 STATUS_NAME = "watch.json"
 STATUS_VERSION = 1

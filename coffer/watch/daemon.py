@@ -22,9 +22,9 @@ from typing import Any
 from coffer import fsutil
 from coffer.errors import CofferError
 from coffer.secrets import redact
+from coffer.store.watch_state import EXIT_NOT_RUNNING as EXIT_NOT_RUNNING
 from coffer.store.watch_state import lock_path, read_pid, read_status_file
 
-EXIT_NOT_RUNNING = 3  # `coffer watch --status` when no daemon holds the lock
 MAX_PROBLEMS = 50  # problems kept in the status file
 
 # File systems whose change notifications miss writes made elsewhere (another machine, the
