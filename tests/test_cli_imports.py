@@ -73,8 +73,22 @@ def test_watch_status_and_adapter_list_skip_typer(repo: Path) -> None:
         code, found = imported_after(argv, repo, ("typer", "pydantic", "rich", "mcp", "watchdog"))
         assert found == [], argv
         assert code in (0, 1, 3), argv
-    code, found = imported_after(["watch", "--status"], repo, ("coffer.projection.engine",))
+    # Neither the setup planner nor the watcher itself: only the service's status (ADR 0023).
+    status_skips = ("coffer.projection.engine", "coffer.setup.wiring", "coffer.watch.daemon")
+    code, found = imported_after(["watch", "--status"], repo, (*status_skips, "yaml"))
     assert found == []
+
+
+@pytest.mark.parametrize("argv", [["where"], ["list", "--scope", "global"], ["show", "d"]])
+def test_reads_without_a_parse_skip_yaml_subprocess_and_tempfile(
+    repo: Path, argv: list[str]
+) -> None:
+    # PyYAML loads on the first entry parsed, subprocess on the first git call, tempfile on
+    # the first write (ADR 0023); `where` needs none, `list`/`show` read the index.
+    code, found = imported_after(argv, repo, ("subprocess", "tempfile"))
+    assert (code, found) == (0, [])
+    code, found = imported_after(["where"], repo, ("yaml",))
+    assert (code, found) == (0, [])
 
 
 def test_help_and_usage_errors_still_load_everything_they_show(repo: Path) -> None:
