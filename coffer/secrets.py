@@ -21,25 +21,17 @@ SecretPattern = tuple[str, re.Pattern[str]]
 _A = re.ASCII
 _AI = re.ASCII | re.IGNORECASE
 
-_Source = tuple[str, int]  # a regex and its flags: compiled on first use
-_Named = tuple[str, _Source]
-
-
-def _rx(pattern: str, flags: int) -> _Source:
-    return (pattern, flags)
-
-
-_REFERENCE: tuple[_Named, ...] = (
-    ("provider API key", _rx(r"\bsk-[A-Za-z0-9_-]{16,}\b", _AI)),
-    ("Stripe key", _rx(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b", _A)),
-    ("npm token", _rx(r"\bnpm_[A-Za-z0-9]{20,}\b", _A)),
-    ("Hugging Face token", _rx(r"\bhf_[A-Za-z0-9]{20,}\b", _A)),
-    ("GitHub token", _rx(r"\bgh[pors]_[A-Za-z0-9]{16,}\b", _A)),
-    ("GitHub token", _rx(r"\bgithub_pat_[A-Za-z0-9_]{16,}\b", _A)),
-    ("Google API key", _rx(r"\bAIza[A-Za-z0-9_-]{16,}\b", _A)),
-    ("Slack token", _rx(r"\bxox[baprs]-[A-Za-z0-9-]{10,}\b", _A)),
-    ("AWS access key", _rx(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", _A)),
-    ("private key", _rx(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----", _A)),
+REFERENCE_PATTERNS: tuple[SecretPattern, ...] = (
+    ("provider API key", re.compile(r"\bsk-[A-Za-z0-9_-]{16,}\b", _AI)),
+    ("Stripe key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b", _A)),
+    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{20,}\b", _A)),
+    ("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{20,}\b", _A)),
+    ("GitHub token", re.compile(r"\bgh[pors]_[A-Za-z0-9]{16,}\b", _A)),
+    ("GitHub token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{16,}\b", _A)),
+    ("Google API key", re.compile(r"\bAIza[A-Za-z0-9_-]{16,}\b", _A)),
+    ("Slack token", re.compile(r"\bxox[baprs]-[A-Za-z0-9-]{10,}\b", _A)),
+    ("AWS access key", re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", _A)),
+    ("private key", re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----", _A)),
 )
 
 # A keyword naming a credential, then an assignment (``=``, ``:``, ``:=``, ``=>``, a JSON or
@@ -57,7 +49,7 @@ _VALUE = (
     r"(?=[^\s\"'`,;]{0,200}?[0-9!@#^&*+/=~]|[^\s\"'`,;]{12})"
     r"[^\s\"'`,;]{6,}"
 )
-_ASSIGNED: _Source = _rx(
+_ASSIGNED_SECRET = re.compile(
     # Bounded gaps: _assignment_near_keyword relies on the operator being within 40
     # characters of the keyword.
     _KEYWORD + r"[\w.-]{0,20}?[\"']?[ \t]{0,10}(?:=>|:=|\?=|=|:)[ \t]*[\"'`]?" + _VALUE,
@@ -66,44 +58,44 @@ _ASSIGNED: _Source = _rx(
 
 # (label, pattern) beyond the reference. Shapes follow gitleaks' default config and
 # detect-secrets' plugins; labels reuse the reference's where the family is the same.
-_EXTRA: tuple[_Named, ...] = (
+_EXTRA_PATTERNS: tuple[SecretPattern, ...] = (
     # Provider keys with a fixed prefix.
     # (Anthropic's and OpenAI's ``sk-…`` keys are the reference's first pattern.)
-    ("provider API key", _rx(r"\bpplx-[A-Za-z0-9]{20}", _A)),
-    ("Stripe key", _rx(r"\b(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,}", _A)),
-    ("npm token", _rx(r"\bnpm_[A-Za-z0-9]{20,}", _A)),
-    ("Hugging Face token", _rx(r"\b(?:hf_|api_org_)[A-Za-z0-9]{20,}", _A)),
-    ("GitHub token", _rx(r"\bgh[pousr]_[A-Za-z0-9]{16,}|\bgithub_pat_\w{16,}", _A)),
+    ("provider API key", re.compile(r"\bpplx-[A-Za-z0-9]{20}", _A)),
+    ("Stripe key", re.compile(r"\b(?:sk|rk|pk)_(?:test|live|prod)_[A-Za-z0-9]{10,}", _A)),
+    ("npm token", re.compile(r"\bnpm_[A-Za-z0-9]{20,}", _A)),
+    ("Hugging Face token", re.compile(r"\b(?:hf_|api_org_)[A-Za-z0-9]{20,}", _A)),
+    ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{16,}|\bgithub_pat_\w{16,}", _A)),
     (
         "GitLab token",
-        _rx(
+        re.compile(
             r"\b(?:glpat|glptt|glrt|gldt|glcbt|glft|glimt|glagent|gloas|glsoat|glffct)"
             r"-[\w-]{20,}|\bGR1348941[\w-]{20}|_gitlab_session=[0-9a-z]{32}",
             _A,
         ),
     ),
-    ("Google API key", _rx(r"\bAIza[\w-]{16,}", _A)),
+    ("Google API key", re.compile(r"\bAIza[\w-]{16,}", _A)),
     (
         "Slack token",
-        _rx(
+        re.compile(
             r"\bxox[a-z]-[A-Za-z0-9-]{10,}|\bxoxe\.xox[a-z]-|\bxapp-\d-[A-Za-z0-9-]{10,}"
             r"|hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}",
             _A,
         ),
     ),
-    ("AWS access key", _rx(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", _A)),
+    ("AWS access key", re.compile(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b", _A)),
     (
         "AWS secret access key",
-        _rx(
+        re.compile(
             r"aws.{0,20}?(?:secret|key|pwd|pw|password|pass|token).{0,20}?[=:\"'\s]"
             r"[\"']?[0-9a-zA-Z/+]{40}(?![0-9a-zA-Z/+])",
             _AI,
         ),
     ),
-    ("AWS Bedrock key", _rx(r"\bABSK[A-Za-z0-9+/]{100,}|bedrock-api-key-YmVkcm9", _A)),
+    ("AWS Bedrock key", re.compile(r"\bABSK[A-Za-z0-9+/]{100,}|bedrock-api-key-YmVkcm9", _A)),
     (
         "private key",
-        _rx(
+        re.compile(
             r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|PuTTY-User-Key-File-\d"
             r"|-----BEGIN SSH2 ENCRYPTED PRIVATE KEY-----",
             _AI,
@@ -111,36 +103,40 @@ _EXTRA: tuple[_Named, ...] = (
     ),
     (
         "JSON Web Token",
-        _rx(r"\beyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{2,}={0,2}\.[A-Za-z0-9_\-+/=]*", _A),
+        re.compile(
+            r"\beyJ[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{2,}={0,2}\.[A-Za-z0-9_\-+/=]*", _A
+        ),
     ),
-    ("JSON Web Token", _rx(r"\bZXlK[A-Za-z0-9+/]{40,}", _A)),
-    ("bearer token", _rx(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*", _A)),
+    ("JSON Web Token", re.compile(r"\bZXlK[A-Za-z0-9+/]{40,}", _A)),
+    ("bearer token", re.compile(r"\bBearer\s+[A-Za-z0-9._~+/-]{20,}=*", _A)),
     (
         "authorization header",
-        _rx(r"authorization[\"']?\s*[:=]\s*[\"']?(?:basic|token)\s+[A-Za-z0-9._~+/-]{8,}", _AI),
+        re.compile(
+            r"authorization[\"']?\s*[:=]\s*[\"']?(?:basic|token)\s+[A-Za-z0-9._~+/-]{8,}", _AI
+        ),
     ),
     (
         "password in URL",
-        _rx(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s:@]{3,}@", _AI),
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s:@]{3,}@", _AI),
     ),
-    ("password or secret assignment", _ASSIGNED),
+    ("password or secret assignment", _ASSIGNED_SECRET),
     (
         "Azure storage key",
-        _rx(r"AccountKey\s*=\s*[A-Za-z0-9+/=]{40,}|\b[\w~.]{3}\dQ~[\w~.-]{31,34}", _A),
+        re.compile(r"AccountKey\s*=\s*[A-Za-z0-9+/=]{40,}|\b[\w~.]{3}\dQ~[\w~.-]{31,34}", _A),
     ),
-    ("Twilio key", _rx(r"\bSK[0-9a-fA-F]{32}\b", _A)),
-    ("SendGrid key", _rx(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}", _A)),
-    ("Mailchimp key", _rx(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", _A)),
-    ("Mailgun key", _rx(r"\bkey-[0-9a-f]{32}\b", _A)),
-    ("Square token", _rx(r"\b(?:sq0atp|sq0csp)-[\w-]{22,}|\bEAAA[\w-]{60}", _A)),
-    ("Discord bot token", _rx(r"\b[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,}", _A)),
-    ("Telegram bot token", _rx(r"\b\d{8,10}:AA[\w-]{33}\b", _A)),
-    ("PyPI token", _rx(r"\bpypi-AgEIcHlwaS5vcmc[\w-]{50,}", _A)),
-    ("Artifactory token", _rx(r"\bAKCp[A-Za-z0-9]{60,}|\bcmVmd[A-Za-z0-9]{59}\b", _A)),
-    ("Vault token", _rx(r"\bhv[sb]\.[\w-]{90,}", _A)),
+    ("Twilio key", re.compile(r"\bSK[0-9a-fA-F]{32}\b", _A)),
+    ("SendGrid key", re.compile(r"\bSG\.[\w-]{16,32}\.[\w-]{16,64}", _A)),
+    ("Mailchimp key", re.compile(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", _A)),
+    ("Mailgun key", re.compile(r"\bkey-[0-9a-f]{32}\b", _A)),
+    ("Square token", re.compile(r"\b(?:sq0atp|sq0csp)-[\w-]{22,}|\bEAAA[\w-]{60}", _A)),
+    ("Discord bot token", re.compile(r"\b[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,}", _A)),
+    ("Telegram bot token", re.compile(r"\b\d{8,10}:AA[\w-]{33}\b", _A)),
+    ("PyPI token", re.compile(r"\bpypi-AgEIcHlwaS5vcmc[\w-]{50,}", _A)),
+    ("Artifactory token", re.compile(r"\bAKCp[A-Za-z0-9]{60,}|\bcmVmd[A-Za-z0-9]{59}\b", _A)),
+    ("Vault token", re.compile(r"\bhv[sb]\.[\w-]{90,}", _A)),
     (
         "service token",
-        _rx(
+        re.compile(
             r"\b(?:dop_v1_|doo_v1_|dor_v1_)[a-f0-9]{64}|\bdp\.pt\.[A-Za-z0-9]{43}"
             r"|\bdt0c01\.[A-Za-z0-9]{24}\.|\bdapi[a-f0-9]{32}\b|\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"
             r"|\blin_api_[A-Za-z0-9]{40}|\bntn_[0-9]{11}[A-Za-z0-9]{35}|\bpnu_[A-Za-z0-9]{36}"
@@ -159,34 +155,9 @@ _EXTRA: tuple[_Named, ...] = (
     ),
 )
 
-
-@functools.cache
-def _regex(source: _Source) -> re.Pattern[str]:
-    return re.compile(*source)
+STORE_PATTERNS: tuple[SecretPattern, ...] = (*REFERENCE_PATTERNS, *_EXTRA_PATTERNS)
 
 
-# Compiling the ~60 patterns costs ~9 ms, paid by every command that imports the store; most
-# (`coffer where`, `list`, `show`) never scan a text, so they compile on the first scan.
-@functools.cache
-def _reference() -> tuple[SecretPattern, ...]:
-    return tuple((label, _regex(source)) for label, source in _REFERENCE)
-
-
-@functools.cache
-def _store() -> tuple[SecretPattern, ...]:
-    return (*_reference(), *((label, _regex(source)) for label, source in _EXTRA))
-
-
-def __getattr__(name: str) -> tuple[SecretPattern, ...]:
-    # REFERENCE_PATTERNS and STORE_PATTERNS, compiled when first asked for (PEP 562).
-    if name == "REFERENCE_PATTERNS":
-        return _reference()
-    if name == "STORE_PATTERNS":
-        return _store()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@functools.cache
 def _literals() -> dict[re.Pattern[str], frozenset[str]]:
     """For each pattern, lowercase literals one of which every match contains.
 
@@ -242,26 +213,23 @@ def _literals() -> dict[re.Pattern[str], frozenset[str]]:
             *("flw", "duffel_", "shippo_", "sm_", "clojars_", "sgp_"),
         ),
     )
-    assert len(table) == len(_store())
+    assert len(table) == len(STORE_PATTERNS)
     return {
-        pattern: frozenset(literals) for (_, pattern), literals in zip(_store(), table, strict=True)
+        pattern: frozenset(literals)
+        for (_, pattern), literals in zip(STORE_PATTERNS, table, strict=True)
     }
 
 
-@functools.cache
-def _all_literals() -> tuple[str, ...]:
-    return tuple(sorted(set().union(*_literals().values())))
+_LITERALS = _literals()
+_ALL_LITERALS = tuple(sorted(set().union(*_LITERALS.values())))
 
 
-def find_secrets(text: str, patterns: Sequence[SecretPattern] | None = None) -> list[str]:
-    """Labels of the secret shapes found in ``text`` (by default with ``STORE_PATTERNS``),
-    in pattern order, without duplicates.
+def find_secrets(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> list[str]:
+    """Labels of the secret shapes found in ``text``, in pattern order, without duplicates.
 
     Only labels come back: callers must never echo the matched text.
     """
-    if patterns is None:
-        patterns = _store()
-    if patterns is _store() and len(text) <= _CACHED_LENGTH:
+    if patterns is STORE_PATTERNS and len(text) <= _CACHED_LENGTH:
         return list(_store_labels(text))
     return _find(text, patterns)
 
@@ -272,7 +240,7 @@ _CACHED_LENGTH = 8192
 
 @functools.lru_cache(maxsize=2048)
 def _store_labels(text: str) -> tuple[str, ...]:
-    return tuple(_find(text, _store()))
+    return tuple(_find(text, STORE_PATTERNS))
 
 
 def _find(text: str, patterns: Sequence[SecretPattern]) -> list[str]:
@@ -285,28 +253,24 @@ def _find(text: str, patterns: Sequence[SecretPattern]) -> list[str]:
 
 
 def find_secrets_any(
-    texts: Iterable[str], patterns: Sequence[SecretPattern] | None = None
+    texts: Iterable[str], patterns: Sequence[SecretPattern] = STORE_PATTERNS
 ) -> list[str]:
-    """Labels found in any of ``texts`` (each scanned on its own), in pattern order
-    (by default ``STORE_PATTERNS``)."""
-    if patterns is None:
-        patterns = _store()
-    literal_table, every_literal, assigned = _literals(), _all_literals(), _regex(_ASSIGNED)
+    """Labels found in any of ``texts`` (each scanned on its own), in pattern order."""
     listed = []
     for text in texts:
         lowered = text.lower()
         # Which literals occur, once per text (substring tests run in C); each pattern then
         # costs one set operation unless one of its literals is there.
-        listed.append((text, {lit for lit in every_literal if lit in lowered}))
+        listed.append((text, {lit for lit in _ALL_LITERALS if lit in lowered}))
     labels: list[str] = []
     for label, pattern in patterns:
         if label in labels:
             continue
-        literals = literal_table.get(pattern)
+        literals = _LITERALS.get(pattern)
         for text, present in listed:
             if literals and literals.isdisjoint(present):
                 continue
-            if pattern is assigned and not _assignment_near_keyword(text):
+            if pattern is _ASSIGNED_SECRET and not _assignment_near_keyword(text):
                 continue
             if pattern.search(text):
                 labels.append(label)
@@ -350,12 +314,12 @@ def visible(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
-def redact(text: str, patterns: Sequence[SecretPattern] | None = None) -> str:
+def redact(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> str:
     """``text`` with every secret-shaped span replaced by ``[redacted <label>]``.
 
     For messages that must name something (a file whose name holds a token): the reader can
     still tell which file is meant, and the credential is never printed or logged.
     """
-    for label, pattern in _store() if patterns is None else patterns:
+    for label, pattern in patterns:
         text = pattern.sub(f"[redacted {label}]", text)
     return text
