@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 import time
 from pathlib import Path
@@ -124,8 +125,6 @@ def rmdir(path: Path) -> None:
 def rmtree(path: Path) -> None:
     """Remove a directory coffer made (a staging copy); one counted change."""
     faults.step(f"rmtree {path}")
-    import shutil
-
     shutil.rmtree(path)
 
 
@@ -183,8 +182,6 @@ def move_dir(src: Path, dst: Path) -> None:
     if partial.exists():
         rmtree(partial)
     faults.step(f"copytree {src} {partial}")
-    import shutil
-
     shutil.copytree(src, partial, symlinks=True)
     rename(partial, dst)
     rmtree(src)
