@@ -31,6 +31,12 @@ def test_the_table_matches_the_typer_commands(words: tuple[str, ...]) -> None:
         assert name in options and options[name].is_flag, name  # type: ignore[attr-defined]
     arguments = [p for p in params if p.param_type_name == "argument"]
     assert len(arguments) == spec.args
+    # The other way round: an option added to the typer command must reach the table too,
+    # or the quick path would refuse it and every such call would pay typer's start-up.
+    # Only a command the quick path serves in one form (`watch --status`) may have more.
+    missing = {o for p in params if p.param_type_name == "option" for o in p.opts}
+    missing -= spec.options | {"--help"}
+    assert not missing or spec.required, sorted(missing)
     # What a missing project's error suggests depends on these.
     for key in ("--project", "--scope", "--global"):
         assert (key in spec.options) == (key in typer_app.options_of(list(words))), key
