@@ -39,6 +39,16 @@ class App:
             self._store = Store.from_environ(self.environ)
         return self._store
 
+    @property
+    def store_root(self) -> Path:
+        """Where the store is, without building a :class:`Store` (`coffer watch --status`
+        needs no more)."""
+        if self._store is not None:
+            return self._store.root
+        from coffer.store.paths import store_root
+
+        return store_root(self.environ)
+
     def adapters(self) -> Loaded:
         """The installed adapters, loaded once per process."""
         if self._loaded is None:

@@ -3,10 +3,9 @@
 Writes are atomic (temporary file in the same directory, fsync, rename, fsync of the
 directory), so a crash leaves either the old or the new content, never a torn file.
 
-A kill between creating the temporary file and renaming it leaves ``.coffer-tmp-<pid>-…``
-behind (a full copy of, say, ``AGENTS.md``). It is created 0600, and the next write into
-that directory removes coffer's own stale ones: those whose writer is gone, or that are
-older than a minute when the writer cannot be told (docs/adr/0018).
+A kill before the rename leaves ``.coffer-tmp-<pid>-…`` (a 0600 copy of, say, ``AGENTS.md``);
+the next write into that directory removes coffer's own stale ones: those whose writer is
+gone, or older than a minute when the writer cannot be told (docs/adr/0018).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import stat
 import time
 from pathlib import Path
@@ -124,6 +122,8 @@ def rmdir(path: Path) -> None:
 
 def rmtree(path: Path) -> None:
     """Remove a directory coffer made (a staging copy); one counted change."""
+    import shutil  # imports compression modules: ~3 ms that most commands never need
+
     faults.step(f"rmtree {path}")
     shutil.rmtree(path)
 
@@ -177,7 +177,8 @@ def move_dir(src: Path, dst: Path) -> None:
     except OSError as exc:
         if exc.errno != errno.EXDEV:
             raise
-    # Another file system: copy beside the destination, then rename it into place.
+    import shutil  # another file system: copy beside the destination, rename it into place
+
     partial = dst.with_name(dst.name + ".partial")
     if partial.exists():
         rmtree(partial)

@@ -202,9 +202,31 @@ def test_no_reachable_manager_says_how_to_run_the_watcher_and_journals_nothing(
 
     status = coffer("watch", "--status")
     assert status.returncode == 3
-    assert "service: none installed (`systemctl --user`: Failed to connect to bus" in status.stdout
+    # Nothing is installed: a file read says so, the manager is not asked (ADR 0023).
+    assert "service: no systemd user service installed (`coffer setup` installs one" in status.stdout
     assert "run it yourself: " in status.stdout and "nohup" in status.stdout
     assert coffer("setup", "--undo").returncode == 0
+
+
+def test_status_asks_the_manager_only_when_a_unit_file_exists_somewhere(
+    tmp_path: Path, sm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing installed: `watch --status` and `adapter list` read files, run no systemctl.
+    status = coffer("watch", "--status")
+    assert status.returncode == 3
+    assert "service: no systemd user service installed (`coffer setup` installs one" in (
+        status.stdout
+    )
+    assert "run it yourself: " in status.stdout
+    assert coffer("adapter", "list").returncode in (0, 1)
+    assert fake.calls(sm) == []
+    # A unit in another directory systemd reads (installed by hand): the manager is asked.
+    data_home = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(data_home))
+    (data_home / "systemd" / "user").mkdir(parents=True)
+    (data_home / "systemd" / "user" / UNIT).write_text("[Service]\nExecStart=/bin/true\n")
+    coffer("watch", "--status")
+    assert fake.calls(sm) == [SHOW]
 
 
 def test_no_systemctl_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 from coffer.app import App
 from coffer.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
 from coffer.secrets import redact
-from coffer.store.here import Here
-from coffer.store.store import Found, Scope, Store
-from coffer.store.views import entry_json
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
     from coffer.report import Report
+    from coffer.store.here import Here
+    from coffer.store.store import Found, Scope, Store
 
 # What typer's echo (click's) removes from text bound for a file or a pipe.
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
@@ -114,6 +113,8 @@ def _redacted(value: Any) -> Any:
 
 def found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
     """The shared entry view (coffer.store.views), redacted for printing."""
+    from coffer.store.views import entry_json
+
     redacted: dict[str, Any] = _redacted(entry_json(found, body=body, score=score))
     return redacted
 

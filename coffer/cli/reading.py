@@ -13,6 +13,7 @@ from typing import Any
 from coffer import fsutil
 from coffer.cli._out import (
     build_engine,
+    coffer_app,
     echo,
     emit_json,
     found_json,
@@ -21,11 +22,10 @@ from coffer.cli._out import (
     store,
 )
 from coffer.errors import NotAProjectError
-from coffer.report import plural
 from coffer.secrets import find_secrets, redact
-from coffer.store.entry import serialize
-from coffer.store.store import Found
-from coffer.store.views import tier_json
+
+# Each command imports what only it needs (the entry format, the shared views, the report's
+# wording): `coffer where` reads no entry (docs/adr/0023).
 
 
 def recall(
@@ -51,6 +51,9 @@ def recall(
 
 def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -> int:
     """List entries of the project and global tiers."""
+    from coffer.store.tier import Found
+    from coffer.store.views import tier_json
+
     s = store()
     tiers = s.tiers(here(project), scope(scope_value))
     rows = [(t, s.entries(t)) for t in tiers]
@@ -72,7 +75,7 @@ def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -
     name_w = max((len(name) for _, es in shown for name, _, _ in es), default=0)
     type_w = max((len(type_) for _, es in shown for _, type_, _ in es), default=0)
     for tier, entries in shown:
-        echo(f"{tier.label}: {plural(len(entries), 'entry', 'entries')}")
+        echo(f"{tier.label}: {len(entries)} {'entry' if len(entries) == 1 else 'entries'}")
         for name, type_, description in entries:
             echo(f"  {name:<{name_w}}  {type_:<{type_w}}  {description}".rstrip())
     return 0
@@ -80,6 +83,8 @@ def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -
 
 def show(name: str, scope_value: str | None, project: Path | None, as_json: bool) -> int:
     """Print one entry's file exactly as stored (its path and tier go to stderr)."""
+    from coffer.store.entry import serialize
+
     s = store()
     found = s.find(s.tiers(here(project), scope(scope_value)), name)
     if as_json:
@@ -232,7 +237,7 @@ def watch_status(as_json: bool) -> int:
     from coffer.setup import service_status as service
     from coffer.store import watch_state
 
-    root = store().root
+    root = coffer_app().store_root
     data = watch_state.read_status(root)
     data["service"] = service.status(root, os.environ)
     if as_json:

@@ -4,7 +4,6 @@ names the two there are)."""
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +44,8 @@ def runner(environ: Mapping[str, str]) -> Runner:
     """Run a command with ``environ``, never reading stdin, bounded in time."""
 
     def run(argv: Sequence[str]) -> Ran:
+        import subprocess  # only when a manager is really asked (not for a plain status)
+
         try:
             done = subprocess.run(
                 list(argv),
@@ -110,6 +111,12 @@ class Manager:
         raise NotImplementedError
 
     def after_remove(self) -> list[tuple[str, ...]]:
+        return []
+
+    def elsewhere(self) -> list[Path]:
+        """Other files the manager would load this service from (installed by hand or by
+        the system): when none exists and ours is absent, nothing is installed and the
+        status needs no call to the manager."""
         return []
 
     def side_dirs(self) -> list[Path]:

@@ -32,6 +32,10 @@ class Launchd(Manager):
     def path(self) -> Path:
         return self.home / "Library" / "LaunchAgents" / f"{LABEL}.plist"
 
+    def elsewhere(self) -> list[Path]:
+        # launchd.plist(5): agents for every user live in /Library/LaunchAgents.
+        return [Path("/Library/LaunchAgents") / f"{LABEL}.plist"]
+
     @property
     def log_file(self) -> Path:
         return self.home / "Library" / "Logs" / "coffer-watch.log"

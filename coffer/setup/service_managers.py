@@ -18,8 +18,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from coffer.setup.service_base import LABEL, UNIT, Manager, Ran, Runner, State, runner
-from coffer.setup.service_launchd import Launchd
 from coffer.store.paths import home_dir
+
+# The user unit directories systemd reads besides ours (systemd.unit(5), user mode), the
+# persistent ones: a coffer-watch unit there was installed by hand or by the system.
+_SYSTEM_UNIT_DIRS = (
+    "/etc/systemd/user",
+    "/etc/xdg/systemd/user",
+    "/usr/local/share/systemd/user",
+    "/usr/share/systemd/user",
+    "/usr/local/lib/systemd/user",
+    "/usr/lib/systemd/user",
+)
 
 # ---- systemd ------------------------------------------------------------------------------
 
@@ -114,6 +124,12 @@ class Systemd(Manager):
     def after_remove(self) -> list[tuple[str, ...]]:
         return [self._ctl("daemon-reload")]
 
+    def elsewhere(self) -> list[Path]:
+        data = self.environ.get("XDG_DATA_HOME", "").strip()
+        share = Path(data) if data and os.path.isabs(data) else self.home / ".local" / "share"
+        dirs = [share / "systemd" / "user", *map(Path, _SYSTEM_UNIT_DIRS)]
+        return [d / UNIT for d in dirs]
+
     def side_dirs(self) -> list[Path]:
         # `enable` links the unit into default.target.wants/; `disable` removes the link
         # but leaves the directory.
@@ -149,6 +165,8 @@ def find(environ: Mapping[str, str], platform: str | None = None) -> Manager | s
         cls: type[Manager] = Systemd
         exe_name = "systemctl"
     elif platform == "darwin":
+        from coffer.setup.service_launchd import Launchd
+
         cls, exe_name = Launchd, "launchctl"
     else:
         return f"coffer knows no service manager on {platform} (systemd on Linux, launchd on macOS)"
@@ -166,7 +184,11 @@ def by_kind(kind: str, environ: Mapping[str, str]) -> Manager | str:
     exe = shutil.which(exe_name, path=environ.get("PATH", os.defpath))
     if exe is None:
         return f"no `{exe_name}` on PATH"
-    return (Systemd if kind == "systemd" else Launchd)(os.path.abspath(exe), environ)
+    if kind == "systemd":
+        return Systemd(os.path.abspath(exe), environ)
+    from coffer.setup.service_launchd import Launchd
+
+    return Launchd(os.path.abspath(exe), environ)
 
 
 def default_log_file(environ: Mapping[str, str], platform: str | None = None) -> Path:
@@ -183,7 +205,6 @@ def default_log_file(environ: Mapping[str, str], platform: str | None = None) ->
 __all__ = [
     "LABEL",
     "UNIT",
-    "Launchd",
     "Manager",
     "Ran",
     "Runner",

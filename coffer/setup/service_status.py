@@ -7,12 +7,13 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coffer import fsutil
-from coffer.adapter import Launch
-from coffer.projection.journal import Journal, sha256
 from coffer.setup import service_managers as sm
+
+if TYPE_CHECKING:
+    from coffer.adapter import Launch
 
 
 def key(path: Path) -> str:
@@ -62,9 +63,17 @@ def status(
     }
     data = fsutil.read_bytes_or_none(m.path)
     if data is not None:
+        from coffer.projection.journal import Journal, sha256
+
         record = Journal(store_root).get(key(m.path))
         ours = record is not None and sha256(data) == record.get("after_sha256")
         info["file"] = "coffer" if ours else ("edited" if record else "other")
+    elif not any(p.exists() for p in m.elsewhere()):
+        # Nothing installed anywhere the manager looks: a file read says so, no need to
+        # start the manager's client (a session-start path must not pay for it).
+        info.update(reachable=None, enabled=False, active=False)
+        info["instead"] = run_yourself_here(store_root, environ, platform)
+        return info
     state = m.query(run or sm.runner(environ))
     if isinstance(state, str):
         info.update(reachable=False, problem=state)
@@ -91,6 +100,8 @@ def describe(info: Mapping[str, Any]) -> str:
         return f"no service manager ({info.get('problem')})"
     what = f"{info['manager']} {'user service' if info['manager'] == 'systemd' else 'agent'}"
     if info.get("file") == "absent":
+        if info.get("reachable") is None:
+            return f"no {what} installed (`coffer setup` installs one where the manager runs)"
         if not info.get("reachable"):
             return f"none installed ({info.get('problem')})"
         return f"no {what} installed (`coffer setup` installs one)"

@@ -8,7 +8,6 @@ legible when browsed by hand. Users see the root path and folder name, never onl
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -45,6 +44,8 @@ GLOBAL = ProjectInfo(GLOBAL_ID, "", "global", None, "")
 
 
 def now_iso() -> str:
+    import datetime as _dt  # writers only
+
     return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
 
 

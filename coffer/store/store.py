@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -28,9 +27,7 @@ from coffer.errors import (
     InvalidInputError,
     LockTimeoutError,
 )
-from coffer.store import identity, index, projects, search_cache, settings
-from coffer.store.entry import MAX_BODY_BYTES as MAX_BODY_BYTES
-from coffer.store.entry import TYPES, Entry, check_type, serialize
+from coffer.store import identity, projects, settings
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
 from coffer.store.tier import SCOPES as SCOPES
@@ -41,7 +38,15 @@ from coffer.store.tier import Tier as Tier
 from coffer.store.ulid import GLOBAL_ID
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from coffer.store.drafts import RememberOptions
+    from coffer.store.entry import Entry
+    from coffer.store.index import RenderedIndex
+    from coffer.store.search_cache import TierScan
+
+# The entry parser, the search cache (sqlite3) and the index are imported by the methods that
+# use them: `coffer where` and the session-start hook's checks never pay for them (ADR 0023).
 
 LOCK_TIMEOUT = 15.0
 _README = """\
@@ -170,6 +175,8 @@ class Store:
 
     @contextlib.contextmanager
     def _cache(self, tier: Tier) -> Iterator[sqlite3.Connection]:
+        from coffer.store import search_cache
+
         fsutil.ensure_dir(tier.base)
         conn = search_cache.open_cache(tier.base / "cache.sqlite")
         try:
@@ -179,14 +186,18 @@ class Store:
 
     # ---- reading -----------------------------------------------------------------------
 
-    def scan(self, tier: Tier) -> search_cache.TierScan:
+    def scan(self, tier: Tier) -> TierScan:
         """Entries and problem files of ``tier`` (empty for a tier never written)."""
+        from coffer.store import search_cache
+
         if not tier.dir.is_dir():
             return search_cache.TierScan((), ())
         with self._cache(tier) as conn:
             return search_cache.scan(conn, tier.dir)
 
     def entries(self, tier: Tier) -> list[Entry]:
+        from coffer.store import index
+
         return sorted(self.scan(tier).entries, key=index.priority)
 
     def find(self, tiers: Sequence[Tier], name: str) -> Found:
@@ -204,6 +215,8 @@ class Store:
             raise InvalidInputError("the query is empty")
         if limit < 1:
             raise InvalidInputError("--limit must be at least 1")
+        from coffer.store import search_cache
+
         found: list[Found] = []
         for tier in tiers:
             if not tier.dir.is_dir():
@@ -228,6 +241,7 @@ class Store:
     ) -> Saved:
         """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
         from coffer.store import drafts  # writers only: reads never pay for it
+        from coffer.store.entry import serialize
 
         d = drafts.draft(text, name, description, type, tier.scope)
         options = options or drafts.RememberOptions()
@@ -254,9 +268,11 @@ class Store:
         type: str | None = None,
     ) -> Saved:
         """Change an existing entry's body, description or type; keeps every other key."""
+        from coffer.store import drafts
+        from coffer.store.entry import check_type, serialize
+
         check_type(type)
         found = self._find_for_change(tier, name)
-        from coffer.store import drafts
 
         body, desc = drafts.revised_text(found.entry, text, description)
         with self.lock(tier):
@@ -303,7 +319,7 @@ class Store:
 
     # ---- the index ---------------------------------------------------------------------
 
-    def render_index(self, tier: Tier) -> tuple[index.RenderedIndex, bytes | None]:
+    def render_index(self, tier: Tier) -> tuple[RenderedIndex, bytes | None]:
         """What MEMORY.md should hold now, and what it holds."""
         from coffer.store import index_file
 
@@ -320,7 +336,3 @@ class Store:
             return False
         with self.lock(tier):
             return self._regenerate(tier)
-
-
-def types_help() -> str:
-    return " | ".join(TYPES)

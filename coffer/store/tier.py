@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from coffer.store.entry import Entry
-from coffer.store.projects import ProjectInfo
+if TYPE_CHECKING:
+    from coffer.store.entry import Entry
+    from coffer.store.projects import ProjectInfo
 
 Scope = Literal["project", "global"]
 SCOPES: tuple[Scope, ...] = ("project", "global")

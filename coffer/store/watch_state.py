@@ -18,8 +18,6 @@ from typing import Any
 
 from coffer import fsutil
 from coffer.errors import CofferError
-from coffer.report import plural
-from coffer.store.projects import now_iso
 
 # `coffer watch --status` when no daemon holds the lock; here, not in the daemon, so the
 # status check does not import the watcher (ADR 0023).
@@ -122,6 +120,8 @@ class Status:
 
 
 def write_status(store_root: Path, status: Status) -> None:
+    from coffer.store.projects import now_iso  # the daemon's writes only
+
     status.updated_at = now_iso()
     fsutil.ensure_dir(state_dir(store_root))
     text = json.dumps(status.to_json(), indent=2, ensure_ascii=False) + "\n"
@@ -167,6 +167,8 @@ def status_lines(data: Mapping[str, Any]) -> list[str]:
                 f"{data.get('stopped_at') or data.get('updated_at') or '?'}"
             )
     else:
+        from coffer.report import plural  # its dataclasses: only a running watcher needs it
+
         lines = [
             f"coffer watch: running (pid {data.get('pid')}) since {data.get('started_at', '?')}",
             f"store: {store}",

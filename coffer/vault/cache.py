@@ -50,6 +50,7 @@ RACY_NS = 2_000_000_000
 # an upgrade (or an edit in a development tree) invalidates every cached result.
 _CODE = (
     "coffer.secrets",
+    "coffer.secrets.patterns",
     "coffer.vault.document",
     "coffer.vault.ids",
     "coffer.vault.jscompat",

@@ -1,0 +1,133 @@
+"""The secret gate, shared by the canonical store and the vault (docs/adr/0018).
+
+The shapes live in :mod:`coffer.secrets.patterns` (``REFERENCE_PATTERNS``, the
+``ecc.memory.v1`` ones verbatim; ``STORE_PATTERNS``, the superset every coffer write and render
+goes through). Each is compiled the first time a text holds one of its literals, so a command
+that prints a few names pays for a few patterns, not 43.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+from coffer.secrets.patterns import ALL_LITERALS as _ALL_LITERALS
+from coffer.secrets.patterns import ASSIGNED_SECRET as _ASSIGNED_SECRET
+from coffer.secrets.patterns import LITERALS as _LITERALS
+from coffer.secrets.patterns import REFERENCE_PATTERNS as REFERENCE_PATTERNS
+from coffer.secrets.patterns import STORE_PATTERNS as STORE_PATTERNS
+from coffer.secrets.patterns import SecretPattern as SecretPattern
+
+
+def find_secrets(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> list[str]:
+    """Labels of the secret shapes found in ``text``, in pattern order, without duplicates.
+
+    Only labels come back: callers must never echo the matched text.
+    """
+    if patterns is STORE_PATTERNS and len(text) <= _CACHED_LENGTH:
+        return list(_store_labels(text))
+    return _find(text, patterns)
+
+
+# One projection gates each entry twice (its block, then MEMORY.md): remember short texts.
+_CACHED_LENGTH = 8192
+
+
+@functools.lru_cache(maxsize=2048)
+def _store_labels(text: str) -> tuple[str, ...]:
+    return tuple(_find(text, STORE_PATTERNS))
+
+
+def _find(text: str, patterns: Sequence[SecretPattern]) -> list[str]:
+    texts = [text]
+    if _INVISIBLE.search(text):
+        # A token split by a NUL, a zero-width or bidi character or a lone surrogate reads
+        # whole to an agent, and renderers drop some of these: scan it with them removed too.
+        texts.append(visible(text))
+    return find_secrets_any(texts, patterns)
+
+
+def find_secrets_any(
+    texts: Iterable[str], patterns: Sequence[SecretPattern] = STORE_PATTERNS
+) -> list[str]:
+    """Labels found in any of ``texts`` (each scanned on its own), in pattern order."""
+    listed = []
+    for text in texts:
+        # Which literals occur, once per text; each pattern then costs one set operation
+        # unless one of its literals is there.
+        listed.append((text, _present(text)))
+    labels: list[str] = []
+    for label, pattern in patterns:
+        if label in labels:
+            continue
+        literals = _LITERALS.get(pattern)
+        for text, present in listed:
+            if literals and literals.isdisjoint(present):
+                continue
+            if pattern is _ASSIGNED_SECRET and not _assignment_near_keyword(text):
+                continue
+            if pattern.search(text):
+                labels.append(label)
+                break
+    return labels
+
+
+_ASSIGN_WINDOW = re.compile(r"[=:]")
+
+
+def _assignment_near_keyword(text: str) -> bool:
+    """Whether some credential keyword is followed, within 40 characters, by ``=`` or ``:``.
+
+    The keyword pattern has no literal prefix, so ``re`` tries it at every position; this
+    finds the few places where it can match with plain substring searches first.
+    """
+    lowered = text.lower()
+    for keyword in ("passw", "secret", "token", "key", "credential", "creds"):
+        at = lowered.find(keyword)
+        while at >= 0:
+            if _ASSIGN_WINDOW.search(lowered, at, at + len(keyword) + 40):
+                return True
+            at = lowered.find(keyword, at + 1)
+    return False
+
+
+# C0/C1 controls other than TAB/LF/CR, format characters (zero-width, bidi, soft hyphen,
+# BOM) and surrogates: characters nobody sees.
+_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
+)
+
+
+def visible(text: str) -> str:
+    """``text`` without the characters nobody sees (see ``_INVISIBLE``) and other
+    format characters (Unicode category Cf)."""
+    text = _INVISIBLE.sub("", text)
+    if text.isascii():
+        return text
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
+
+
+def redact(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> str:
+    """``text`` with every secret-shaped span replaced by ``[redacted <label>]``.
+
+    For messages that must name something (a file whose name holds a token): the reader can
+    still tell which file is meant, and the credential is never printed or logged.
+    """
+    present = _present(text)
+    for label, pattern in patterns:
+        literals = _LITERALS.get(pattern)
+        if literals and literals.isdisjoint(present):
+            continue  # no match can lack all of its literals: skip compiling it
+        replaced = pattern.sub(f"[redacted {label}]", text)
+        if replaced != text:
+            text, present = replaced, _present(replaced)
+    return text
+
+
+def _present(text: str) -> set[str]:
+    """The screening literals that occur in ``text`` (substring tests run in C)."""
+    lowered = text.lower()
+    return {lit for lit in _ALL_LITERALS if lit in lowered}
