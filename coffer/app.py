@@ -54,7 +54,7 @@ class App:
         if self._loaded is None:
             from coffer import registry
 
-            self._loaded = registry.load_adapters()
+            self._loaded = registry.load_adapters(self.environ)
         return self._loaded
 
     def engine(self) -> Engine:

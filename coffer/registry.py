@@ -2,14 +2,24 @@
 
 A plugin that fails to import, or does not satisfy the contract, is reported and skipped:
 one broken third-party package must never stop coffer (docs/adr/0003).
+
+Reading the entry points costs ``importlib.metadata`` (with ``email``, ``zipfile`` and more)
+and a walk over every installed distribution: about four times a bare Python start. The
+group's entries are kept in the store's state directory, keyed by the modification time of
+every directory on the import path (installing or removing a distribution changes its
+``site-packages``), and read from there while that key holds (docs/adr/0023).
 """
 
 from __future__ import annotations
 
+import importlib
+import json
+import os
+import sys
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from coffer.adapter import Adapter, Features, Mode, SessionFramer, Wiring
 
@@ -40,6 +50,93 @@ class Loaded:
 
 
 T = TypeVar("T")
+
+_CACHE_NAME = "adapters.json"
+_CACHE_VERSION = 1
+# A directory changed this recently may change again within its timestamp's granularity
+# (2 s on FAT, 1 s on HFS+): a key taken now could miss that change, so none is kept.
+_RACY_SECONDS = 2.0
+
+
+class Plugin:
+    """One entry point of the group: what ``importlib.metadata.EntryPoint`` offers coffer."""
+
+    def __init__(self, name: str, value: str, dist: str) -> None:
+        self.name, self.value, self.dist_name = name, value, dist
+
+    def load(self) -> Any:
+        # The entry-point value syntax: ``module`` or ``module:attr.attr`` (extras ignored).
+        module, _, attrs = self.value.partition("[")[0].partition(":")
+        obj: Any = importlib.import_module(module.strip())
+        for attr in filter(None, attrs.strip().split(".")):
+            obj = getattr(obj, attr)
+        return obj
+
+
+def _path_key() -> tuple[list[list[Any]], float]:
+    """Every import-path directory with its mtime, and the newest of those mtimes."""
+    key: list[list[Any]] = [[sys.version, sys.executable]]
+    newest = 0.0
+    for path in sys.path:
+        try:
+            st = os.stat(path or ".")
+        except OSError:
+            continue
+        key.append([path, st.st_mtime_ns])
+        newest = max(newest, st.st_mtime)
+    return key, newest
+
+
+def _cache_file(environ: Mapping[str, str]) -> str | None:
+    from coffer.locations import known_store_root
+
+    root = known_store_root(environ)
+    # Only a store that exists gets a cache: listing adapters must not create one.
+    return os.path.join(root, "state", _CACHE_NAME) if root and os.path.isdir(root) else None
+
+
+def entry_points(group: str, environ: Mapping[str, str] | None = None) -> list[Plugin]:
+    """The group's entry points, from the cache while the import path is unchanged."""
+    where = _cache_file(os.environ if environ is None else environ)
+    key, newest = _path_key()
+    cached = _read_cache(where, group, key) if where else None
+    if cached is not None:
+        return cached
+    from importlib.metadata import entry_points as scan
+
+    found = [
+        Plugin(ep.name, ep.value, ep.dist.name if ep.dist is not None else "?")
+        for ep in scan(group=group)
+    ]
+    if where and time.time() - newest > _RACY_SECONDS:
+        _write_cache(where, group, key, found)
+    return found
+
+
+def _read_cache(where: str, group: str, key: list[list[Any]]) -> list[Plugin] | None:
+    try:
+        with open(where, encoding="utf-8") as f:
+            data = json.load(f)
+        if data.get("version") != _CACHE_VERSION or data.get("key") != key:
+            return None
+        return [Plugin(str(n), str(v), str(d)) for n, v, d in data["groups"][group]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # absent, stale or damaged: scan again
+
+
+def _write_cache(where: str, group: str, key: list[list[Any]], found: list[Plugin]) -> None:
+    from pathlib import Path
+
+    from coffer import fsutil
+    from coffer.errors import CofferError
+
+    entries = [[p.name, p.value, p.dist_name] for p in found]
+    data = {"version": _CACHE_VERSION, "key": key, "groups": {group: entries}}
+    try:
+        fsutil.ensure_dir(Path(where).parent)
+        fsutil.atomic_write_bytes(Path(where), json.dumps(data).encode())
+    except (OSError, CofferError):
+        pass  # a read-only store: no cache, the next run scans again
 
 
 def _harnesses(value: object) -> tuple[str, ...]:
@@ -97,14 +194,14 @@ def features(obj: object) -> Features:
     )
 
 
-def load_adapters() -> Loaded:
+def load_adapters(environ: Mapping[str, str] | None = None) -> Loaded:
     """Every installed adapter, by name, sorted."""
     found: dict[str, Adapter] = {}
     origins: dict[str, str] = {}
     errors: list[str] = []
     extras: dict[str, Features] = {}
-    for ep in entry_points(group=GROUP):
-        dist = ep.dist.name if ep.dist is not None else "?"
+    for ep in entry_points(GROUP, environ):
+        dist = ep.dist_name
         try:
             obj = ep.load()
         except Exception as exc:  # a plugin's bug must not become coffer's crash

@@ -399,10 +399,10 @@ def test_disabled_adapter_is_not_projected(repo, home):
 
 
 def test_broken_third_party_adapter_is_reported_and_skipped(repo, monkeypatch):
-    class EP:
+    class EP(registry.Plugin):
         def __init__(self, name, value, obj=None, exc=None):
-            self.name, self.value, self.obj, self.exc = name, value, obj, exc
-            self.dist = type("D", (), {"name": "thirdparty"})()
+            super().__init__(name, value, "thirdparty")
+            self.obj, self.exc = obj, exc
 
         def load(self):
             if self.exc:
@@ -414,7 +414,9 @@ def test_broken_third_party_adapter_is_reported_and_skipped(repo, monkeypatch):
         EP("half", "tp.half", obj=object()),
     ]
     original = registry.entry_points
-    monkeypatch.setattr(registry, "entry_points", lambda group: [*original(group=group), *eps])
+    monkeypatch.setattr(
+        registry, "entry_points", lambda group, environ=None: [*original(group, environ), *eps]
+    )
     loaded = registry.load_adapters()
     assert {"claude", "codex"} <= set(loaded.adapters)
     assert "boom" not in loaded.adapters and "half" not in loaded.adapters

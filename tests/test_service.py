@@ -203,7 +203,7 @@ def test_no_reachable_manager_says_how_to_run_the_watcher_and_journals_nothing(
     status = coffer("watch", "--status")
     assert status.returncode == 3
     # Nothing is installed: a file read says so, the manager is not asked (ADR 0023).
-    assert "service: no systemd user service installed (`coffer setup` installs one" in status.stdout
+    assert "service: no systemd user service installed" in status.stdout
     assert "run it yourself: " in status.stdout and "nohup" in status.stdout
     assert coffer("setup", "--undo").returncode == 0
 
