@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from coffer.cli import hook
 from coffer.cli._common import (
     ProjectOpt,
     build_engine,
@@ -20,9 +19,6 @@ from coffer.cli.typer_app import app
 from coffer.errors import InvalidInputError
 from coffer.store import settings as settings_mod
 from coffer.store.identity import in_git
-
-if TYPE_CHECKING:
-    pass
 
 GIT_BLOCK = ("hide", "commit")
 
@@ -74,6 +70,8 @@ def project(  # noqa: PLR0913 - typer declares each option as a parameter
     path: ProjectOpt = None,
 ) -> None:
     """Make every enabled agent see this project's and the global memory (idempotent)."""
+    from coffer.cli import hook  # the engine's front door: not for `coffer --help`
+
     run = hook.Run(project_path(path), quiet, dry_run, replace_edited, resume, for_agent, hook_)
     raise typer.Exit(hook.start(run, git_block))
 

@@ -15,6 +15,7 @@ from coffer.errors import CofferError, NotAProjectError
 app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     # --install-completion / --show-completion. They cost ~0.2 ms when the command tree is
     # built, and `coffer project` / `coffer vault` never build it (coffer.main dispatches
     # them first), so session starts do not pay even that (benchmarks/bench_cli.py).

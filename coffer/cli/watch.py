@@ -11,7 +11,7 @@ import typer
 from coffer.cli import reading
 from coffer.cli._common import JsonOpt, store
 from coffer.cli.typer_app import app
-from coffer.watch import daemon
+from coffer.store.watch_state import EXIT_NOT_RUNNING
 
 PollIntervalOpt = Annotated[
     float,
@@ -42,7 +42,7 @@ def watch(  # noqa: PLR0913 - typer declares each option as a parameter
         typer.Option(
             "--status",
             help="Say whether the daemon runs, since when, what it did and whether it is "
-            f"installed as a service; exit 0 if it runs, {daemon.EXIT_NOT_RUNNING} if not.",
+            f"installed as a service; exit 0 if it runs, {EXIT_NOT_RUNNING} if not.",
         ),
     ] = False,
     as_json: JsonOpt = False,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 from collections.abc import Mapping
@@ -26,6 +25,8 @@ def is_regular(st: os.stat_result | None) -> bool:
 
 def text_diff(path: Path, before: bytes | None, after: bytes | None) -> str:
     """A unified diff for --dry-run (binary-safe: undecodable bytes shown escaped)."""
+    import difflib  # dry runs only
+
     a = (before or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
     b = (after or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
     lines = difflib.unified_diff(

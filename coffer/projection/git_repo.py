@@ -8,10 +8,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess
 
 # Paths written into exclude/attributes as they are: nothing git would read as a glob,
 # quote or separator. Anything else is left visible to git and said so.
@@ -28,6 +31,8 @@ class Repo:
 
 def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
     """Run git in ``cwd``; None when git is not installed or could not run."""
+    import subprocess  # most runs read git's files and never start it
+
     git = shutil.which("git")
     if git is None:
         return None

@@ -18,8 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from coffer import fsutil
 from coffer.projection import dirbackup
 from coffer.projection.common import lstat_or_none
@@ -150,6 +148,8 @@ def plan_merge(native: Path, tier_dir: Path | None, taken_names: Iterable[str]) 
 def _renamed(data: bytes, filename: str, name: str) -> bytes:
     """``data`` with its frontmatter ``name`` set to ``name``, every other byte kept when
     the frontmatter allows it (else the entry is written out again)."""
+    import yaml  # only a merge that renames an entry needs it
+
     text = data.decode("utf-8")
     value = yaml.safe_dump({"name": name}, default_flow_style=False, width=10_000).strip()
     lines = text.splitlines(keepends=True)
