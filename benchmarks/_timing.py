@@ -22,6 +22,9 @@ def isolated_env(base: Path) -> dict[str, str]:
     home = base / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX", "ECC_"))}
+    # Users' installs carry compiled bytecode (pip compiles on install): a sandbox that sets
+    # PYTHONDONTWRITEBYTECODE would time every module being compiled from source instead.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(
         HOME=str(home),
         COFFER_HOME=str(base / "coffer-home"),
