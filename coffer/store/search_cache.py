@@ -16,6 +16,7 @@ import os
 import re
 import sqlite3
 import stat
+import zlib
 from collections import Counter
 from dataclasses import dataclass
 from operator import itemgetter
@@ -26,7 +27,7 @@ from coffer import fsutil
 from coffer.store.entry import Entry, EntryParseError, parse
 from coffer.store.index import INDEX_NAME
 
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 SYNC_BATCH = 1000  # files parsed per committed transaction
 # Entries are short notes (coffer writes at most 32 KiB of body); a bigger file is reported,
 # not read, so one hostile file cannot make every command read and index megabytes.
@@ -42,6 +43,7 @@ CREATE TABLE files (
 CREATE VIRTUAL TABLE fts USING fts5(
   name, description, body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Column weights for bm25(): a hit in the name or description says more than one in the body.
 _WEIGHTS = "8.0, 3.0, 1.0"
@@ -85,6 +87,7 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.execute("BEGIN IMMEDIATE")
         conn.execute("DROP TABLE IF EXISTS files")
         conn.execute("DROP TABLE IF EXISTS fts")
+        conn.execute("DROP TABLE IF EXISTS state")
         for stmt in _SCHEMA.strip().split(";\n"):
             if stmt.strip():
                 conn.execute(stmt)
@@ -166,9 +169,24 @@ def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None
         return None, str(exc)
 
 
+def _digest(listing: dict[str, os.stat_result]) -> str:
+    """One value for the listing, in directory order (another order only costs a full
+    compare): every name with the stat fields the cache keys on, two checksums and sizes."""
+    rows = [(n, st.st_ino, st.st_size, st.st_mtime_ns) for n, st in listing.items()]
+    data = repr(rows).encode("utf-8", "surrogateescape")
+    return f"{len(listing)}:{len(data)}:{zlib.crc32(data):08x}:{zlib.adler32(data):08x}"
+
+
 def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
-    """Bring the cache in line with the directory; return whether anything changed."""
+    """Bring the cache in line with the directory; return whether anything changed.
+
+    Each file's stat is compared with its row, unless the listing's digest is the one kept
+    after the last complete sync: then no row is read (at 10,000 entries, most of a recall).
+    """
     listing = _listing(tier_dir)
+    digest = _digest(listing)
+    if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
+        return False
     known = {
         row[0]: (row[1], row[2], row[3])
         for row in conn.execute("SELECT filename, ino, size, mtime_ns FROM files")
@@ -178,6 +196,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
         n for n, st in listing.items() if known.get(n) != (st.st_ino, st.st_size, st.st_mtime_ns)
     ]
     if not stale and not fresh:
+        _record(conn, digest)
         return False
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -212,11 +231,20 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
                     "INSERT INTO fts (rowid, name, description, body) VALUES (?,?,?,?)",
                     (cur.lastrowid, entry.name.replace("-", " "), entry.description, entry.body),
                 )
+        conn.execute(_RECORD_SQL, (digest,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     return True
+
+
+_RECORD_SQL = "INSERT OR REPLACE INTO state (key, value) VALUES ('listing', ?)"
+
+
+def _record(conn: sqlite3.Connection, digest: str) -> None:
+    with contextlib.suppress(sqlite3.OperationalError):  # busy or read-only: next time
+        conn.execute(_RECORD_SQL, (digest,))
 
 
 def _delete(conn: sqlite3.Connection, name: str) -> None:
