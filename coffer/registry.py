@@ -12,6 +12,7 @@ every directory on the import path (installing or removing a distribution change
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -125,18 +126,19 @@ def _read_cache(where: str, group: str, key: list[list[Any]]) -> list[Plugin] | 
 
 
 def _write_cache(where: str, group: str, key: list[list[Any]], found: list[Plugin]) -> None:
-    from pathlib import Path
-
-    from coffer import fsutil
-    from coffer.errors import CofferError
-
+    # A cache, not a change coffer makes: written beside itself and renamed, without the
+    # fsync and fault steps of coffer's journaled writes; a torn file just reads as stale.
     entries = [[p.name, p.value, p.dist_name] for p in found]
-    data = {"version": _CACHE_VERSION, "key": key, "groups": {group: entries}}
+    data = json.dumps({"version": _CACHE_VERSION, "key": key, "groups": {group: entries}})
+    tmp = f"{where}.{os.getpid()}.tmp"
     try:
-        fsutil.ensure_dir(Path(where).parent)
-        fsutil.atomic_write_bytes(Path(where), json.dumps(data).encode())
-    except (OSError, CofferError):
-        pass  # a read-only store: no cache, the next run scans again
+        os.makedirs(os.path.dirname(where), mode=0o700, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(tmp, where)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # a read-only store: no cache, the next run scans again
 
 
 def _harnesses(value: object) -> tuple[str, ...]:
