@@ -141,17 +141,15 @@ class Store:
 
     @contextlib.contextmanager
     def _lock(self, path: Path) -> Iterator[None]:
-        # filelock costs ~10 ms to import; only writers pay for it.
-        from filelock import FileLock, Timeout
+        from coffer.store import locking  # writers only
 
         wait = LOCK_TIMEOUT
         if self.wait_until is not None:
             wait = max(0.0, min(wait, self.wait_until - time.monotonic()))
-        lock = FileLock(str(path), timeout=wait, mode=0o600)
         try:
-            with lock:
+            with locking.exclusive(path, wait):
                 yield
-        except Timeout as exc:
+        except locking.Busy as exc:
             raise LockTimeoutError(
                 f"another coffer process has held {path} for {wait:.0f}s; try again"
             ) from exc
