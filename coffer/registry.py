@@ -125,6 +125,10 @@ def _read_cache(where: str, group: str, key: list[list[Any]]) -> list[Plugin] | 
         return None  # absent, stale or damaged: scan again
 
 
+def _private(path: str, flags: int) -> int:
+    return os.open(path, flags, 0o600)
+
+
 def _write_cache(where: str, group: str, key: list[list[Any]], found: list[Plugin]) -> None:
     # A cache, not a change coffer makes: written beside itself and renamed, without the
     # fsync and fault steps of coffer's journaled writes; a torn file just reads as stale.
@@ -133,7 +137,7 @@ def _write_cache(where: str, group: str, key: list[list[Any]], found: list[Plugi
     tmp = f"{where}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(where), mode=0o700, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8", opener=_private) as f:
             f.write(data)
         os.replace(tmp, where)
     except OSError:

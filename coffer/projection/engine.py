@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 
 from coffer.adapter import Target
 from coffer.errors import CofferError, InvalidInputError, LockTimeoutError
-from coffer.projection import kinds, moves, render_targets, unproject
+from coffer.projection import kinds, moves
 from coffer.projection.agents import AgentSet, BlockPlan, HandoffSource, Targets, block_title
 from coffer.projection.hook import Deadline
 from coffer.projection.kinds import Run
 from coffer.report import Problem, Report
 from coffer.store import projects, settings
-from coffer.store.here import Here
-from coffer.store.projects import ProjectInfo
-from coffer.store.store import Tier
 
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus
+    from coffer.store.here import Here
+    from coffer.store.projects import ProjectInfo
+    from coffer.store.store import Tier
 
 __all__ = ["BlockPlan", "Engine", "HandoffSource", "block_title"]
 
@@ -214,6 +214,8 @@ class Engine(AgentSet):
         return report
 
     def _refresh_block(self, run: Run, unit: kinds.BlockUnit) -> Report:
+        from coffer.projection import render_targets
+
         file, report = unit[0], Report()
         state, _ = render_targets.state(file, None)
         if state == "missing":  # journaled, so coffer wrote it and someone removed it
@@ -244,6 +246,8 @@ class Engine(AgentSet):
         force: bool = False,
     ) -> Report:
         """Undo exactly what the journal records. Refused paths stay in the journal."""
+        from coffer.projection import unproject  # with the orphan sweep and git's files
+
         choice = unproject.Choice(set(agents), global_, all_, dry_run, force)
         here = self.store.here(at) if at is not None else None
         if dry_run:

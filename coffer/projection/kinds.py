@@ -13,29 +13,27 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from coffer import fsutil
 from coffer.adapter import Context, Mode, NativeMemory
 from coffer.errors import CofferError, JournalError
-from coffer.projection import (
-    block_content,
-    gitside,
-    native_memory,
-    render_targets,
-    render_undo,
-    symlink_merge,
-    symlink_targets,
-)
-from coffer.projection.agents import AgentSet, Reader
 from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
 from coffer.report import Change, Problem, Report
-from coffer.store.entry import Entry
-from coffer.store.store import Tier
+
+if TYPE_CHECKING:
+    from coffer.projection import render_targets
+    from coffer.projection.agents import AgentSet, Reader
+    from coffer.store.entry import Entry
+    from coffer.store.store import Tier
+
+# Each kind imports the modules that do its work when it first does it: `coffer adapter
+# list` audits (render_targets, block_content, symlink_targets) and never loads the git
+# side, the merge of native memories or the undo planners (docs/adr/0023).
 
 U = TypeVar("U", contravariant=True)
 R = TypeVar("R", contravariant=True)
-BlockUnit = tuple[Path, Sequence[Reader]]  # one file and the adapters reading its block
+BlockUnit = tuple[Path, Sequence["Reader"]]  # one file and the adapters reading its block
 NativeUnit = tuple[str, NativeMemory]  # an adapter and its own memory
 
 
@@ -82,6 +80,8 @@ class Blocks:
     """RENDER: one managed block per file, shared by every adapter reading the file."""
 
     def job(self, run: Run, unit: BlockUnit) -> render_targets.BlockJob | str:
+        from coffer.projection import render_targets
+
         file, items = unit
         plan = run.agents.block_plan(run.ctx, items, run.tiers)
         if isinstance(plan, str):
@@ -99,6 +99,8 @@ class Blocks:
         )
 
     def establish(self, run: Run, unit: BlockUnit) -> Report:
+        from coffer.projection import gitside, render_targets
+
         job, journal, file = self.job(run, unit), run.agents.journal, unit[0]
         if isinstance(job, str):
             report = Report()
@@ -119,6 +121,8 @@ class Blocks:
         return report
 
     def undo(self, undo: Undo, record: BlockRecord) -> Report:
+        from coffer.projection import gitside, render_undo
+
         journal = undo.agents.journal
         planned = render_undo.plan_undo(record, force=undo.force)
         report = planned.report if undo.dry_run else render_undo.apply_undo(journal, planned)
@@ -129,6 +133,8 @@ class Blocks:
 
     def state(self, run: Run, unit: BlockUnit) -> tuple[str, str]:
         """Judged against exactly what `coffer project` would write for the file."""
+        from coffer.projection import block_content, render_targets
+
         job = self.job(run, unit)
         if isinstance(job, str):
             return "drifted", job
@@ -143,6 +149,8 @@ class Links:
     """SYMLINK: an agent's memory directory becomes a link to a tier directory."""
 
     def establish(self, run: Run, unit: Reader) -> Report:
+        from coffer.projection import symlink_merge, symlink_targets
+
         name, target = unit
         tier, journal = run.tiers.get(target.tier), run.agents.journal
         if tier is None:  # dry run of a project coffer has never seen
@@ -162,9 +170,13 @@ class Links:
         return report
 
     def undo(self, undo: Undo, record: LinkRecord) -> Report:
+        from coffer.projection import symlink_targets
+
         return symlink_targets.undo(undo.agents.journal, record, dry_run=undo.dry_run)
 
     def state(self, run: Run, unit: Reader) -> tuple[str, str]:
+        from coffer.projection import symlink_targets
+
         tier = run.tiers.get(unit[1].tier)
         if tier is None:
             return "missing", "the project has no store yet; run `coffer project`"
@@ -175,6 +187,8 @@ class Natives:
     """An agent's own memory: imported into the global tier, then switched off."""
 
     def establish(self, run: Run, unit: NativeUnit) -> Report:
+        from coffer.projection import native_memory
+
         name, native = unit
         gtier, agents = run.tiers["global"], run.agents
         assert gtier is not None  # the global tier always exists, if only on paper
@@ -192,6 +206,8 @@ class Natives:
         return report
 
     def undo(self, undo: Undo, record: NativeRecord) -> Report:
+        from coffer.projection import native_memory
+
         agents = undo.agents
         adapter = agents.loaded.adapters.get(record.adapters[0])
         native = adapter.native_memory(agents.context(None)) if adapter is not None else None
@@ -202,6 +218,8 @@ class Natives:
 
     def state(self, run: Run, unit: NativeUnit) -> tuple[str, str]:
         """ "on", "off", or "off (turned off by coffer)"."""
+        from coffer.projection import native_memory
+
         name, native = unit
         try:  # through a dotfile manager's link, as `coffer project` edits it
             config: bytes | None = fsutil.edit_target(native.config).read_bytes()
