@@ -188,6 +188,27 @@ def _split(text: str) -> tuple[str | None, str]:
     raise EntryParseError("frontmatter starts with '---' but has no closing '---' line")
 
 
+def _yaml_front(front: str) -> dict[str, Any]:
+    """Frontmatter beyond the simple shape (coffer.store.frontmatter), through PyYAML."""
+    import yaml
+
+    try:
+        _refuse_aliases(front)
+        loaded = yaml.load(front, Loader=_loader())  # noqa: S506 - a safe loader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
+        raise EntryParseError(f"frontmatter is not valid YAML{where}") from None
+    except EntryParseError:
+        raise
+    except (RecursionError, MemoryError, OverflowError, ValueError) as exc:
+        # Deep nesting and absurd scalars fail inside the loader, not as YAMLError.
+        raise EntryParseError(f"frontmatter cannot be loaded ({type(exc).__name__})") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise EntryParseError("frontmatter is not a mapping of keys to values")
+    return {str(k): v for k, v in (loaded or {}).items()}
+
+
 def parse(text: str, filename: str) -> Entry:
     """Parse an entry file's text. Raises EntryParseError for files that cannot be entries."""
     stem = filename[:-3] if filename.endswith(".md") else filename
@@ -198,23 +219,9 @@ def parse(text: str, filename: str) -> Entry:
             f"frontmatter is {len(front)} characters; entries allow at most {MAX_FRONTMATTER}"
         )
     if front is not None and front.strip():
-        import yaml
+        from coffer.store.frontmatter import simple
 
-        try:
-            _refuse_aliases(front)
-            loaded = yaml.load(front, Loader=_loader())  # noqa: S506 - a safe loader subclass
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" (frontmatter line {mark.line + 2})" if mark is not None else ""
-            raise EntryParseError(f"frontmatter is not valid YAML{where}") from None
-        except EntryParseError:
-            raise
-        except (RecursionError, MemoryError, OverflowError, ValueError) as exc:
-            # Deep nesting and absurd scalars fail inside the loader, not as YAMLError.
-            raise EntryParseError(f"frontmatter cannot be loaded ({type(exc).__name__})") from None
-        if loaded is not None and not isinstance(loaded, dict):
-            raise EntryParseError("frontmatter is not a mapping of keys to values")
-        data = {str(k): v for k, v in (loaded or {}).items()}
+        data = simple(front) or _yaml_front(front)
     # Renderers drop NULs and lone surrogates; dropping them here means the secret gate
     # sees exactly the text that can reach a rendered file.
     body = body.lstrip("\r\n").replace("\x00", "")
