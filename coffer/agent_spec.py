@@ -106,15 +106,7 @@ class AgentSpec:
     env_names: tuple[str, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
-        names = [self.config.env] if self.config.env else []
-        for tier in (self.project, self.global_):
-            if isinstance(tier, Render):
-                names += [*tier.off_env, *_candidate_env(tier)]
-        paths = [
-            _path(f) for t in (self.project, self.global_) if isinstance(t, Render) for f in t.files
-        ]
-        names += ["XDG_CONFIG_HOME"] if any("$XDG_CONFIG_HOME" in p for p in paths) else []
-        object.__setattr__(self, "env_names", tuple(dict.fromkeys(names)))
+        object.__setattr__(self, "env_names", _env_names(self))
 
     # ---- the contract ----------------------------------------------------------------
 
@@ -236,17 +228,28 @@ def resolve(template: str, ctx: Context, config: Path | None) -> Path | None:
     return base / rest if rest else base
 
 
+def _env_names(spec: AgentSpec) -> tuple[str, ...]:
+    """Every environment variable the spec's paths depend on, in a stable order."""
+    names = [spec.config.env] if spec.config.env else []
+    templates = [spec.config.default, *spec.installed]
+    for tier in (spec.project, spec.global_):
+        if isinstance(tier, Render):
+            names += [
+                *tier.off_env,
+                *(v for f in tier.files if isinstance(f, Candidate) for v in f.unless),
+            ]
+            templates += [_path(f) for f in tier.files]
+    for template in templates:
+        head = template.partition("/")[0]
+        if head == "$XDG_CONFIG_HOME":
+            names.append("XDG_CONFIG_HOME")
+        elif head.startswith("${"):
+            names.append(head[2:-1])
+    return tuple(dict.fromkeys(names))
+
+
 def _path(item: str | Candidate) -> str:
     return item.path if isinstance(item, Candidate) else item
-
-
-def _candidate_env(render: Render) -> list[str]:
-    names = [v for f in render.files if isinstance(f, Candidate) for v in f.unless]
-    for item in render.files:
-        head = _path(item).partition("/")[0]
-        if head.startswith("${"):
-            names.append(head[2:-1])
-    return names
 
 
 def _must(path: Path | None, what: str) -> Path:
