@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-# How a fact was established, the status values of shared/reference/agents-more.md:
+# How a fact was established, the status values of the reference runs:
 # Run = seen in a captured request or in files the agent wrote; Code = read in the shipped
 # package; Docs = the agent's own documentation; Inferred = reasoned from the others.
 How = Literal["Run", "Code", "Docs", "Inferred"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, Load
 from coffer.agent_spec import AgentSpec, Nothing, Place
 
-_RUN = "shared/reference/agents-more.md: capture run of aider-chat (PyPI)"
+_RUN = "capture run of aider-chat (PyPI): one offline request to a local recording server"
 
 SPEC = AgentSpec(
     name="aider",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
 
-_RUN = "shared/reference/agents-more.md: capture run of cline (npm)"
+_RUN = "capture run of cline (npm): one offline request to a local recording server"
 
 SPEC = AgentSpec(
     name="cline",

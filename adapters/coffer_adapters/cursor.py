@@ -10,7 +10,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 
-_DOCS = "https://www.cursor.com/docs/rules (shared/reference/agents.md)"
+_DOCS = "https://www.cursor.com/docs/rules"
 
 SPEC = AgentSpec(
     name="cursor",

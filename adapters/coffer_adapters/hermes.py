@@ -25,7 +25,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 
-_RUN = "shared/reference/agents-more.md: capture run of hermes-agent (PyPI)"
+_RUN = "capture run of hermes-agent (PyPI): one offline request to a local recording server"
 _DOCS = "hermes-agent.nousresearch.com/docs/user-guide/features/context-files, personality"
 _CAP = Cap(20_000, "chars", keeps="head 70% + tail 20%")
 _OWN = ("{root}/.hermes.md", "{root}/HERMES.md")

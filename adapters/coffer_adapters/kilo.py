@@ -15,7 +15,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Candidate, Place, Render
 
-_RUN = "shared/reference/agents-more.md: capture run of @kilocode/cli"
+_RUN = "capture run of @kilocode/cli: one offline request to a local recording server"
 _CLAUDE = Candidate("~/.claude/CLAUDE.md", unless=("KILO_DISABLE_CLAUDE_CODE_PROMPT",))
 
 SPEC = AgentSpec(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Cap, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 
-_RUN = "shared/reference/agents-more.md: capture run of kimi-cli (PyPI)"
+_RUN = "capture run of kimi-cli (PyPI): one offline request to a local recording server"
 _BUDGET = 32 * 1024
 _CAP = Cap(_BUDGET, "bytes", "total", keeps="leaf files first: the root file is cut first")
 

@@ -24,7 +24,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Place, Render
 
-_RUN = "shared/reference/agents-more.md: capture run of openclaw (npm)"
+_RUN = "capture run of openclaw (npm): one offline request to a local recording server"
 _DOCS = "docs.openclaw.ai (uninstall: ${OPENCLAW_STATE_DIR:-$HOME/.openclaw})"
 _PER_FILE = 20_000  # characters; a byte budget of the same number is never more
 _CAPS = (Cap(_PER_FILE, "chars"), Cap(60_000, "chars", "total"))

@@ -14,7 +14,7 @@ from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Candidate, Place, Render
 
 _NO_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")
-_RUN = "shared/reference/agents.md and agents-more.md (capture runs)"
+_RUN = "capture runs of opencode-ai: offline requests to a local recording server"
 
 SPEC = AgentSpec(
     name="opencode",

@@ -13,7 +13,9 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load
 from coffer.agent_spec import AgentSpec, Place, Render
 
-_RUN = "shared/reference/agents-more.md: capture run of @mariozechner/pi-coding-agent"
+_RUN = (
+    "capture run of @mariozechner/pi-coding-agent: one offline request to a local recording server"
+)
 _NAMES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 
 SPEC = AgentSpec(

@@ -23,7 +23,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Place, Render
 
-_RUN = "shared/reference/agents-more.md: capture run of @qwen-code/qwen-code"
+_RUN = "capture run of @qwen-code/qwen-code: one offline request to a local recording server"
 
 SPEC = AgentSpec(
     name="qwen",

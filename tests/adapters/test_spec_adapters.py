@@ -1,6 +1,6 @@
 """The declarative adapters (coffer_adapters/*.py built from an AgentSpec): each passes the
 conformance kit, each keeps the facts it was checked against, and each says what it writes
-for the files its agent really loads (shared/reference/agents-more.md)."""
+for the files its agent really loads (captured from each agent by real runs)."""
 
 from __future__ import annotations
 
