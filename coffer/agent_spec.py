@@ -23,7 +23,6 @@ forgotten. Names no agent; building a spec does no I/O.
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,7 +119,7 @@ class AgentSpec:
             return True
         for template in self.installed:
             path = resolve(template, ctx, self.config_dir(ctx))
-            if path is not None and (glob.glob(str(path)) if "*" in path.name else path.exists()):
+            if path is not None and _exists(path):
                 return True
         return any(on_path(ctx, exe) for exe in self.executables)
 
@@ -246,6 +245,14 @@ def _env_names(spec: AgentSpec) -> tuple[str, ...]:
         elif head.startswith("${"):
             names.append(head[2:-1])
     return tuple(dict.fromkeys(names))
+
+
+def _exists(path: Path) -> bool:
+    if "*" not in path.name:
+        return path.exists()
+    import glob  # only for the few specs detected by an editor extension's directory
+
+    return bool(glob.glob(str(path)))
 
 
 def _path(item: str | Candidate) -> str:
