@@ -1,5 +1,5 @@
 """What an agent loads at session start, as data: the facts an adapter records beside its
-targets, for `coffer explain` (issue 12 §5) and for the reader of the adapter.
+targets, for the planned explain command (issue 12 §5) and for the reader of the adapter.
 
 An adapter's optional ``FACTS`` member is one :class:`AgentFacts`. Nothing here acts: the
 targets say what coffer writes; these say what the agent reads, in which order, what caps

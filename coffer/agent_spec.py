@@ -172,7 +172,8 @@ class AgentSpec:
         # ``create`` counts only while it applies (not switched off by an ``unless``)
         create = resolve(how.create, ctx, config) if how.create else None
         create = create if create in choices else None
-        chosen = next((p for p in choices if p.exists()), None)
+        # a file, not a directory of the same name (Cline's .clinerules can be either)
+        chosen = next((p for p in choices if p.is_file()), None)
         path = chosen or create or (choices[0] if choices else None)
         path = _must(path, str(how.files))
         off = [v for v in how.off_env if ctx.environ.get(v)]

@@ -189,3 +189,49 @@ def test_cline_and_vibe(tmp_path) -> None:
     assert paths(vibe, ctx)["global"] == ctx.home / ".vibe" / "AGENTS.md"
     moved = ctx_for(tmp_path, {"VIBE_HOME": str(tmp_path / "v")})
     assert paths(vibe, moved)["global"] == tmp_path / "v" / "AGENTS.md"
+
+
+def test_zed_renders_into_the_one_rules_file_it_reads(tmp_path) -> None:
+    from coffer_adapters import zed
+
+    ctx = ctx_for(tmp_path)
+    assert ctx.project is not None
+    by_tier = {t.tier: t for t in zed.targets(ctx)}
+    assert by_tier["project"].path == ctx.project / "AGENTS.md"
+    assert by_tier["global"].mode is Mode.NONE
+    (ctx.project / ".clinerules").mkdir()  # a directory: Zed reads files only
+    assert paths(zed, ctx)["project"] == ctx.project / "AGENTS.md"
+    (ctx.project / ".cursorrules").write_text("rules\n")
+    project = next(t for t in zed.targets(ctx) if t.tier == "project")
+    assert project.path == ctx.project / ".cursorrules"
+    assert ".cursorrules exists, so Zed reads it instead of AGENTS.md" in project.note
+
+
+def test_second_batch_targets(tmp_path) -> None:
+    from coffer_adapters import amp, copilot, crush, droid, goose, kiro, windsurf
+
+    ctx = ctx_for(tmp_path)
+    assert ctx.project is not None
+    home = ctx.home
+    assert paths(goose, ctx)["global"] == home / ".config" / "goose" / ".goosehints"
+    assert {t.tier: t.mode for t in crush.targets(ctx)}["global"] is Mode.NONE
+    glob_ = next(t for t in windsurf.targets(ctx) if t.tier == "global")
+    assert glob_.path == home / ".codeium/windsurf/memories/global_rules.md"
+    assert glob_.max_bytes == 6_000
+    assert paths(droid, ctx)["global"] == home / ".factory" / "AGENTS.md"
+    assert paths(kiro, ctx)["global"] == home / ".kiro" / "steering" / "AGENTS.md"
+    assert paths(copilot, ctx)["global"] == home / ".copilot" / "copilot-instructions.md"
+    assert paths(amp, ctx)["global"] == home / ".config" / "amp" / "AGENTS.md"
+    (ctx.project / "AGENT.md").write_text("legacy name\n")
+    assert paths(amp, ctx)["project"] == ctx.project / "AGENT.md"
+    for module in (goose, crush, windsurf, droid, kiro, copilot):
+        assert paths(module, ctx)["project"] == ctx.project / "AGENTS.md", module.NAME
+
+
+def test_copilot_is_detected_by_its_vs_code_extension(tmp_path) -> None:
+    from coffer_adapters import copilot
+
+    ctx = ctx_for(tmp_path)
+    assert not copilot.detect(ctx)
+    (ctx.home / ".vscode" / "extensions" / "github.copilot-chat-0.40.0").mkdir(parents=True)
+    assert copilot.detect(ctx)
