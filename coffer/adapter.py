@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from coffer.agent_facts import AgentFacts
+
 TierName = Literal["project", "global"]
 
 
@@ -118,6 +120,9 @@ class Adapter(Protocol):
 #   adds to the model's context whole (default coffer.projection.session_context.DEFAULT_LIMIT);
 # - session_context(text) -> str: what the hook must print for the agent to add ``text``
 #   to the model's context (default: ``text`` itself, as plain stdout);
+# - FACTS: coffer.agent_facts.AgentFacts, what the agent loads at session start (files in
+#   order, caps, shadowing, its own memory, MCP config, hooks) and the versions each fact was
+#   checked against; read by nothing that writes (docs/adr/0027);
 # - MODES: accepted from adapters written before 0.2 (a mapping of tier to Mode), never read:
 #   the modes come from targets().
 
@@ -142,6 +147,7 @@ class Features:
     wiring: Wiring | None = None
     session_context: SessionFramer | None = None
     session_context_limit: int | None = None
+    facts: AgentFacts | None = None
 
 
 # A project that is never read or written: modes() asks targets() what a project would get.

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from coffer.adapter import Adapter, Features, Mode, SessionFramer, Wiring
+from coffer.agent_facts import AgentFacts
 
 GROUP = "coffer.adapters"
 _REQUIRED = ("NAME", "detect", "targets", "native_memory", "inputs")
@@ -169,6 +170,12 @@ def _limit(value: object) -> int:
     return value
 
 
+def _facts(value: object) -> AgentFacts:
+    if not isinstance(value, AgentFacts):
+        raise ContractError("FACTS must be a coffer.agent_facts.AgentFacts")
+    return value
+
+
 def _modes(value: object) -> None:
     # Read by nothing any more (the modes come from targets), but a declared table must
     # still be one, as when coffer read it.
@@ -197,6 +204,7 @@ def features(obj: object) -> Features:
         wiring=_optional(obj, "wiring", _wiring, None),
         session_context=_optional(obj, "session_context", _framer, None),
         session_context_limit=_optional(obj, "SESSION_CONTEXT_LIMIT", _limit, None),
+        facts=_optional(obj, "FACTS", _facts, None),
     )
 
 

@@ -28,6 +28,16 @@ _CLEARED = (
     "ECC_MEMORY_ALLOW_USER_SCOPE",
     "GIT_DIR",
     "GIT_WORK_TREE",
+    # the config directories of the declarative adapters (coffer_adapters/*.py SPEC)
+    "PI_CODING_AGENT_DIR",
+    "CLINE_DIR",
+    "OPENCLAW_STATE_DIR",
+    "HERMES_HOME",
+    "KIMI_SHARE_DIR",
+    "VIBE_HOME",
+    "KILO_CONFIG_DIR",
+    "KILO_DISABLE_PROJECT_CONFIG",
+    "KILO_DISABLE_CLAUDE_CODE_PROMPT",
 )
 
 

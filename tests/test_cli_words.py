@@ -168,7 +168,10 @@ def test_outside_git_the_hints_name_init_and_real_options(tmp_path: Path) -> Non
 
 def test_one_list_of_agent_names_in_every_unknown_agent_message(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    known = "known agents: claude, codex, cursor, gemini, opencode"
+    from coffer import registry
+
+    # every installed adapter, in the registry's order (the list grows with each new agent)
+    known = "known agents: " + ", ".join(registry.load_adapters().adapters)
     for args in (
         ["setup", "--agent", "vim"],
         ["unproject", "--agent", "vim"],
@@ -321,7 +324,7 @@ def test_shell_completion_is_on(fake_home: Path) -> None:
     assert complete("coffer list --scope ") == ["project", "global"]
     assert complete("coffer remember x --type f") == ["feedback"]
     assert set(complete("coffer setup --agent ")) >= {"claude", "codex"}
-    assert complete("coffer adapter enable cl") == ["claude"]
+    assert complete("coffer adapter enable cl") == ["claude", "cline"]
     assert "handoff" in complete("coffer vault ")
 
 

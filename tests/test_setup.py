@@ -335,7 +335,9 @@ def test_absent_agents_are_skipped_unless_named(home: Path) -> None:
 
     unknown = coffer("setup", "--agent", "vim")
     assert unknown.returncode == 2  # a usage error
-    known = "claude, codex, cursor, gemini, opencode"
+    from coffer import registry
+
+    known = ", ".join(registry.load_adapters().adapters)  # grows with every new agent
     assert f"unknown agent vim; known agents: {known}" in unknown.stderr
 
     forced = coffer("setup", "--yes", "--agent", "codex")

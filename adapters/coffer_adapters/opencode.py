@@ -10,44 +10,40 @@ that is ``~/.claude/CLAUDE.md``. OpenCode has no memory of its own to switch off
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.agent_spec import AgentSpec, Candidate, Place, Render
 
-from coffer.adapter import Context, Mode, Target, no_native_memory
-from coffer.adapter_helpers import detected_by, per_tier, xdg_config
-
-NAME = "opencode"
-native_memory = no_native_memory
 _NO_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")
+_RUN = "capture runs of opencode-ai: offline requests to a local recording server"
 
-
-def config_dir(ctx: Context) -> Path:
-    return xdg_config(ctx) / "opencode"
-
-
-detect = detected_by(config_dir, "opencode")
-
-
-def _global_file(ctx: Context) -> Path:
-    own = config_dir(ctx) / "AGENTS.md"
-    if own.exists() or any(ctx.environ.get(v) for v in _NO_CLAUDE):
-        return own
-    return ctx.home / ".claude" / "CLAUDE.md"
-
-
-def _project(root: Path) -> Target:
-    note = ""
-    if not (root / "AGENTS.md").exists() and (root / "CLAUDE.md").exists():
-        note = (
-            "once AGENTS.md exists OpenCode reads it instead of this project's "
-            "CLAUDE.md; move shared instructions into AGENTS.md"
-        )
-    return Target("project", Mode.RENDER, root / "AGENTS.md", note=note)
-
-
-def targets(ctx: Context) -> Sequence[Target]:
-    return per_tier(ctx, _project, Target("global", Mode.RENDER, _global_file(ctx)))
-
-
-def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
-    return ("XDG_CONFIG_HOME", *_NO_CLAUDE), [config_dir(ctx) / "AGENTS.md"]
+SPEC = AgentSpec(
+    name="opencode",
+    config=Place("$XDG_CONFIG_HOME/opencode"),
+    executables=("opencode",),
+    project=Render(("{root}/AGENTS.md",), displaces=("CLAUDE.md", "CONTEXT.md")),
+    global_=Render(
+        ("{config}/AGENTS.md", Candidate("~/.claude/CLAUDE.md", unless=_NO_CLAUDE)),
+        create="~/.claude/CLAUDE.md",  # creating its own file would hide the user's CLAUDE.md
+    ),
+    facts=AgentFacts(
+        title="OpenCode",
+        loads=(
+            Load("{config}/AGENTS.md", "global"),
+            Load("~/.claude/CLAUDE.md", "global", shadowed_by=("{config}/AGENTS.md",)),
+            Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root"),
+            Load("{cwd}/CLAUDE.md", "project", "cwd-up-to-root", shadowed_by=("AGENTS.md",)),
+            Load(
+                "{cwd}/CONTEXT.md",
+                "project",
+                "cwd-up-to-root",
+                shadowed_by=("AGENTS.md", "CLAUDE.md"),
+            ),
+        ),
+        mcp=McpFacts("{config}/opencode.json", "jsonc", ("mcp",), 'type "local" with command'),
+        hook=HookFacts("", "", False, "no shell hook; JS/TS plugins get session.created"),
+        checked=(Checked("1.18.33", ("Run", "Code"), _RUN, "2026-11"),),
+        notes=("any project AGENTS.md hides every project CLAUDE.md",),
+    ),
+)
+NAME, detect, targets, inputs, native_memory = SPEC.members()
+FACTS = SPEC.facts

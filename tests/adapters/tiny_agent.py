@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from coffer.agent_facts import AgentFacts
+from coffer.agent_spec import AgentSpec, Place, Render
 
-from coffer.adapter import Context, Mode, Target, no_inputs, no_native_memory
-from coffer.adapter_helpers import detected_by, per_tier
-
-NAME = "tiny"
-detect = detected_by(lambda ctx: ctx.home / ".tiny", "tiny")
-native_memory = no_native_memory
-inputs = no_inputs
-
-
-def targets(ctx: Context) -> Sequence[Target]:
-    return per_tier(
-        ctx,
-        lambda root: Target("project", Mode.RENDER, root / "TINY.md"),
-        Target("global", Mode.RENDER, ctx.home / ".tiny" / "TINY.md"),
-    )
+SPEC = AgentSpec(
+    name="tiny",
+    config=Place("~/.tiny"),
+    executables=("tiny",),
+    project=Render(("{root}/TINY.md",)),
+    global_=Render(("{config}/TINY.md",)),
+    facts=AgentFacts(title="Tiny"),
+)
+NAME, detect, targets, inputs, native_memory = SPEC.members()
+FACTS = SPEC.facts

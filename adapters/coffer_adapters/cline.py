@@ -1,0 +1,54 @@
+"""Cline (the CLI): the project tier is the shared block in ``AGENTS.md``, the global tier a
+block in ``~/.agents/AGENTS.md`` ("Global AGENTS.md").
+
+Facts, as observed with Cline CLI 3.0.65: only the start directory is read, no parent, so a
+session started in a subdirectory misses the root's ``AGENTS.md``; ``CLAUDE.md``,
+``.cursorrules`` and ``.windsurfrules`` are not read. The VS Code extension was not checked.
+No memory of its own; its TaskStart hook runs but its output did not reach the prompt.
+"""
+
+from __future__ import annotations
+
+from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.agent_spec import AgentSpec, Place, Render
+
+_RUN = "capture run of cline (npm): one offline request to a local recording server"
+
+SPEC = AgentSpec(
+    name="cline",
+    config=Place("~/.cline", env="CLINE_DIR"),
+    executables=("cline",),
+    project=Render(
+        ("{root}/AGENTS.md",),
+        note="Cline reads AGENTS.md only in the directory a session starts in",
+    ),
+    global_=Render(("~/.agents/AGENTS.md",)),
+    facts=AgentFacts(
+        title="Cline",
+        loads=(
+            Load("{config}/rules/*.md", "global"),
+            Load("~/Cline/Rules/*.md", "global"),
+            Load("~/Documents/Cline/Rules/*.md", "global"),
+            Load("~/.agents/AGENTS.md", "global"),
+            Load("{cwd}/.clinerules/*.md", "project", "cwd"),
+            Load("{cwd}/.cline/rules/*.md", "project", "cwd"),
+            Load("{cwd}/AGENTS.md", "project", "cwd"),
+        ),
+        mcp=McpFacts(
+            "{config}/data/settings/cline_mcp_settings.json",
+            "json",
+            ("mcpServers",),
+            "CLINE_MCP_SETTINGS_PATH moves it",
+        ),
+        hook=HookFacts(
+            "{config}/hooks/TaskStart",
+            "TaskStart",
+            False,
+            "an executable named after the event; its output did not reach the prompt",
+        ),
+        checked=(Checked("3.0.65", ("Run", "Code"), _RUN, "2026-11"),),
+        notes=("rules are keyed by file name: same-named rule files collapse into one",),
+    ),
+)
+NAME, detect, targets, inputs, native_memory = SPEC.members()
+FACTS = SPEC.facts

@@ -1,0 +1,64 @@
+"""Kilo CLI: both tiers are managed blocks, in the files an OpenCode fork reads.
+
+Facts, as observed with Kilo CLI 7.7.7: project instructions are the first of the names
+``AGENTS.md``, ``CLAUDE.md``, ``CONTEXT.md`` found from the start directory up to the
+worktree, all copies of it, nearest first; ``KILO_DISABLE_PROJECT_CONFIG`` skips them. The
+global file is the first existing of ``$KILO_CONFIG_DIR/AGENTS.md``,
+``~/.config/kilo/AGENTS.md`` and ``~/.claude/CLAUDE.md`` (the last unless
+``KILO_DISABLE_CLAUDE_CODE_PROMPT``): as for OpenCode, coffer renders into whichever Kilo
+already reads, and never creates its own file over the user's ``CLAUDE.md``. No memory of its
+own.
+"""
+
+from __future__ import annotations
+
+from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.agent_spec import AgentSpec, Candidate, Place, Render
+
+_RUN = "capture run of @kilocode/cli: one offline request to a local recording server"
+_CLAUDE = Candidate("~/.claude/CLAUDE.md", unless=("KILO_DISABLE_CLAUDE_CODE_PROMPT",))
+
+SPEC = AgentSpec(
+    name="kilo",
+    config=Place("$XDG_CONFIG_HOME/kilo"),
+    executables=("kilo",),
+    project=Render(
+        ("{root}/AGENTS.md",),
+        displaces=("CLAUDE.md", "CONTEXT.md"),
+        off_env=("KILO_DISABLE_PROJECT_CONFIG",),
+    ),
+    global_=Render(
+        ("${KILO_CONFIG_DIR}/AGENTS.md", "{config}/AGENTS.md", _CLAUDE),
+        create="~/.claude/CLAUDE.md",  # its own file would hide the user's CLAUDE.md
+    ),
+    facts=AgentFacts(
+        title="Kilo CLI",
+        loads=(
+            Load("${KILO_CONFIG_DIR}/AGENTS.md", "global", how="Code"),
+            Load("{config}/AGENTS.md", "global", shadowed_by=("${KILO_CONFIG_DIR}/AGENTS.md",)),
+            Load("~/.claude/CLAUDE.md", "global", shadowed_by=("{config}/AGENTS.md",), how="Code"),
+            Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root"),
+            Load("{cwd}/CLAUDE.md", "project", "cwd-up-to-root", shadowed_by=("AGENTS.md",)),
+            Load(
+                "{cwd}/CONTEXT.md",
+                "project",
+                "cwd-up-to-root",
+                shadowed_by=("AGENTS.md", "CLAUDE.md"),
+            ),
+            Load("~/.kilo/rules/*.md", "global", shadowed_by=("~/.kilocode/rules",)),
+            Load("{cwd}/.kilo/rules/*.md", "project", "cwd"),
+            Load(
+                "{cwd}/.kilocode/rules/*.md", "project", "cwd", shadowed_by=("{cwd}/.kilo/rules",)
+            ),
+        ),
+        mcp=McpFacts("{config}/kilo.json", "jsonc", ("mcp",), 'type "local" or "remote"'),
+        hook=HookFacts("", "", False, "no shell hook; JS/TS plugins in {plugin,plugins}/"),
+        checked=(Checked("7.7.7", ("Run", "Code"), _RUN, "2026-11"),),
+        notes=(
+            "any project AGENTS.md hides every project CLAUDE.md",
+            "project rules load only from the start directory",
+        ),
+    ),
+)
+NAME, detect, targets, inputs, native_memory = SPEC.members()
+FACTS = SPEC.facts

@@ -1,0 +1,76 @@
+"""OpenClaw: the project tier is the shared block in ``AGENTS.md`` (read by ``openclaw agent
+exec`` started in the project), the global tier a block in the workspace's ``AGENTS.md``
+(read by ``openclaw agent --local`` and the assistant's other sessions).
+
+Facts, as observed with OpenClaw 2026.9.6: the workspace's bootstrap files ``AGENTS.md``,
+``SOUL.md``, ``IDENTITY.md``, ``USER.md`` and ``MEMORY.md`` are injected in that order, from
+the workspace directory only; ``agent exec`` makes the start directory the workspace, ``agent
+--local`` uses ``~/.openclaw/workspace`` and ignores the repository. Each file is capped at
+20,000 characters (60,000 in all; docs). OpenClaw's own memory (workspace ``MEMORY.md`` and
+``memory/``) is recorded in FACTS, not imported or switched off yet (issue 12 §2).
+A workspace moved by ``agents.defaults.workspace`` in openclaw.json is not followed.
+"""
+
+from __future__ import annotations
+
+from coffer.agent_facts import (
+    AgentFacts,
+    Cap,
+    Checked,
+    HookFacts,
+    Load,
+    McpFacts,
+    NativeFacts,
+)
+from coffer.agent_spec import AgentSpec, Place, Render
+
+_RUN = "capture run of openclaw (npm): one offline request to a local recording server"
+_DOCS = "docs.openclaw.ai (uninstall: ${OPENCLAW_STATE_DIR:-$HOME/.openclaw})"
+_PER_FILE = 20_000  # characters; a byte budget of the same number is never more
+_CAPS = (Cap(_PER_FILE, "chars"), Cap(60_000, "chars", "total"))
+_BOOT = ("AGENTS.md", "SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md")
+
+SPEC = AgentSpec(
+    name="openclaw",
+    config=Place("~/.openclaw", env="OPENCLAW_STATE_DIR"),
+    executables=("openclaw",),
+    project=Render(
+        ("{root}/AGENTS.md",),
+        max_bytes=_PER_FILE,
+        note="read by `openclaw agent exec` started here, not by `agent --local`",
+    ),
+    global_=Render(("{config}/workspace/AGENTS.md",), max_bytes=_PER_FILE),
+    facts=AgentFacts(
+        title="OpenClaw",
+        loads=(
+            *(Load(f"{{cwd}}/{n}", "project", "cwd", _CAPS, when="agent exec") for n in _BOOT),
+            *(
+                Load(f"{{config}}/workspace/{n}", "global", caps=_CAPS, when="agent --local")
+                for n in _BOOT
+            ),
+        ),
+        native=NativeFacts(
+            where=("{config}/workspace/MEMORY.md", "{config}/workspace/memory/"),
+            format="agent-written Markdown: MEMORY.md, USER.md, daily memory/YYYY-MM-DD.md, "
+            "DREAMS.md; a background sweep distils daily notes into MEMORY.md",
+            loaded="MEMORY.md and USER.md; daily notes through memory_search / memory_get",
+            switch="plugins.slots.memory chooses the memory plugin; "
+            "agents.defaults.skipBootstrap turns injection off",
+            on_by_default=True,
+        ),
+        mcp=McpFacts("{config}/openclaw.json", "json5", ("mcp", "servers")),
+        hook=HookFacts(
+            "{config}/hooks/",
+            "agent:bootstrap",
+            True,
+            "internal hooks (HOOK.md + handler) can edit the injected files; not exercised",
+        ),
+        checked=(
+            Checked("2026.9.6", ("Run",), _RUN, "2026-11"),
+            Checked("2026.9.6", ("Docs",), _DOCS, "2026-12-01"),
+        ),
+        notes=("needs Node >= 24.16",),
+    ),
+)
+NAME, detect, targets, inputs, native_memory = SPEC.members()
+FACTS = SPEC.facts

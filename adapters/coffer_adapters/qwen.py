@@ -1,0 +1,87 @@
+"""Qwen Code: the project tier is the shared block in ``AGENTS.md``, the global tier a block
+in ``~/.qwen/QWEN.md``.
+
+Facts, as observed with Qwen Code 0.24.4 (a Gemini CLI fork): the default context file names
+are ``QWEN.md`` and ``AGENTS.md``; both load, neither shadows the other, grouped by name, each
+from every directory between the start directory and the parent of the git root, after the
+global ``~/.qwen/QWEN.md`` / ``~/.qwen/AGENTS.md``. ``context.fileName`` in settings.json
+replaces the list (not followed by coffer: a list without AGENTS.md stops Qwen reading the
+shared block; coffer adapter list cannot see that yet). Qwen's auto-memory is on by default;
+it is recorded in FACTS, and not imported or switched off yet (issue 12 §2, another change).
+"""
+
+from __future__ import annotations
+
+from coffer.agent_facts import (
+    AgentFacts,
+    Cap,
+    Checked,
+    HookFacts,
+    Load,
+    McpFacts,
+    NativeFacts,
+)
+from coffer.agent_spec import AgentSpec, Place, Render
+
+_RUN = "capture run of @qwen-code/qwen-code: one offline request to a local recording server"
+
+SPEC = AgentSpec(
+    name="qwen",
+    config=Place("~/.qwen"),
+    executables=("qwen",),
+    project=Render(("{root}/AGENTS.md",)),
+    global_=Render(("{config}/QWEN.md",)),
+    facts=AgentFacts(
+        title="Qwen Code",
+        loads=(
+            Load("{config}/QWEN.md", "global"),
+            Load("{cwd}/QWEN.md", "project", "cwd-up-past-root"),
+            Load("{config}/AGENTS.md", "global"),
+            Load("{cwd}/AGENTS.md", "project", "cwd-up-past-root"),
+            Load("{root}/.qwen/QWEN.local.md", "project"),
+            Load("{config}/rules/*.md", "global"),
+            Load("{root}/.qwen/rules/*.md", "project", when="trusted folders only"),
+            Load(
+                "{config}/projects/<slug>/memory/MEMORY.md",
+                "global",
+                caps=(Cap(200, "lines"), Cap(25_000, "chars")),
+                how="Run",
+            ),
+            Load(
+                "{config}/memories/MEMORY.md",
+                "global",
+                caps=(Cap(200, "lines"), Cap(25_000, "chars")),
+                how="Run",
+            ),
+        ),
+        native=NativeFacts(
+            where=("{config}/projects/<slug>/memory/", "{config}/memories/"),
+            format="one Markdown file per memory (frontmatter name, description, type) and a "
+            "MEMORY.md index, the scheme of Claude Code; <slug> is the git root's absolute path "
+            "with every character outside A-Z a-z 0-9 replaced by '-'",
+            loaded="both MEMORY.md indexes, after the instructions",
+            switch='{"memory": {"enableManagedAutoMemory": false}} in ~/.qwen/settings.json',
+            on_by_default=True,
+        ),
+        mcp=McpFacts(
+            "{config}/settings.json",
+            "json",
+            ("mcpServers",),
+            "also .qwen/settings.json and a project .mcp.json",
+        ),
+        hook=HookFacts(
+            "{config}/settings.json",
+            "SessionStart",
+            True,
+            "Claude-style hooks.SessionStart; plain stdout becomes context",
+        ),
+        checked=(Checked("0.24.4", ("Run", "Code"), _RUN, "2026-11"),),
+        notes=(
+            "walks one directory above the git root: a QWEN.md or AGENTS.md beside the "
+            "repository is loaded too",
+            "context.fileName in settings.json replaces the default names",
+        ),
+    ),
+)
+NAME, detect, targets, inputs, native_memory = SPEC.members()
+FACTS = SPEC.facts
