@@ -23,9 +23,15 @@ app.add_typer(adapter_app, name="adapter")
 
 
 @adapter_app.command("list")
-def adapter_list(path: ProjectOpt = None, as_json: JsonOpt = False) -> None:
+def adapter_list(
+    path: ProjectOpt = None,
+    as_json: JsonOpt = False,
+    every: Annotated[
+        bool, typer.Option("--all", help="Also list agents neither installed nor enabled.")
+    ] = False,
+) -> None:
     """Audit what is projected where. Exits 1 when anything enabled is not ok."""
-    raise typer.Exit(reading.adapter_list(path, as_json))
+    raise typer.Exit(reading.adapter_list(path, as_json, every))
 
 
 AgentArg = Annotated[str, typer.Argument(metavar="NAME", autocompletion=complete_agent)]

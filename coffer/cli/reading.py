@@ -147,14 +147,17 @@ def where(project: Path | None, as_json: bool) -> int:
     return 0
 
 
-def adapter_list(project: Path | None, as_json: bool) -> int:
-    """`coffer adapter list`: 1 when anything enabled is not ok."""
+def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> int:
+    """`coffer adapter list`: 1 when anything enabled is not ok. Agents neither installed
+    nor enabled are counted, and listed with ``every`` (--all)."""
     engine = build_engine()
     at = here(project)  # the one resolution of this command
-    statuses, errors = engine.status(at)
+    statuses, errors = engine.status(at, every=every)
     root = at.project
     ok = all(s.ok for s in statuses) and not errors
     watch = _watch_info(engine.store.root)
+    shown = [s for s in statuses if every or not s.hidden]
+    hidden = [s.name for s in statuses if s.hidden and not every]
     if as_json:
         emit_json(
             {
@@ -162,12 +165,15 @@ def adapter_list(project: Path | None, as_json: bool) -> int:
                 "project": {"root": str(root), "name": root.name} if root else None,
                 "errors": errors,
                 "watch": watch,
-                "adapters": [_adapter_json(s) for s in statuses],
+                "adapters": [_adapter_json(s) for s in shown],
+                "hidden": hidden,
             }
         )
         return 0 if ok else 1
     echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
-    _adapter_lines(statuses)
+    _adapter_lines(shown)
+    if hidden:
+        echo(f"not installed, not enabled ({len(hidden)}): {', '.join(hidden)} (--all lists them)")
     echo(_watch_line(watch))
     for e in errors:
         echo(f"error: {e}")
@@ -182,6 +188,7 @@ def _adapter_json(s: Any) -> dict[str, Any]:
         "enabled": s.enabled,
         "modes": s.modes,
         "native_memory": s.native,
+        "setup": s.wiring if s.wireable else None,
         "error": s.error or None,
         "ok": s.ok,
         "targets": [t.__dict__ for t in s.targets],
@@ -200,6 +207,9 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
         echo(f"{s.name} ({flags}; {modes}; from {s.origin})")
         if s.native != "none":
             echo(f"  native memory: {s.native}")
+        if s.wireable and s.enabled:
+            wired = ", ".join(f"{k} {v}" for k, v in sorted(s.wiring.items()))
+            echo(f"  setup: {wired or 'MCP server and hook not wired (`coffer setup` wires them)'}")
         if s.error:
             echo(f"  error: {s.error}")
         for t in s.targets:

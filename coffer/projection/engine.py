@@ -258,8 +258,11 @@ class Engine(AgentSet):
 
     # ---- status ------------------------------------------------------------------------
 
-    def status(self, at: Here | Path | None) -> tuple[list[AdapterStatus], list[str]]:
-        """Per adapter: presence, modes, targets with their state, native memory state."""
+    def status(
+        self, at: Here | Path | None, *, every: bool = True
+    ) -> tuple[list[AdapterStatus], list[str]]:
+        """Per adapter: presence, modes, targets with their state, native memory state;
+        without ``every``, agents neither installed nor enabled are only named."""
         from coffer.projection.status import status
 
-        return status(self, self.store.here(at) if at is not None else None)
+        return status(self, self.store.here(at) if at is not None else None, every=every)

@@ -46,6 +46,10 @@ class AdapterStatus:
     targets: list[TargetStatus] = field(default_factory=list)
     native: str = "none"
     error: str = ""
+    # What `coffer setup` wired into the agent's own config: {"mcp"|"hook": state}.
+    wiring: dict[str, str] = field(default_factory=dict)
+    hidden: bool = False  # absent and not enabled: listed only with --all
+    wireable: bool = False  # the adapter has something for `coffer setup` to wire
 
     @property
     def ok(self) -> bool:
@@ -62,8 +66,12 @@ def _modes(agents: AgentSet, name: str, report: Report, adapter: Adapter) -> dic
     return {tier: mode.value for tier, mode in found.items()}
 
 
-def status(agents: AgentSet, here: Here | None) -> tuple[list[AdapterStatus], list[str]]:
-    """Per adapter: presence, modes, targets with their state, native memory state."""
+def status(
+    agents: AgentSet, here: Here | None, *, every: bool = True
+) -> tuple[list[AdapterStatus], list[str]]:
+    """Per adapter: presence, modes, targets with their state, native memory state, what
+    setup wired. Without ``every``, an agent neither installed nor enabled is only named
+    (``hidden``): with two dozen adapters most are not on a given machine."""
     root = here.project if here is not None else None
     ctx = agents.context(root)
     ptier = agents.store.tier_at(root) if root is not None else None
@@ -72,24 +80,38 @@ def status(agents: AgentSet, here: Here | None) -> tuple[list[AdapterStatus], li
     run = Run(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report())).blocks
-    out = [
-        _adapter(run, name, adapter, readers) for name, adapter in agents.loaded.adapters.items()
-    ]
+    journal = agents.journal.load_all(), list(agents.journal.records())
+    out = []
+    for name, adapter in agents.loaded.adapters.items():
+        report = Report()
+        present = agents.call_adapter(name, report, partial(adapter.detect, ctx), False)
+        st = AdapterStatus(
+            name=name,
+            origin=agents.loaded.origins.get(name, "?"),
+            present=present,
+            enabled=agents.settings.enabled(name, present),
+            modes={},
+            hidden=not present and not agents.settings.enabled(name, present),
+        )
+        if every or not st.hidden:
+            _fill(run, st, adapter, readers, journal, report)
+        out.append(st)
     return out, list(agents.loaded.errors)
 
 
-def _adapter(
-    run: Run, name: str, adapter: Adapter, readers: dict[Path, list[Reader]]
-) -> AdapterStatus:
-    agents, ctx, report = run.agents, run.ctx, Report()
-    present = agents.call_adapter(name, report, partial(adapter.detect, ctx), False)
-    st = AdapterStatus(
-        name=name,
-        origin=agents.loaded.origins.get(name, "?"),
-        present=present,
-        enabled=agents.settings.enabled(name, present),
-        modes=_modes(agents, name, report, adapter),
-    )
+Records = tuple[list[Any], list[dict[str, Any]]]  # the journal: typed, and as raw JSON
+
+
+def _fill(
+    run: Run,
+    st: AdapterStatus,
+    adapter: Adapter,
+    readers: dict[Path, list[Reader]],
+    journal: Records,
+    report: Report,
+) -> None:
+    agents, ctx, name = run.agents, run.ctx, st.name
+    st.modes = _modes(agents, name, report, adapter)
     targets: list[Target] = list(
         agents.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
     )
@@ -98,10 +120,31 @@ def _adapter(
     native = agents.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
     if native is not None:
         st.native, _ = kinds.NATIVES.state(run, (name, native))
-    st.targets += _orphans(agents, name, {t.path for t in targets}, run.tiers["project"])
+    st.targets += _orphans(journal[0], name, {t.path for t in targets}, run.tiers["project"])
+    st.wiring = _wiring(journal[1], name)
+    st.wireable = agents.loaded.features(name).wiring is not None
     if report.problems:
         st.error = "; ".join(p.message for p in report.problems)
-    return st
+
+
+def _wiring(records: list[dict[str, Any]], name: str) -> dict[str, str]:
+    """What `coffer setup` registered for ``name`` (its journal records of kind setup): the
+    MCP server, and the session-start hook (the edits under ``hooks``). "wired" while the
+    file is as setup left it; "wired, file edited since" when someone changed it after."""
+    from coffer import fsutil
+    from coffer.projection.journal import sha256
+
+    out: dict[str, str] = {}
+    for r in records:
+        if r.get("kind") != "setup" or name not in (r.get("adapters") or []):
+            continue
+        data = fsutil.read_bytes_or_none(Path(str(r.get("path"))))
+        state = "wired" if data is not None and sha256(data) == r.get("after_sha256") else ""
+        state = state or ("wired, file edited since" if data is not None else "file removed")
+        for edit in r.get("edits") or []:
+            keys = edit.get("keys") if isinstance(edit, dict) else None
+            out["hook" if keys and keys[0] == "hooks" else "mcp"] = state
+    return out
 
 
 def _target(run: Run, t: Target, items: list[Reader]) -> TargetStatus:
@@ -147,12 +190,12 @@ def _index_state(agents: AgentSet, tier: Tier, detail: str) -> tuple[str, str]:
 
 
 def _orphans(
-    agents: AgentSet, name: str, current: set[Path], ptier: Tier | None
+    records: list[Any], name: str, current: set[Path], ptier: Tier | None
 ) -> list[TargetStatus]:
     """Blocks coffer wrote for this adapter that it no longer reads (e.g. an
     AGENTS.override.md appeared beside the AGENTS.md holding the block)."""
     out = []
-    for record in agents.journal.load_all():
+    for record in records:
         path = Path(record.path)
         if not isinstance(record, BlockRecord) or name not in record.adapters:
             continue

@@ -31,7 +31,10 @@ def test_agents_sharing_agents_md_get_one_block(tmp_path: Path, fake_home: Path)
         and any(t["path"] == str(repo / "AGENTS.md") and t["state"] == "ok" for t in a["targets"])
     }
     assert reading == READERS
-    by_name = {a["name"]: a for a in listed["adapters"]}
+    for absent in ("kilo", "aider", "cursor", "gemini"):  # counted, listed with --all
+        assert absent in listed["hidden"]
+    every = json.loads(coffer("adapter", "list", "--json", "--all", cwd=repo).stdout)
+    by_name = {a["name"]: a for a in every["adapters"]}
     for absent in ("kilo", "aider", "cursor", "gemini"):
         assert by_name[absent]["present"] is False and by_name[absent]["enabled"] is False
 

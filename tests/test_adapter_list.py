@@ -1,0 +1,59 @@
+"""`coffer adapter list` with two dozen adapters: agents neither installed nor enabled are
+counted (listed with --all, and not audited without it); each agent says what `coffer setup`
+wired into its own config (issue 12 §6)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.helpers import coffer, make_repo
+
+
+def _listed(*args: str, cwd: Path) -> Any:
+    done = coffer("adapter", "list", "--json", *args, cwd=cwd)
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def _agent(name: str, cwd: Path) -> Any:
+    return next(a for a in _listed(cwd=cwd)["adapters"] if a["name"] == name)
+
+
+def test_absent_agents_are_counted_and_listed_with_all(fake_home: Path, tmp_path: Path) -> None:
+    (fake_home / ".claude").mkdir()
+    repo = make_repo(tmp_path / "repo")
+    data = _listed(cwd=repo)
+    names = [a["name"] for a in data["adapters"]]
+    hidden = data["hidden"]
+    assert "claude" in names and "aider" not in names
+    assert isinstance(hidden, list) and "aider" in hidden and "claude" not in hidden
+    every = _listed("--all", cwd=repo)
+    all_names = {a["name"] for a in every["adapters"]}
+    assert all_names == set(names) | set(hidden) and every["hidden"] == []
+    aider = next(a for a in every["adapters"] if a["name"] == "aider")
+    assert aider["present"] is False and aider["enabled"] is False
+    text = coffer("adapter", "list", cwd=repo).stdout
+    assert f"not installed, not enabled ({len(hidden)}): " in text
+    assert "aider (absent" not in text
+    assert "aider (absent, disabled" in coffer("adapter", "list", "--all", cwd=repo).stdout
+    # Enabling an absent agent by hand brings it back into the list.
+    assert coffer("adapter", "enable", "aider", cwd=repo).returncode == 0
+    assert "aider" in [a["name"] for a in _listed(cwd=repo)["adapters"]]
+
+
+def test_the_list_says_what_setup_wired(fake_home: Path, tmp_path: Path) -> None:
+    (fake_home / ".claude").mkdir()
+    repo = make_repo(tmp_path / "repo")
+    before = coffer("adapter", "list", cwd=repo).stdout
+    assert "setup: MCP server and hook not wired (`coffer setup` wires them)" in before
+    done = coffer("setup", "--yes", "--agent", "claude", "--no-service", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _agent("claude", repo)["setup"] == {"hook": "wired", "mcp": "wired"}
+    assert "setup: hook wired, mcp wired" in coffer("adapter", "list", cwd=repo).stdout
+    settings = fake_home / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().rstrip("\n") + "\n\n")  # a hand edit
+    assert _agent("claude", repo)["setup"]["hook"] == "wired, file edited since"
+    assert coffer("setup", "--undo", cwd=repo).returncode == 0
+    assert "not wired" in coffer("adapter", "list", cwd=repo).stdout
