@@ -7,7 +7,7 @@ median time, its ratio to the median of ``python -c pass`` in the same venv and 
 target and whether it is met. ``--clock cpu`` (the default) times the process's own CPU
 (user + system, from the kernel's accounting of the finished child): on a shared two-core
 machine a neighbour's load stretches wall time but hardly this. ``--clock wall`` times
-what a user waits. The MCP row is always wall time to the ``initialize`` answer.
+what a user waits. The MCP rows are always wall time to the ``initialize`` answer.
 
     python benchmarks/bench_commands.py [--runs N] [--python PATH] [--entries N] [--clock cpu|wall]
 
@@ -98,12 +98,12 @@ def _timed(cmd: list[str], setup: Setup, cwd: Path) -> float:
     return dt
 
 
-def _mcp_start(setup: Setup, cwd: Path) -> float:
+def _mcp_start(setup: Setup, cwd: Path, argv: list[str]) -> float:
     """Process start to the ``initialize`` answer, over stdio as an agent does it."""
     t = time.perf_counter()
     proc = subprocess.Popen(
-        [*setup.script, "mcp"],
-        env=setup.env,
+        argv,
+        env={**setup.env, "ECC_MEMORY_HARNESS": "claude"},
         cwd=cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -118,7 +118,7 @@ def _mcp_start(setup: Setup, cwd: Path) -> float:
     dt = time.perf_counter() - t
     _, err = proc.communicate(timeout=30)  # closes stdin: the server ends
     if '"result"' not in line:
-        raise SystemExit(f"coffer mcp: no initialize answer: {line!r} {err}")
+        raise SystemExit(f"{argv}: no initialize answer: {line!r} {err}")
     return dt
 
 
@@ -168,8 +168,17 @@ def build(setup: Setup, base: Path, entries: int) -> list[Case]:
             before=touch_one,
         ),
         Case("coffer project (no-op)", [*setup.script, "project"], 2.5, repo),
-        Case("coffer mcp start+initialize", ["mcp"], 250, repo, absolute=True),
+        Case("coffer mcp start+initialize", [*setup.script, "mcp"], 250, repo, absolute=True),
+        *_ecc_case(setup, repo),
     ]
+
+
+def _ecc_case(setup: Setup, repo: Path) -> list[Case]:
+    # A checkout from before ADR 0028 has no ecc-memory-mcp: its row is left out.
+    script = Path(setup.python).with_name("ecc-memory-mcp")
+    if not script.exists():
+        return []
+    return [Case("ecc-memory-mcp start+initialize", [str(script)], 250, repo, absolute=True)]
 
 
 def measure(cases: list[Case], setup: Setup, runs: int, warmup: int) -> None:
@@ -177,8 +186,8 @@ def measure(cases: list[Case], setup: Setup, runs: int, warmup: int) -> None:
         for case in cases:
             if case.before is not None:
                 case.before()
-            if case.argv == ["mcp"]:
-                dt = _mcp_start(setup, case.cwd)
+            if case.label.endswith("start+initialize"):
+                dt = _mcp_start(setup, case.cwd, case.argv)
             else:
                 dt = _timed(case.argv, setup, case.cwd)
             if i >= warmup:

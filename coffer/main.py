@@ -51,6 +51,12 @@ def _dispatch(args: list[str]) -> None:
         from coffer.vault.cli import run as run_vault
 
         raise SystemExit(run_vault(args[1:], program=COFFER))
+    if args == ["mcp"]:
+        # Agents start it at every session: no typer, no SDK, answer initialize at once
+        # (ADR 0028). `coffer mcp --help` still goes through typer.
+        from coffer.mcp.server import run as run_mcp
+
+        raise SystemExit(run_mcp(os.environ))
     # The read-only commands in their plain forms skip typer's start-up (ADR 0023).
     from coffer.cli import quick
 

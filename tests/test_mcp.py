@@ -1,7 +1,8 @@
 """`coffer mcp` end to end: the real server in a subprocess, driven by the SDK's stdio client.
 
-Each test starts its own server (a second or so) and groups related calls; the Ajv-order
-validation table runs in-process against coffer.mcp.vault_tools.
+Each test starts its own server (a tenth of a second since docs/adr/0028) and groups related
+calls; the Ajv-order validation table runs in-process against coffer.mcp.vault_tools. The
+SDK is only the client here: the server is coffer's own loop, so the SDK judges its wire.
 """
 
 from __future__ import annotations

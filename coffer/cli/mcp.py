@@ -16,7 +16,8 @@ def mcp() -> None:
     ECC_MEMORY_HARNESS names the agent for the vault tools; ECC_MEMORY_ALLOW_USER_SCOPE=1
     allows the vault's user scope.
     """
-    # Imported here: the SDK costs hundreds of milliseconds no other command should pay.
+    # `coffer mcp` alone never gets here (coffer.main starts the server without typer);
+    # this is the same server for a run through typer's own entry (`coffer mcp --`).
     from coffer.mcp import server
 
     raise typer.Exit(server.run(os.environ))

@@ -92,7 +92,7 @@ def _watch_status(p: Parsed) -> int:
 def _adapter_list(p: Parsed) -> int:
     from coffer.cli import reading
 
-    return reading.adapter_list(p.project, p.json)
+    return reading.adapter_list(p.project, p.json, "--all" in p.flags)
 
 
 def _project(p: Parsed) -> int:
@@ -121,7 +121,7 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ("show",): Spec(_READ, _JSON, 1, _show),
     ("recall",): Spec(_READ | {"--limit"}, _JSON, 1, _recall),
     ("watch",): Spec(frozenset(), _JSON | {"--status"}, 0, _watch_status, frozenset({"--status"})),
-    ("adapter", "list"): Spec(frozenset({"--project"}), _JSON, 0, _adapter_list),
+    ("adapter", "list"): Spec(frozenset({"--project"}), _JSON | {"--all"}, 0, _adapter_list),
     # The session-start hook's full path (the no-op one never gets here: coffer.main).
     ("project",): Spec(
         frozenset({"--for", "--git-block", "--project"}), _PROJECT_FLAGS, 0, _project

@@ -1,3 +1,4 @@
-"""`coffer mcp`: the MCP server and its tools (the only package importing the `mcp` SDK)."""
+"""`coffer mcp` and `ecc-memory-mcp`: the MCP servers and their tools, on a JSON-RPC loop of
+their own (no `mcp` SDK, docs/adr/0028)."""
 
 from __future__ import annotations

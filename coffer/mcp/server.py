@@ -1,41 +1,69 @@
-"""``coffer mcp``: a stdio MCP server on the official ``mcp`` SDK (the only module importing it).
+"""``coffer mcp``: coffer's MCP server, a small JSON-RPC loop on stdio (docs/adr/0028).
 
-It lists the tools of :mod:`coffer.mcp.tools` and :mod:`coffer.mcp.vault_tools` with their
-annotations, and runs each call in a worker thread, one at a time, so a slow lock never
-stalls the protocol. A call never kills the server: bad arguments, refused secrets, missing
-entries and unexpected failures all come back as tool errors (``isError``).
+No MCP SDK: importing it (and pydantic under it) cost about a second at every start, four
+times the budget for start + ``initialize``. The protocol surface a tools-only server needs
+is small and written out here: ``initialize`` with version negotiation, ``ping``,
+``tools/list``, ``tools/call``, the client's notifications, and one request of its own,
+``roots/list``. The tests drive this server with the official SDK's stdio client, so the
+SDK still decides whether the wire is right.
 
-The project a call acts on is the client's first ``file://`` root (MCP roots, asked once per
-connection and again after ``notifications/roots/list_changed``), else the server's working
-directory, which is where agents start their MCP servers.
+Calls are handled one at a time, in arrival order. A call never kills the server: bad
+arguments, refused secrets, missing entries and unexpected failures all come back as tool
+errors (``isError``). The project a call acts on is the client's first ``file://`` root (MCP
+roots, asked once per connection and again after ``notifications/roots/list_changed``),
+else the server's working directory, which is where agents start their MCP servers.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-import anyio
-import anyio.to_thread
-import mcp.types as types
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
-
 from coffer import __version__
-from coffer.mcp import tools as mcp_tools
-from coffer.mcp import vault_tools
+from coffer.mcp import wire
+from coffer.mcp.about import INSTRUCTIONS, StartupError, harness
 
+if TYPE_CHECKING:
+    from coffer.mcp.tools import State
+
+# The versions reachable through the initialize handshake (mcp 2.3.0's
+# HANDSHAKE_PROTOCOL_VERSIONS). 2026-07-28 is negotiated with server/discover instead, which
+# this server does not offer: clients then fall back to initialize. Seen on stdin: Claude
+# Code 2.1.332 probes server/discover, then initializes at 2025-11-25 (with roots); Codex
+# 0.171.0 initializes at 2025-06-18 (tests/test_mcp_agents.py).
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ROOTS_TIMEOUT = 5.0
 
 
-def _root_path(uri: str) -> Path | None:
+class RequestError(Exception):
+    """Answer the request with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _params(params: object, method: str) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise RequestError(wire.INVALID_PARAMS, f"{method}: params must be an object")
+    return params
+
+
+def _valid_id(value: object) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _root_path(uri: object) -> Path | None:
+    if not isinstance(uri, str):
+        return None
     parsed = urlparse(uri)
     if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
         return None
@@ -43,138 +71,200 @@ def _root_path(uri: str) -> Path | None:
     return path if path.is_absolute() and path.is_dir() else None
 
 
-class _Roots:
-    """The client's roots, fetched lazily and forgotten when the client says they changed."""
+def negotiate(requested: str) -> str:
+    """The version to speak: the client's when this server knows it, else the latest
+    (the lifecycle rule of every MCP revision since 2024-11-05)."""
+    return requested if requested in VERSIONS else VERSIONS[-1]
 
-    def __init__(self) -> None:
-        self.known: list[Path] | None = None
 
-    async def project_dir(self, ctx: ServerRequestContext[Any]) -> Path:
-        if self.known is None:
-            self.known = await self._fetch(ctx)
-        return self.known[0] if self.known else Path(os.getcwd())
+class Session:
+    """One stdio connection: the client's capabilities, its roots, and the tool state."""
 
-    async def _fetch(self, ctx: ServerRequestContext[Any]) -> list[Path]:
-        caps = ctx.session.client_capabilities
-        if caps is None or caps.roots is None:
-            return []
+    def __init__(self, environ: Mapping[str, str], inbox: wire.Inbox, out: wire.Output) -> None:
+        self.environ = environ
+        self.inbox = inbox
+        self.out = out
+        self.client_has_roots = False
+        self.roots: list[Path] | None = None
+        self._state: State | None = None
+        self._asked = 0
+
+    def serve(self) -> None:
+        while (item := self.inbox.next()) is not None:
+            self.handle(item)
+
+    def handle(self, item: wire.Item) -> None:
+        if item is wire.TOO_LARGE:
+            self.out.send(wire.error(None, wire.PARSE_ERROR, "Parse error: message too large"))
+        elif item is wire.FAILED:
+            self.out.send(wire.error(None, wire.INTERNAL_ERROR, "Reading stdin failed"))
+        elif isinstance(item, bytes):
+            try:
+                message = wire.parse(item)
+            except wire.ParseFailure:
+                self.out.send(wire.error(None, wire.PARSE_ERROR, "Parse error"))
+                return
+            self.dispatch(message)
+
+    def dispatch(self, message: object) -> None:
+        if isinstance(message, dict) and "method" not in message and "id" in message:
+            # A response (even a malformed one) is never answered: a request this server
+            # gave up waiting for, or a client's complaint about one of ours.
+            return
+        if (
+            not isinstance(message, dict)
+            or message.get("jsonrpc") != "2.0"
+            or ("id" in message and not _valid_id(message["id"]))
+        ):
+            self.out.send(wire.error(None, wire.INVALID_REQUEST, "Invalid Request"))
+            return
+        method = message.get("method")
+        if not isinstance(method, str):
+            self.out.send(wire.error(None, wire.INVALID_REQUEST, "Invalid Request"))
+            return
+        if "id" not in message:
+            if method == "notifications/roots/list_changed":
+                self.roots = None
+            return  # initialized, cancelled (calls are short and one at a time), and the rest
+        self.out.send(self._answer(message["id"], method, message.get("params")))
+
+    def _answer(self, request_id: object, method: str, params: object) -> dict[str, Any]:
+        handler = _METHODS.get(method)
+        if handler is None:
+            return wire.error(request_id, wire.METHOD_NOT_FOUND, f"Method not found: {method}")
         try:
-            # send_request rather than the deprecated list_roots(): the same request,
-            # without a deprecation warning on stderr at every call.
-            result = await ctx.session.send_request(
-                types.ListRootsRequest(),
-                types.ListRootsResult,
-                request_read_timeout_seconds=ROOTS_TIMEOUT,
+            return wire.result(request_id, handler(self, _params(params, method)))
+        except RequestError as exc:
+            return wire.error(request_id, exc.code, exc.message)
+        except Exception as exc:  # the server must survive anything a request can provoke
+            message = f"Internal error ({type(exc).__name__})"
+            return wire.error(request_id, wire.INTERNAL_ERROR, message)
+
+    # ---- methods -------------------------------------------------------------------------
+
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        requested = params.get("protocolVersion")
+        capabilities = params.get("capabilities")
+        client = params.get("clientInfo")
+        if (
+            not isinstance(requested, str)
+            or not isinstance(capabilities, dict)
+            or not isinstance(client, dict)
+            or not isinstance(client.get("name"), str)
+        ):
+            raise RequestError(
+                wire.INVALID_PARAMS,
+                "initialize needs protocolVersion (a string), capabilities and clientInfo",
             )
-        except Exception:
-            return []  # a client that cannot answer gets the working directory
-        paths = (_root_path(str(root.uri)) for root in result.roots)
+        self.client_has_roots = isinstance(capabilities.get("roots"), dict)
+        self.roots = None
+        return {
+            "protocolVersion": negotiate(requested),
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": "coffer", "version": __version__},
+            "instructions": INSTRUCTIONS,
+        }
+
+    def ping(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def list_tools(self, params: dict[str, Any]) -> dict[str, Any]:
+        from coffer.mcp.specs import tool_json, tool_specs
+
+        # No pagination: a cursor, if any, is ignored and every tool comes back.
+        vault = harness(self.environ) is not None
+        return {"tools": [tool_json(spec) for spec in tool_specs(vault)]}
+
+    def call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        arguments = params.get("arguments")
+        if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+            raise RequestError(
+                wire.INVALID_PARAMS,
+                "tools/call needs name (a string) and arguments (an object)",
+            )
+        from coffer.mcp import tools, vault_tools
+
+        try:
+            outcome = tools.call(self.state(), name, arguments, self.project_dir())
+        except Exception as exc:  # belt and braces: tools.call does not raise
+            outcome = vault_tools.error("INTERNAL", f"internal error ({type(exc).__name__})")
+        payload, text, is_error = tools.render(outcome)
+        return {
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": payload,
+            "isError": is_error,
+        }
+
+    # ---- state ---------------------------------------------------------------------------
+
+    def state(self) -> State:
+        # Built at the first call: the store and its modules are not needed to start.
+        if self._state is None:
+            from coffer.mcp.tools import State
+
+            self._state = State.from_environ(self.environ)
+        return self._state
+
+    def project_dir(self) -> Path:
+        if self.roots is None:
+            self.roots = self._fetch_roots() if self.client_has_roots else []
+        return self.roots[0] if self.roots else Path(os.getcwd())
+
+    def _fetch_roots(self) -> list[Path]:
+        """Ask the client for its roots and wait for the answer; the messages that arrive
+        meanwhile are handled after it. A client that does not answer in time, or answers
+        with an error, gets the working directory."""
+        self._asked += 1
+        request_id = f"coffer-roots-{self._asked}"
+        self.out.send({"jsonrpc": "2.0", "id": request_id, "method": "roots/list"})
+        deadline = time.monotonic() + ROOTS_TIMEOUT
+        meanwhile: list[wire.Item] = []
+        answer: object = None
+        while (left := deadline - time.monotonic()) > 0:
+            item = self.inbox.next(left)
+            if item is None or item is wire.TIMEOUT:
+                break
+            answer = _response_to(item, request_id)
+            if answer is not None:
+                break
+            meanwhile.append(item)
+        self.inbox.put_back(meanwhile)
+        roots = answer.get("roots") if isinstance(answer, dict) else None
+        if not isinstance(roots, list):
+            return []
+        paths = (_root_path(root.get("uri")) for root in roots if isinstance(root, dict))
         return [p for p in paths if p is not None]
 
 
-def _tool(spec: mcp_tools.ToolSpec) -> types.Tool:
-    return types.Tool(
-        name=spec.name,
-        title=spec.title,
-        description=spec.description,
-        input_schema=spec.input_schema,
-        annotations=types.ToolAnnotations(
-            title=spec.title,
-            read_only_hint=spec.read_only,
-            destructive_hint=spec.destructive,
-            idempotent_hint=spec.idempotent,
-            open_world_hint=False,
-        ),
-    )
+def _response_to(item: wire.Item, request_id: str) -> dict[str, Any] | None:
+    """The ``result`` of ``item`` if it is the answer to ``request_id`` ({} for an error)."""
+    if not isinstance(item, bytes):
+        return None
+    try:
+        message = wire.parse(item)
+    except wire.ParseFailure:
+        return None
+    if not isinstance(message, dict) or "method" in message or message.get("id") != request_id:
+        return None
+    found = message.get("result")
+    return found if isinstance(found, dict) else {}
 
 
-def build(state: mcp_tools.State) -> Server[Any]:
-    """The server for one process (one stdio connection)."""
-    roots = _Roots()
-    busy = anyio.Lock()
-    tools = [_tool(spec) for spec in state.tools()]
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
-
-    async def call_tool(
-        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        try:
-            cwd = await roots.project_dir(ctx)
-            async with busy:
-                outcome = await anyio.to_thread.run_sync(
-                    mcp_tools.call, state, params.name, params.arguments, cwd
-                )
-        except Exception as exc:  # belt and braces: mcp_tools.call does not raise
-            outcome = vault_tools.error("INTERNAL", f"internal error ({type(exc).__name__})")
-        payload, text, is_error = mcp_tools.render(outcome)
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content=payload,
-            is_error=is_error,
-        )
-
-    async def roots_changed(
-        ctx: ServerRequestContext[Any], params: types.NotificationParams
-    ) -> None:
-        roots.known = None
-
-    server: Server[Any] = Server(
-        "coffer",
-        version=__version__,
-        instructions=mcp_tools.INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-    )
-    server.add_notification_handler(
-        "notifications/roots/list_changed", types.NotificationParams, roots_changed
-    )
-    return server
-
-
-def _rejection(exc: Exception) -> SessionMessage:
-    """The JSON-RPC error answering a line the SDK could not turn into a message.
-
-    JSON-RPC 2.0 §5.1: invalid JSON gets -32700 (parse error), valid JSON that is not a
-    request, notification or response gets -32600; the id cannot be known, so it is null.
-    """
-    errors = exc.errors() if isinstance(exc, ValidationError) else []
-    if any(e.get("type") == "json_invalid" for e in errors):
-        error = types.ErrorData(code=types.PARSE_ERROR, message="Parse error")
-    else:
-        error = types.ErrorData(code=types.INVALID_REQUEST, message="Invalid Request")
-    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error))
-
-
-async def _serve(server: Server[Any]) -> None:
-    async with stdio_server() as (read, write):
-        # The SDK's stdio transport hands a line it cannot parse to the server as an
-        # exception item, and the server only logs it (mcp 2.3: no server-side hook), so the
-        # client waits for an answer forever. Answer such lines here; pass the rest through.
-        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-
-        async def answer_bad_lines() -> None:
-            async with send:
-                async for item in read:
-                    if isinstance(item, Exception):
-                        await write.send(_rejection(item))
-                    else:
-                        await send.send(item)
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(answer_bad_lines)
-            await server.run(receive, write, server.create_initialization_options())
+_METHODS: dict[str, Callable[[Session, dict[str, Any]], dict[str, Any]]] = {
+    "initialize": Session.initialize,
+    "ping": Session.ping,
+    "tools/list": Session.list_tools,
+    "tools/call": Session.call_tool,
+}
 
 
 def run(environ: Mapping[str, str]) -> int:
     """Serve MCP on stdin/stdout until the client closes stdin; the exit status."""
     try:
-        state = mcp_tools.State.from_environ(environ)
-    except vault_tools.StartupError as exc:
+        harness(environ)  # a wrong identity stops the server before it reads anything
+    except StartupError as exc:
         sys.stderr.write(f"{exc}\n")
         return 1
-    anyio.run(_serve, build(state))
-    return 0
+    inbox = wire.Inbox(sys.stdin.fileno()).start()
+    return wire.guarded(Session(environ, inbox, wire.Output(sys.stdout.buffer)).serve)

@@ -29,15 +29,8 @@ from coffer.errors import (
     SecretRefusedError,
 )
 from coffer.mcp import vault_tools
-from coffer.mcp.specs import (
-    DESCRIPTIONS,
-    HINTS,
-    INSTRUCTIONS,
-    SCHEMAS,
-    TITLES,
-    UNTRUSTED,
-    ToolSpec,
-)
+from coffer.mcp.about import INSTRUCTIONS, UNTRUSTED
+from coffer.mcp.specs import SCHEMAS, ToolSpec, tool_specs
 from coffer.mcp.vault_tools import Outcome, error
 from coffer.store.store import Found, Scope, Store, Tier
 from coffer.store.views import entry_json, tier_json
@@ -70,22 +63,7 @@ class State:
         return self.app.adapters()
 
     def tools(self) -> list[ToolSpec]:
-        specs = [
-            ToolSpec(name, TITLES[name], DESCRIPTIONS[name], SCHEMAS[name], *HINTS[name])
-            for name in SCHEMAS
-        ]
-        if self.vault is not None:
-            specs += [
-                ToolSpec(
-                    name,
-                    TITLES[name],
-                    vault_tools.DESCRIPTIONS[name],
-                    vault_tools.SCHEMAS[name],
-                    *vault_tools.HINTS[name],
-                )
-                for name in vault_tools.SCHEMAS
-            ]
-        return specs
+        return tool_specs(self.vault is not None)
 
 
 def render(outcome: Outcome) -> tuple[dict[str, Any], str, bool]:

@@ -16,20 +16,15 @@ Where coffer differs from the reference server, on purpose (docs/adr/0009):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from coffer.errors import CofferError
+from coffer.mcp.about import HARNESS_RE, STARTUP_ERROR, StartupError, harness
 from coffer.mcp.arguments import Issue, check, invalid_arguments
 
-HARNESS_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-STARTUP_ERROR = (
-    "ECC memory MCP startup failed: ECC_MEMORY_HARNESS must identify this MCP server with "
-    "a lowercase harness slug."
-)
 USER_SCOPE_DISABLED = "The user memory scope is disabled for this MCP server."
 TOO_LARGE = "Memory tool response exceeds the bounded output limit."
 MAX_RESPONSE_BYTES = 1_048_576
@@ -162,10 +157,6 @@ _DOCTOR_KEYS = (
 )
 
 
-class StartupError(CofferError):
-    """The server's environment is wrong; it must not start."""
-
-
 @dataclass(frozen=True)
 class Identity:
     """Who this server writes as and reads for; fixed at start, never by a caller."""
@@ -176,12 +167,9 @@ class Identity:
 
 def identity(environ: Mapping[str, str]) -> Identity | None:
     """The vault identity from the environment; None when ``ECC_MEMORY_HARNESS`` is unset."""
-    raw = environ.get("ECC_MEMORY_HARNESS")
+    raw = harness(environ)
     if raw is None:
         return None
-    # §11.2: a full match without trimming (" claude" and "claude\n" fail).
-    if HARNESS_RE.fullmatch(raw) is None:
-        raise StartupError(STARTUP_ERROR)
     return Identity(raw, environ.get("ECC_MEMORY_ALLOW_USER_SCOPE") == "1")
 
 
@@ -296,6 +284,7 @@ _RUN = {
 
 __all__ = [
     "DESCRIPTIONS",
+    "HARNESS_RE",
     "HINTS",
     "MAX_RESPONSE_BYTES",
     "SCHEMAS",
