@@ -73,8 +73,15 @@ def test_watch_status_and_adapter_list_skip_typer(repo: Path) -> None:
         code, found = imported_after(argv, repo, ("typer", "pydantic", "rich", "mcp", "watchdog"))
         assert found == [], argv
         assert code in (0, 1, 3), argv
-    # Neither the setup planner nor the watcher itself: only the service's status (ADR 0023).
-    status_skips = ("coffer.projection.engine", "coffer.setup.wiring", "coffer.watch.daemon")
+    # Neither the setup planner nor the watcher itself: only the service's status (ADR 0023);
+    # nor the adapter contract and its agent facts, which only `setup` hands a Launch to.
+    status_skips = (
+        "coffer.projection.engine",
+        "coffer.setup.wiring",
+        "coffer.watch.daemon",
+        "coffer.adapter",
+        "coffer.agent_facts",
+    )
     code, found = imported_after(["watch", "--status"], repo, (*status_skips, "yaml"))
     assert found == []
     # The audit loads what judges a target's state, not what writes or undoes one.

@@ -7,8 +7,10 @@ import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from coffer.adapter import Launch
+if TYPE_CHECKING:
+    from coffer.adapter import Launch
 
 
 def resolve_launch(
@@ -23,6 +25,21 @@ def resolve_launch(
     coffer`` with this interpreter. Paths are made absolute but not resolved, so a stable
     link (pipx, Homebrew) stays the link rather than a versioned directory behind it.
     """
+    # The adapter contract (and the agent facts it carries) is imported here, not at the
+    # top: `coffer watch --status` needs only launch_command, and pays for nothing else.
+    from coffer.adapter import Launch
+
+    return Launch(*launch_command(environ, store_root, argv0=argv0, executable=executable))
+
+
+def launch_command(
+    environ: Mapping[str, str],
+    store_root: Path,
+    *,
+    argv0: str | None = None,
+    executable: str | None = None,
+) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The argv prefix and environment of :func:`resolve_launch`."""
     argv0 = sys.argv[0] if argv0 is None else argv0
     executable = sys.executable if executable is None else executable
     candidates = []
@@ -43,4 +60,4 @@ def resolve_launch(
     # to MCP servers), so a store chosen through the environment is spelled out.
     if environ.get("COFFER_HOME", "").strip() or environ.get("XDG_DATA_HOME", "").strip():
         env["COFFER_HOME"] = str(store_root)
-    return Launch(argv, env)
+    return argv, env

@@ -22,16 +22,25 @@ def key(path: Path) -> str:
 
 def run_yourself(launch: Launch, environ: Mapping[str, str], platform: str | None = None) -> str:
     """The command that runs the watcher without a service manager."""
+    return _run_yourself(launch.argv, launch.env, environ, platform)
+
+
+def _run_yourself(
+    command: tuple[str, ...],
+    env: Mapping[str, str],
+    environ: Mapping[str, str],
+    platform: str | None,
+) -> str:
     log = sm.default_log_file(environ, platform)
-    prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(launch.env.items())]
-    argv = shlex.join([*launch.argv, "watch", "--log-file", str(log)])
+    prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())]
+    argv = shlex.join([*command, "watch", "--log-file", str(log)])
     return " ".join([*prefix, "nohup", argv, ">/dev/null 2>&1 &"])
 
 
 def run_yourself_here(store_root: Path, environ: Mapping[str, str], platform: str | None) -> str:
-    from coffer.setup.launch import resolve_launch
+    from coffer.setup.launch import launch_command
 
-    return run_yourself(resolve_launch(environ, store_root), environ, platform)
+    return _run_yourself(*launch_command(environ, store_root), environ, platform)
 
 
 # ---- status ---------------------------------------------------------------------------------
