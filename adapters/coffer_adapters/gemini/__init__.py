@@ -1,4 +1,5 @@
-"""Gemini CLI: both tiers are managed blocks in the context files Gemini loads.
+"""Gemini CLI: both tiers are managed blocks in the context files Gemini loads, and the
+project's private memory directory is a link to the project tier (gemini/memory.py).
 
 Facts, as observed with Gemini CLI 0.61.0: global context is
 ``~/.gemini/GEMINI.md`` (``GEMINI_CLI_HOME`` replaces ``~``); project context is every
@@ -6,7 +7,9 @@ Facts, as observed with Gemini CLI 0.61.0: global context is
 from any subdirectory. ``context.fileName`` in ``~/.gemini/settings.json`` adds names (it
 never removes ``GEMINI.md``); when it already names ``AGENTS.md`` coffer renders there, sharing
 the block other agents read, instead of creating a ``GEMINI.md``. Project context loads only
-in trusted folders. Gemini 0.61 has no memory tool left to switch off.
+in trusted folders. Gemini 0.61 has no memory tool left to switch off; it keeps private
+project notes in ``~/.gemini/tmp/<slug>/memory/`` (slug from its ``projects.json``), which
+coffer links to the project tier beside the block (docs/adr/0032).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
 from coffer.adapter_helpers import detected_by, env_dir, per_tier, read_json
+from coffer_adapters.gemini import memory
 
 NAME = "gemini"
 native_memory = no_native_memory
@@ -51,8 +55,14 @@ def _file_names(ctx: Context) -> list[str]:
 
 
 def targets(ctx: Context) -> Sequence[Target]:
+    """The project's block, its private memory directory (a link to the project tier, or
+    a NONE target while Gemini has not registered the root: gemini/memory.py), and the
+    global block. The memory target comes first, so the block is the tier's mode."""
     name = "AGENTS.md" if ctx.project is not None and "AGENTS.md" in _file_names(ctx) else ""
-    return per_tier(
+    out: list[Target] = []
+    if ctx.project is not None:
+        out.append(memory.target(gemini_dir(ctx), ctx.project))
+    out += per_tier(
         ctx,
         lambda root: Target(
             "project",
@@ -62,10 +72,14 @@ def targets(ctx: Context) -> Sequence[Target]:
         ),
         Target("global", Mode.RENDER, gemini_dir(ctx) / "GEMINI.md"),
     )
+    return out
 
 
 def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
-    return ("GEMINI_CLI_HOME",), [gemini_dir(ctx) / "settings.json"]
+    files = [gemini_dir(ctx) / "settings.json"]
+    if ctx.project is not None:
+        files += memory.inputs(gemini_dir(ctx), ctx.project)
+    return ("GEMINI_CLI_HOME",), files
 
 
 def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
