@@ -98,6 +98,10 @@ def test_reads_without_a_parse_skip_yaml_subprocess_and_tempfile(
     # the first write (ADR 0023); `where` needs none, `list`/`show` read the index.
     code, found = imported_after(argv, repo, ("subprocess", "tempfile"))
     assert (code, found) == (0, [])
+    # Nor dataclasses (and the inspect it imports): the store's values are NamedTuples, the
+    # settings and the quick path's parse plain classes (ADR 0023, third pass).
+    code, found = imported_after(argv, repo, ("dataclasses", "inspect"))
+    assert (code, found) == (0, [])
     code, found = imported_after(["where"], repo, ("yaml",))
     assert (code, found) == (0, [])
 

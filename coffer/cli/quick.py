@@ -18,20 +18,24 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 _SCOPES = ("project", "global")
 _LIMIT = re.compile(r"[1-9][0-9]{0,17}")
 
 
-@dataclass
+# Plain classes, not dataclasses: this module is the start of every quick command, and
+# importing dataclasses (with inspect) costs about half a `python -c pass` (docs/adr/0023).
 class Parsed:
     """The options and arguments of one invocation, checked as typer would."""
 
-    values: dict[str, str] = field(default_factory=dict)
-    flags: set[str] = field(default_factory=set)
-    args: list[str] = field(default_factory=list)
+    __slots__ = ("args", "flags", "values")
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.flags: set[str] = set()
+        self.args: list[str] = []
 
     @property
     def project(self) -> Path | None:
@@ -43,8 +47,7 @@ class Parsed:
         return "--json" in self.flags
 
 
-@dataclass(frozen=True)
-class Spec:
+class Spec(NamedTuple):
     """One command: its words, options taking a value, flags, positional arguments."""
 
     values: frozenset[str]

@@ -10,7 +10,6 @@ does (docs/adr/0013).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import stat
 import time
@@ -169,7 +168,7 @@ def _renamed(data: bytes, filename: str, name: str) -> bytes:
             if _entry_name(candidate.encode("utf-8"), filename) == name:
                 return candidate.encode("utf-8")
     parsed = entry.parse(text, filename)
-    return entry.serialize(dataclasses.replace(parsed, name=name)).encode("utf-8")
+    return entry.serialize(parsed._replace(name=name)).encode("utf-8")
 
 
 def merge(native: Path, tier_dir: Path, plan: MergePlan) -> None:

@@ -5,7 +5,7 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 from coffer.errors import EntryExistsError, InvalidInputError, SecretRefusedError
@@ -103,7 +103,7 @@ def place(
         meta = dict(existing.metadata)
         meta.update(options.extra or {})
         meta.update({"type": d.type or meta.get("type") or d.kind, "updated_at": now})
-        return replace(existing, description=d.description, body=d.body, metadata=meta), "updated"
+        return existing._replace(description=d.description, body=d.body, metadata=meta), "updated"
     # The same text again is the same memory, whatever name it would get.
     key = same_text_key(d.body)
     same = next((e for e in current if same_text_key(e.body) == key), None)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from coffer.errors import InvalidInputError
 from coffer.secrets import find_secrets, redact, visible
@@ -55,14 +55,16 @@ def _loader() -> Any:
     return _Loader
 
 
-@dataclass(frozen=True)
-class Entry:
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
+class Entry(NamedTuple):
     """A parsed entry. ``metadata`` holds every key Claude would see under ``metadata``."""
 
     name: str
     description: str
     body: str
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, Any] = _NO_METADATA
     filename: str = ""
 
     @property

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.errors import CofferError, InvalidInputError, NotAProjectError
 from coffer.store import identity, projects
 
 
-@dataclass(frozen=True)
-class Here:
+class Here(NamedTuple):
     """The resolved place: ``path`` (absolute), its canonical root ``key`` (the git root, or
     the directory itself outside git) and what the store decided about that root."""
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from coffer import fsutil
@@ -57,8 +57,7 @@ def entry_line(entry: Entry) -> str:
     return f"{head} — {one_line(entry.description, max(room, 20))}"
 
 
-@dataclass(frozen=True)
-class RenderedIndex:
+class RenderedIndex(NamedTuple):
     """The index text and what it left out."""
 
     text: str

@@ -7,12 +7,10 @@ legible when browsed by hand. Users see the root path and folder name, never onl
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from coffer import fsutil
 from coffer.errors import NotAProjectError, ProjectError, StoreError
@@ -22,8 +20,7 @@ from coffer.store.ulid import GLOBAL_ID, new_id
 PROJECT_LIST = "projects.json"
 
 
-@dataclass(frozen=True)
-class ProjectInfo:
+class ProjectInfo(NamedTuple):
     """A project known to the store."""
 
     id: str
@@ -170,7 +167,7 @@ def moved_here(store_root: Path, root: Path) -> ProjectInfo | None:
 
 
 def _write_info(store_root: Path, info: ProjectInfo) -> None:
-    meta = {k: v for k, v in asdict(info).items() if k != "id"}
+    meta = {k: v for k, v in info._asdict().items() if k != "id"}
     meta["moved_from"] = list(info.moved_from)
     path = store_root / "projects" / info.id / "project.json"
     fsutil.atomic_write_text(path, json.dumps(meta, indent=2) + "\n")
@@ -183,8 +180,7 @@ def follow(store_root: Path, root: Path) -> ProjectInfo | None:
     info = moved_here(store_root, root)
     if info is None:
         return None
-    moved = dataclasses.replace(
-        info,
+    moved = info._replace(
         root=str(root),
         name=root.name,
         remote=git_remote(root) or info.remote,

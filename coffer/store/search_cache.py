@@ -19,10 +19,9 @@ import stat
 import zlib
 from array import array
 from collections import Counter
-from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from coffer import fsutil
 from coffer.store.entry import Entry, EntryParseError, parse
@@ -58,24 +57,21 @@ _TERM_SQL = f"SELECT rowid, bm25(fts, {_WEIGHTS}) FROM fts WHERE fts MATCH ?"  #
 _ROWS_SQL = "SELECT filename, name, description, metadata, body FROM files WHERE id = ?"
 
 
-@dataclass(frozen=True)
-class UnusableFile:
+class UnusableFile(NamedTuple):
     """A file in the tier directory that is not a usable entry."""
 
     filename: str
     message: str
 
 
-@dataclass(frozen=True)
-class TierScan:
+class TierScan(NamedTuple):
     """One tier's entries, and the files in it that are not entries."""
 
     entries: tuple[Entry, ...]
     problems: tuple[UnusableFile, ...]
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     score: float
     entry: Entry
 

@@ -4,7 +4,6 @@ directories outside git the user made projects, projects whose block git may com
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from coffer import fsutil
@@ -13,14 +12,31 @@ from coffer.errors import StoreError
 CONFIG = "config.json"
 
 
-@dataclass
 class Settings:
-    adapters: dict[str, bool] = field(default_factory=dict)  # explicit enable/disable
-    paused: list[str] = field(default_factory=list)  # project roots `unproject` paused
-    # Directories outside git that `coffer init` made projects (no other is one).
-    opted_in: list[str] = field(default_factory=list)
-    # Project roots whose blocks git sees and commits (`coffer project --git-block commit`).
-    git_commit: list[str] = field(default_factory=list)
+    """The choices, mutable: a command changes them, then saves. A plain class, not a
+    dataclass: every command reads the settings (docs/adr/0023)."""
+
+    __slots__ = ("adapters", "git_commit", "opted_in", "paused")
+
+    def __init__(
+        self,
+        adapters: dict[str, bool] | None = None,
+        paused: list[str] | None = None,
+        opted_in: list[str] | None = None,
+        git_commit: list[str] | None = None,
+    ) -> None:
+        self.adapters = {} if adapters is None else adapters  # explicit enable/disable
+        self.paused = [] if paused is None else paused  # project roots `unproject` paused
+        # Directories outside git that `coffer init` made projects (no other is one).
+        self.opted_in = [] if opted_in is None else opted_in
+        # Project roots whose blocks git sees and commits (`coffer project --git-block commit`).
+        self.git_commit = [] if git_commit is None else git_commit
+
+    def __repr__(self) -> str:
+        return (
+            f"Settings(adapters={self.adapters!r}, paused={self.paused!r}, "
+            f"opted_in={self.opted_in!r}, git_commit={self.git_commit!r})"
+        )
 
     def enabled(self, name: str, detected: bool) -> bool:
         """Explicit choice wins; otherwise an adapter is on when its agent is present."""

@@ -17,7 +17,6 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -278,7 +277,7 @@ class Store:
             if type:
                 meta["type"] = type
             meta["updated_at"] = projects.now_iso()
-            entry = replace(found.entry, body=body, description=desc, metadata=meta)
+            entry = found.entry._replace(body=body, description=desc, metadata=meta)
             fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), serialize(entry))
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
