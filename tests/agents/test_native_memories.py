@@ -1,0 +1,101 @@
+"""Agents' own memory directories linked to coffer's store, proved with the real agents
+(docs/adr/0032). Run by tests/agents/run.sh, offline against the request recorder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.agents.conftest import Recorder, agent_binary, agent_env, git_repo, sent_text
+from tests.helpers import coffer, store
+
+pytestmark = [
+    pytest.mark.agents,
+    pytest.mark.skipif(
+        not os.environ.get("COFFER_AGENTS_BIN"), reason="run by tests/agents/run.sh"
+    ),
+]
+
+FACT = "The staging cluster is called walrus-77 and is rebuilt every Tuesday"
+NOTE = "The build cache lives in /var/cache/narwhal-12"
+INDEX = "--- Private Project Memory Index (private, not committed to repo) ---"
+
+
+def _gemini(recorder: Recorder, fake_home: Path) -> tuple[str, dict[str, str]]:
+    gemini = agent_binary("gemini")
+    settings = fake_home / ".gemini" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    # Headless Gemini refuses an untrusted folder (it still registers it first).
+    extra = {
+        "GOOGLE_GEMINI_BASE_URL": recorder.url,
+        "GEMINI_API_KEY": "offline-test",
+        "GEMINI_CLI_TRUST_WORKSPACE": "true",
+    }
+    return gemini, agent_env(extra)
+
+
+def _session(recorder: Recorder, argv: list[str], repo: Path, env: dict[str, str]) -> str:
+    recorder.clear()
+    subprocess.run(argv, cwd=repo, env=env, capture_output=True, timeout=300, check=False)
+    bodies = recorder.bodies()
+    assert bodies, "the agent sent no request"
+    return sent_text(bodies)
+
+
+def _memory_dir(fake_home: Path, repo: Path) -> Path:
+    """Where Gemini keeps the private memory of ``repo``: read from its own registry."""
+    registry = json.loads((fake_home / ".gemini" / "projects.json").read_text())
+    return fake_home / ".gemini" / "tmp" / registry["projects"][str(repo)] / "memory"
+
+
+def test_gemini_loads_coffer_memory_through_its_linked_memory_dir(
+    tmp_path: Path, fake_home: Path, recorder: Recorder
+) -> None:
+    gemini, env = _gemini(recorder, fake_home)
+    repo = git_repo(tmp_path / "My.Repo").resolve()
+    # A first session without coffer: Gemini registers the project in projects.json.
+    _session(recorder, [gemini, "-p", "hi"], repo, env)
+    memory = _memory_dir(fake_home, repo)
+    assert memory.parent.name == "my-repo"  # Gemini's slug, never computed by coffer
+    # Gemini's own private note, written the way its prompt asks (a line in MEMORY.md).
+    memory.mkdir()
+    (memory / "MEMORY.md").write_text(f"# Project memory\n\n- {NOTE}\n")
+    assert coffer("remember", FACT, cwd=repo).returncode == 0
+    run = coffer("project", cwd=repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    tier = store().project_tier(repo)
+    assert tier is not None
+    assert memory.is_symlink() and Path(os.readlink(memory)) == tier.dir
+
+    sent = _session(recorder, [gemini, "-p", "hi"], repo, env)
+    assert INDEX in sent
+    index = sent.split(INDEX, 1)[1].split("--- End Private Project Memory Index ---", 1)[0]
+    assert NOTE in index  # Gemini's own note, kept in coffer's index
+    assert "walrus-77" in index  # coffer's entry, listed by the index Gemini loads
+
+    undo = coffer("unproject", cwd=repo)
+    assert undo.returncode == 0, undo.stdout + undo.stderr
+    assert memory.is_dir() and not memory.is_symlink()
+    assert NOTE in (memory / "MEMORY.md").read_text()
+
+
+def test_gemini_first_session_hook_links_the_directory_gemini_just_registered(
+    tmp_path: Path, fake_home: Path, recorder: Recorder
+) -> None:
+    gemini, env = _gemini(recorder, fake_home)
+    repo = git_repo(tmp_path / "repo").resolve()
+    done = coffer("setup", "--yes", "--no-service", "--agent", "gemini", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert coffer("remember", FACT, cwd=repo).returncode == 0
+    # Gemini registers the root before it fires SessionStart, so the first session's hook
+    # already finds the slug and links the memory directory.
+    _session(recorder, [gemini, "-p", "hi"], repo, env)
+    memory = _memory_dir(fake_home, repo)
+    assert memory.is_symlink()
+    sent = _session(recorder, [gemini, "-p", "hi"], repo, env)
+    assert "walrus-77" in sent.split(INDEX, 1)[1]
