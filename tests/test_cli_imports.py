@@ -168,3 +168,13 @@ def test_anything_else_goes_to_typers_converter(
 def test_out_of_range_values_get_typers_own_message(repo: Path) -> None:
     r = coffer("recall", "x", "--limit", "0", cwd=repo)
     assert r.returncode == 2 and "--limit" in r.stderr and "greater than or equal to 1" in r.stderr
+
+
+def test_a_full_projection_without_a_vault_never_imports_the_vault(repo: Path) -> None:
+    # The stamp signs <root>/.ecc and <root>/.ecc/memory (absent): making a vault later
+    # changes them, so the vault package is loaded only once a project has one.
+    code, found = imported_after(["project", "--quiet"], repo, ("coffer.vault.handoffs",))
+    assert (code, found) == (0, [])
+    (repo / ".ecc" / "memory").mkdir(parents=True)
+    code, found = imported_after(["project", "--quiet"], repo, ("coffer.vault.handoffs",))
+    assert (code, found) == (0, ["coffer.vault.handoffs"])  # the vault appeared: full path

@@ -10,13 +10,14 @@ start without a GitHub login, so it was not run): the CLI loads
 and agent instruction files (``AGENTS.md``) from the repository root, the working directory
 and the directories between. VS Code reads ``.github/copilot-instructions.md`` and
 ``AGENTS.md``; the cloud coding agent reads the repository as pushed, so it sees coffer's block
-only with ``coffer project --git-block commit``. A CLI report says the user-level file was
+only with ``coffer project --git-block commit``; its hooks are the repository's
+``.github/hooks/*.json``. A CLI report says the user-level file was
 listed but not loaded (github/copilot-cli#2179, 1.0.9 on Windows).
 """
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
+from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
 
 _DOCS = "docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions"
@@ -47,6 +48,13 @@ SPEC = AgentSpec(
             Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root", how="Docs"),
         ),
         mcp=McpFacts("{config}/mcp-config.json", "json", ("mcpServers",), "Copilot CLI"),
+        hook=HookFacts(
+            "{config}/hooks/*.json",
+            "sessionStart",
+            False,
+            "CLI; the CLI and the cloud agent also run .github/hooks/*.json; the documentation "
+            "does not say the output reaches the model (docs.github.com, About hooks)",
+        ),
         checked=(Checked("CLI 1.0 (documentation)", ("Docs",), _DOCS, "2026-12-01"),),
         notes=("VS Code reads AGENTS.md when chat.useAgentsMdFile is on",),
     ),

@@ -1,4 +1,5 @@
-"""Kilo CLI: both tiers are managed blocks, in the files an OpenCode fork reads.
+"""Kilo (the Kilo CLI and the Kilo Code VS Code extension): both tiers are managed blocks, in
+the files an OpenCode fork reads.
 
 Facts, as observed with Kilo CLI 7.7.7: project instructions are the first of the names
 ``AGENTS.md``, ``CLAUDE.md``, ``CONTEXT.md`` found from the start directory up to the
@@ -8,6 +9,13 @@ global file is the first existing of ``$KILO_CONFIG_DIR/AGENTS.md``,
 ``KILO_DISABLE_CLAUDE_CODE_PROMPT``): as for OpenCode, coffer renders into whichever Kilo
 already reads, and never creates its own file over the user's ``CLAUDE.md``. No memory of its
 own.
+
+The Kilo Code VS Code extension (``kilocode.kilo-code``, 7.x, rebuilt on the CLI and GA in
+April 2026) spawns the ``kilo`` binary it bundles as ``kilo serve`` with the editor's
+environment (Kilo-Org/kilocode ``packages/kilo-vscode/src/services/cli-backend/
+server-manager.ts``), so it reads exactly these files; it is detected by its extension
+directory. The legacy 5.x extension (the Roo Code fork) read ``.kilocode/rules/``,
+``~/.kilocode/rules/`` and the root ``AGENTS.md``: the shared block reaches it too.
 """
 
 from __future__ import annotations
@@ -16,12 +24,14 @@ from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Candidate, Place, Render
 
 _RUN = "capture run of @kilocode/cli: one offline request to a local recording server"
+_VSCODE = "Kilo-Org/kilocode packages/kilo-vscode/src/services/cli-backend/server-manager.ts"
 _CLAUDE = Candidate("~/.claude/CLAUDE.md", unless=("KILO_DISABLE_CLAUDE_CODE_PROMPT",))
 
 SPEC = AgentSpec(
     name="kilo",
     config=Place("$XDG_CONFIG_HOME/kilo"),
     executables=("kilo",),
+    installed=("~/.vscode/extensions/kilocode.kilo-code-*",),
     project=Render(
         ("{root}/AGENTS.md",),
         displaces=("CLAUDE.md", "CONTEXT.md"),
@@ -32,7 +42,7 @@ SPEC = AgentSpec(
         create="~/.claude/CLAUDE.md",  # its own file would hide the user's CLAUDE.md
     ),
     facts=AgentFacts(
-        title="Kilo CLI",
+        title="Kilo",
         loads=(
             Load("${KILO_CONFIG_DIR}/AGENTS.md", "global", how="Code"),
             Load("{config}/AGENTS.md", "global", shadowed_by=("${KILO_CONFIG_DIR}/AGENTS.md",)),
@@ -53,10 +63,14 @@ SPEC = AgentSpec(
         ),
         mcp=McpFacts("{config}/kilo.json", "jsonc", ("mcp",), 'type "local" or "remote"'),
         hook=HookFacts("", "", False, "no shell hook; JS/TS plugins in {plugin,plugins}/"),
-        checked=(Checked("7.7.7", ("Run", "Code"), _RUN, "2026-11"),),
+        checked=(
+            Checked("7.7.7", ("Run", "Code"), _RUN, "2026-11"),
+            Checked("VS Code extension 7.x", ("Code",), _VSCODE, "2026-12-01"),
+        ),
         notes=(
             "any project AGENTS.md hides every project CLAUDE.md",
             "project rules load only from the start directory",
+            "the VS Code extension runs the bundled CLI: same files, same variables",
         ),
     ),
 )

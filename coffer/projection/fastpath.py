@@ -167,7 +167,12 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
         # directory, and one retired by hand (status edited, docs/vault-format.md §1.1) only its own
         # file, so both are signed, for the project and team scopes (docs/adr/0011).
         env.add("ECC_MEMORY_PROJECT_ROOT")
-        paths |= {str(root / ".ecc"), str(root / ".ecc" / "memory")}
+        vault = root / ".ecc" / "memory"
+        paths |= {str(root / ".ecc"), str(vault)}
+        if not engine.environ.get("ECC_MEMORY_PROJECT_ROOT") and not vault.is_dir():
+            # No vault (the handoff source's own test): the two signatures above change
+            # when one is made, and the vault package (~30 ms of imports) is not loaded.
+            return env, paths
         try:
             from coffer.vault.handoffs import watched_paths
 

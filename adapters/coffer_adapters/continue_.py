@@ -1,0 +1,59 @@
+"""Continue (VS Code and JetBrains extensions, ``cn`` CLI): the project tier is the shared
+block in ``AGENTS.md``, the global tier a rule file coffer creates in ``~/.continue/rules/``.
+
+Facts, from Continue's source (continuedev/continue ``core/config/markdown/
+loadMarkdownRules.ts`` at 11fa0e26, read 2026-12-01) and docs.continue.dev "Rules": the
+system message joins Hub rules, then ``AGENTS.md`` of the first workspace folder that has
+one (always applied; ``AGENT.md`` and ``CLAUDE.md`` are listed too, but the loop stops after
+the first name, so only ``AGENTS.md`` is ever read), then every ``.md`` file of
+``.continue/rules/`` and ``.continue/prompts/`` in the workspace and in the global directory
+``~/.continue`` (``CONTINUE_GLOBAL_DIR`` moves it). A rule file without frontmatter has no
+globs, so it applies to every request. MCP servers are ``.continue/mcpServers/`` files or
+``mcpServers`` in ``config.yaml``. No memory of its own.
+"""
+
+from __future__ import annotations
+
+from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
+from coffer.agent_spec import AgentSpec, Place, Render
+
+_CODE = "continuedev/continue core/config/markdown/loadMarkdownRules.ts (11fa0e26)"
+_DOCS = "docs.continue.dev/customize/deep-dives/rules"
+
+SPEC = AgentSpec(
+    name="continue",
+    config=Place("~/.continue", env="CONTINUE_GLOBAL_DIR"),
+    executables=("cn",),
+    installed=("~/.vscode/extensions/continue.continue-*",),
+    project=Render(
+        ("{root}/AGENTS.md",),
+        note="Continue reads the AGENTS.md of the first workspace folder that has one",
+    ),
+    global_=Render(("{config}/rules/coffer-memory.md",)),
+    facts=AgentFacts(
+        title="Continue",
+        loads=(
+            Load("{root}/AGENTS.md", "project", when="first workspace folder with one", how="Code"),
+            Load("{root}/.continue/rules/*.md", "project", when="by frontmatter", how="Code"),
+            Load("{root}/.continue/prompts/*.md", "project", when="not invokable", how="Code"),
+            Load("{config}/rules/*.md", "global", when="by frontmatter", how="Code"),
+            Load("{config}/prompts/*.md", "global", when="not invokable", how="Code"),
+        ),
+        mcp=McpFacts(
+            "{config}/config.yaml",
+            "yaml",
+            ("mcpServers",),
+            "also one file per server in .continue/mcpServers/ (workspace and global)",
+        ),
+        checked=(
+            Checked("main at 11fa0e26", ("Code",), _CODE, "2026-12-01"),
+            Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),
+        ),
+        notes=(
+            "AGENT.md and CLAUDE.md are never read: the lookup stops after AGENTS.md",
+            "Hub rules and config.yaml rules come before the files",
+        ),
+    ),
+)
+NAME, detect, targets, inputs, native_memory = SPEC.members()
+FACTS = SPEC.facts
