@@ -135,7 +135,8 @@ def _listing(tier_dir: Path) -> dict[str, os.stat_result]:
     with it:
         for de in it:
             name = de.name
-            if name == INDEX_NAME or fsutil.is_tmp_name(name) or name.startswith("."):
+            # Hidden files are not entries; coffer's temp files (.coffer-tmp-*) are among them.
+            if name.startswith(".") or name == INDEX_NAME:
                 continue
             out[name] = de.stat(follow_symlinks=False)
     return out
