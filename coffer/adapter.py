@@ -133,6 +133,13 @@ class Wiring(Protocol):
     def __call__(self, ctx: Context, launch: Launch, /) -> Sequence[ConfigEdit]: ...
 
 
+class ConfigDir(Protocol):
+    """The optional ``config_dir`` member: the agent's config directory for ``ctx`` (what
+    ``{config}`` means in the adapter's FACTS; a spec adapter's is its ``Place``)."""
+
+    def __call__(self, ctx: Context, /) -> Path: ...
+
+
 class SessionFramer(Protocol):
     """The optional ``session_context`` member: hook text as the agent wants it printed."""
 
@@ -148,6 +155,7 @@ class Features:
     session_context: SessionFramer | None = None
     session_context_limit: int | None = None
     facts: AgentFacts | None = None
+    config_dir: ConfigDir | None = None
 
 
 # A project that is never read or written: modes() asks targets() what a project would get.

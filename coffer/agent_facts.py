@@ -1,5 +1,6 @@
 """What an agent loads at session start, as data: the facts an adapter records beside its
-targets, for the planned explain command (issue 12 §5) and for the reader of the adapter.
+targets, for `coffer explain` (issue 12 §5, coffer/projection/explain/) and for the reader
+of the adapter.
 
 An adapter's optional ``FACTS`` member is one :class:`AgentFacts`. Nothing here acts: the
 targets say what coffer writes; these say what the agent reads, in which order, what caps
@@ -27,7 +28,11 @@ How = Literal["Run", "Code", "Docs", "Inferred"]
 # - "cwd-up-past-root": the same, and the directory holding <root>;
 # - "root-down-to-cwd": every directory from <root> down to <cwd>;
 # - "fs-root-down-to-cwd": every directory from / down to <cwd>, no git boundary;
-# - "cwd-up-to-trusted": from <cwd> up to the closest trusted ancestor.
+# - "above-root-down-to-cwd": from the directory holding <root> down to <cwd>;
+# - "cwd-up-to-trusted": from <cwd> up to the closest trusted ancestor;
+# - "trusted-down-to-cwd": the same directories, outermost first.
+# The name says the order too: "cwd-up" nearest first, "down-to-cwd" outermost first. Where
+# trust is not known, explain takes <root> for the trusted ancestor.
 Walk = Literal[
     "root",
     "cwd",
@@ -35,13 +40,24 @@ Walk = Literal[
     "cwd-up-past-root",
     "root-down-to-cwd",
     "fs-root-down-to-cwd",
+    "above-root-down-to-cwd",
     "cwd-up-to-trusted",
+    "trusted-down-to-cwd",
 ]
 
 # The placeholders a path template may start with: the home directory, the agent's config
 # directory (its spec's Place), $XDG_CONFIG_HOME (else ~/.config), the git root, the start
 # directory, or an environment variable (``${NAME}``; the path does not apply when unset).
-TEMPLATE_ROOTS = ("~", "{config}", "$XDG_CONFIG_HOME", "{root}", "{cwd}", "${NAME}")
+# In a Load only, ``{memory}`` is the agent's memory directory as the adapter's link target
+# of the Load's scope names it (Claude's, wherever its settings put it). In a walked Load,
+# ``{cwd}`` or ``{root}`` stands for each directory of the walk.
+TEMPLATE_ROOTS = ("~", "{config}", "$XDG_CONFIG_HOME", "{root}", "{cwd}", "${NAME}", "{memory}")
+
+# In which order the files of consecutive walked Loads reach the context: "by-file" — every
+# file of one Load before the next Load's (Qwen groups by name); "by-directory" — for each
+# directory of the walk, the Loads in turn (Claude: CLAUDE.md, .claude/CLAUDE.md, … of `/`,
+# then of the next directory down).
+Order = Literal["by-file", "by-directory"]
 
 
 @dataclass(frozen=True)
@@ -62,8 +78,22 @@ class Cap:
     unit: Literal["bytes", "chars", "lines", "tokens"]
     per: Literal["file", "total"] = "file"
     # what the agent keeps when the cap cuts ("head", "head 70% + tail 20%", "leaf files
-    # first: the root file is cut first")
+    # first: the root file is cut first"), in words; the fields below say it as numbers
     keeps: str = "head"
+    head: float = 1.0  # the share of ``limit`` kept from the start of a file that is cut
+    tail: float = 0.0  # the share kept from its end (Hermes: 0.7 and 0.2)
+    # a "total" budget goes to the files in load order, or to the last loaded first (Kimi)
+    fills: Literal["in-order", "last-first"] = "in-order"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A condition on the user's settings: the JSON or TOML file ``file`` (a template) has,
+    at ``key``, the value ``has`` or a list holding it."""
+
+    file: str
+    key: tuple[str, ...]
+    has: str | bool
 
 
 @dataclass(frozen=True)
@@ -78,8 +108,14 @@ class Load:
     # templates of files whose presence stops the agent reading this one (same directory
     # unless the template says otherwise), e.g. AGENTS.override.md hides AGENTS.md
     shadowed_by: tuple[str, ...] = ()
-    when: str = ""  # a condition: "trusted folders only", "once per session on demand"
+    # where a bare name in ``shadowed_by`` is looked for: None, this file's own directory;
+    # a walk, every directory of it (one AGENTS.md anywhere up to the root hides every
+    # CLAUDE.md from OpenCode)
+    shadow_walk: Walk | None = None
+    when: str = ""  # a caveat: "trusted folders only", "replaces the whole system prompt"
     how: How = "Run"
+    unless_env: tuple[str, ...] = ()  # variables that, set non-empty, stop this load
+    if_setting: Setting | None = None  # loaded only when the user's settings say so
 
 
 @dataclass(frozen=True)
@@ -127,3 +163,4 @@ class AgentFacts:
     hook: HookFacts | None = None
     checked: tuple[Checked, ...] = ()
     notes: tuple[str, ...] = ()  # hazards worth telling a user (shadowing, trust, …)
+    order: Order = "by-file"

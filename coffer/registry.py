@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from coffer.adapter import Adapter, Features, Mode, SessionFramer, Wiring
+from coffer.adapter import Adapter, ConfigDir, Features, Mode, SessionFramer, Wiring
 from coffer.agent_facts import AgentFacts
 
 GROUP = "coffer.adapters"
@@ -164,6 +164,12 @@ def _framer(value: object) -> SessionFramer:
     return cast(SessionFramer, value)
 
 
+def _config_dir(value: object) -> ConfigDir:
+    if not callable(value):
+        raise ContractError("config_dir must be a function (ctx) -> Path")
+    return cast(ConfigDir, value)
+
+
 def _limit(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ContractError("SESSION_CONTEXT_LIMIT must be a positive int")
@@ -205,6 +211,7 @@ def features(obj: object) -> Features:
         session_context=_optional(obj, "session_context", _framer, None),
         session_context_limit=_optional(obj, "SESSION_CONTEXT_LIMIT", _limit, None),
         facts=_optional(obj, "FACTS", _facts, None),
+        config_dir=_optional(obj, "config_dir", _config_dir, None),
     )
 
 

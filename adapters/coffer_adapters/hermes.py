@@ -27,7 +27,8 @@ from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 
 _RUN = "capture run of hermes-agent (PyPI): one offline request to a local recording server"
 _DOCS = "hermes-agent.nousresearch.com/docs/user-guide/features/context-files, personality"
-_CAP = Cap(20_000, "chars", keeps="head 70% + tail 20%")
+_CAP = Cap(20_000, "chars", keeps="head 70% + tail 20%", head=0.7, tail=0.2)
+_NEAREST = (".hermes.md", "HERMES.md")  # found anywhere from <cwd> up to the git root
 _OWN = ("{root}/.hermes.md", "{root}/HERMES.md")
 
 SPEC = AgentSpec(
@@ -54,13 +55,21 @@ SPEC = AgentSpec(
             Load("{config}/memories/USER.md", "global", caps=(Cap(1_375, "chars"),)),
             Load("{cwd}/.hermes.md", "project", "cwd-up-to-root", (_CAP,)),
             Load("{cwd}/HERMES.md", "project", "cwd-up-to-root", (_CAP,)),
-            Load("{cwd}/AGENTS.md", "project", "cwd", (_CAP,), shadowed_by=_OWN),
+            Load(
+                "{cwd}/AGENTS.md",
+                "project",
+                "cwd",
+                (_CAP,),
+                shadowed_by=_NEAREST,
+                shadow_walk="cwd-up-to-root",
+            ),
             Load(
                 "{cwd}/CLAUDE.md",
                 "project",
                 "cwd",
                 (_CAP,),
-                shadowed_by=(*_OWN, "AGENTS.md"),
+                shadowed_by=(*_NEAREST, "{cwd}/AGENTS.md"),
+                shadow_walk="cwd-up-to-root",
                 how="Code",
             ),
             Load(
@@ -68,7 +77,8 @@ SPEC = AgentSpec(
                 "project",
                 "cwd",
                 (_CAP,),
-                shadowed_by=(*_OWN, "AGENTS.md", "CLAUDE.md"),
+                shadowed_by=(*_NEAREST, "{cwd}/AGENTS.md", "{cwd}/CLAUDE.md"),
+                shadow_walk="cwd-up-to-root",
                 how="Code",
             ),
         ),

@@ -25,6 +25,7 @@ from coffer.agent_spec import AgentSpec, Candidate, Place, Render
 
 _RUN = "capture run of @kilocode/cli: one offline request to a local recording server"
 _VSCODE = "Kilo-Org/kilocode packages/kilo-vscode/src/services/cli-backend/server-manager.ts"
+_NO_PROJECT = ("KILO_DISABLE_PROJECT_CONFIG",)
 _CLAUDE = Candidate("~/.claude/CLAUDE.md", unless=("KILO_DISABLE_CLAUDE_CODE_PROMPT",))
 
 SPEC = AgentSpec(
@@ -46,16 +47,32 @@ SPEC = AgentSpec(
         loads=(
             Load("${KILO_CONFIG_DIR}/AGENTS.md", "global", how="Code"),
             Load("{config}/AGENTS.md", "global", shadowed_by=("${KILO_CONFIG_DIR}/AGENTS.md",)),
-            Load("~/.claude/CLAUDE.md", "global", shadowed_by=("{config}/AGENTS.md",), how="Code"),
-            Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root"),
-            Load("{cwd}/CLAUDE.md", "project", "cwd-up-to-root", shadowed_by=("AGENTS.md",)),
+            Load(
+                "~/.claude/CLAUDE.md",
+                "global",
+                shadowed_by=("${KILO_CONFIG_DIR}/AGENTS.md", "{config}/AGENTS.md"),
+                unless_env=("KILO_DISABLE_CLAUDE_CODE_PROMPT",),
+                how="Code",
+            ),
+            Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root", unless_env=_NO_PROJECT),
+            Load(
+                "{cwd}/CLAUDE.md",
+                "project",
+                "cwd-up-to-root",
+                shadowed_by=("AGENTS.md",),
+                shadow_walk="cwd-up-to-root",  # one AGENTS.md anywhere hides every CLAUDE.md
+                unless_env=_NO_PROJECT,
+            ),
             Load(
                 "{cwd}/CONTEXT.md",
                 "project",
                 "cwd-up-to-root",
                 shadowed_by=("AGENTS.md", "CLAUDE.md"),
+                shadow_walk="cwd-up-to-root",
+                unless_env=_NO_PROJECT,
             ),
-            Load("~/.kilo/rules/*.md", "global", shadowed_by=("~/.kilocode/rules",)),
+            Load("~/.kilo/rules/*.md", "global"),
+            Load("~/.kilocode/rules/*.md", "global", shadowed_by=("~/.kilo/rules",)),
             Load("{cwd}/.kilo/rules/*.md", "project", "cwd"),
             Load(
                 "{cwd}/.kilocode/rules/*.md", "project", "cwd", shadowed_by=("{cwd}/.kilo/rules",)

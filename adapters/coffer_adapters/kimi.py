@@ -16,7 +16,13 @@ from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 
 _RUN = "capture run of kimi-cli (PyPI): one offline request to a local recording server"
 _BUDGET = 32 * 1024
-_CAP = Cap(_BUDGET, "bytes", "total", keeps="leaf files first: the root file is cut first")
+_CAP = Cap(
+    _BUDGET,
+    "bytes",
+    "total",
+    keeps="leaf files first: the root file is cut first",
+    fills="last-first",
+)
 
 SPEC = AgentSpec(
     name="kimi",
@@ -26,6 +32,7 @@ SPEC = AgentSpec(
     global_=Nothing("Kimi CLI loads no global instruction file (~/.kimi/AGENTS.md is not read)"),
     facts=AgentFacts(
         title="Kimi CLI",
+        order="by-directory",  # .kimi/AGENTS.md then AGENTS.md, directory by directory
         loads=(
             Load("{cwd}/.kimi/AGENTS.md", "project", "root-down-to-cwd", (_CAP,)),
             Load("{cwd}/AGENTS.md", "project", "root-down-to-cwd", (_CAP,)),

@@ -29,14 +29,34 @@ SPEC = AgentSpec(
         title="OpenCode",
         loads=(
             Load("{config}/AGENTS.md", "global"),
-            Load("~/.claude/CLAUDE.md", "global", shadowed_by=("{config}/AGENTS.md",)),
-            Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root"),
-            Load("{cwd}/CLAUDE.md", "project", "cwd-up-to-root", shadowed_by=("AGENTS.md",)),
+            Load(
+                "~/.claude/CLAUDE.md",
+                "global",
+                shadowed_by=("{config}/AGENTS.md",),
+                unless_env=_NO_CLAUDE,
+            ),
+            Load(
+                "{cwd}/AGENTS.md",
+                "project",
+                "cwd-up-to-root",
+                unless_env=("OPENCODE_DISABLE_PROJECT_CONFIG",),
+                how="Run",
+            ),
+            Load(
+                "{cwd}/CLAUDE.md",
+                "project",
+                "cwd-up-to-root",
+                shadowed_by=("AGENTS.md",),
+                shadow_walk="cwd-up-to-root",  # one AGENTS.md anywhere hides every CLAUDE.md
+                unless_env=("OPENCODE_DISABLE_PROJECT_CONFIG",),
+            ),
             Load(
                 "{cwd}/CONTEXT.md",
                 "project",
                 "cwd-up-to-root",
                 shadowed_by=("AGENTS.md", "CLAUDE.md"),
+                shadow_walk="cwd-up-to-root",
+                unless_env=("OPENCODE_DISABLE_PROJECT_CONFIG",),
             ),
         ),
         mcp=McpFacts("{config}/opencode.json", "jsonc", ("mcp",), 'type "local" with command'),

@@ -26,6 +26,7 @@ SPEC = AgentSpec(
     global_=Render(tuple(f"{{config}}/{n}" for n in _NAMES), create="{config}/AGENTS.md"),
     facts=AgentFacts(
         title="Pi",
+        order="by-directory",  # per directory the first of AGENTS.md, …, CLAUDE.MD
         loads=(
             Load("{config}/AGENTS.md", "global"),
             Load("{config}/CLAUDE.md", "global", shadowed_by=("AGENTS.md", "AGENTS.MD")),

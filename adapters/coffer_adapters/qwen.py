@@ -35,9 +35,9 @@ SPEC = AgentSpec(
         title="Qwen Code",
         loads=(
             Load("{config}/QWEN.md", "global"),
-            Load("{cwd}/QWEN.md", "project", "cwd-up-past-root"),
+            Load("{cwd}/QWEN.md", "project", "above-root-down-to-cwd"),
             Load("{config}/AGENTS.md", "global"),
-            Load("{cwd}/AGENTS.md", "project", "cwd-up-past-root"),
+            Load("{cwd}/AGENTS.md", "project", "above-root-down-to-cwd"),
             Load("{root}/.qwen/QWEN.local.md", "project"),
             Load("{config}/rules/*.md", "global"),
             Load("{root}/.qwen/rules/*.md", "project", when="trusted folders only"),

@@ -30,7 +30,7 @@ SPEC = AgentSpec(
             Load(
                 "{cwd}/AGENTS.md",
                 "project",
-                "cwd-up-to-trusted",
+                "trusted-down-to-cwd",
                 when="trusted folders only (~/.vibe/trusted_folders.toml)",
             ),
         ),

@@ -63,6 +63,7 @@ COMMANDS: dict[str, str] = {
     "setup": "setup",
     "uninstall": "uninstall",
     "watch": "watch",
+    "explain": "explain",
     "adapter": "adapter",
     "vault": "vault",
 }

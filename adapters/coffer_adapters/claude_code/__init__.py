@@ -18,6 +18,7 @@ from typing import Any
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
 from coffer.adapter_helpers import detected_by, per_tier, read_json
+from coffer_adapters.claude_code.facts import FACTS as FACTS
 
 NAME = "claude"
 native_memory = no_native_memory  # the store *is* Claude's memory: nothing competes
@@ -82,6 +83,7 @@ def config_root(ctx: Context) -> Path:
 
 
 detect = detected_by(config_root, "claude")
+config_dir = config_root  # what {config} means in FACTS (coffer explain)
 
 
 def _settings_files(ctx: Context) -> list[tuple[str, Path]]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target
 from coffer.adapter_helpers import detected_by, env_dir, per_tier, read_toml
 from coffer_adapters.codex import memories, switch
+from coffer_adapters.codex.facts import FACTS as FACTS
 
 NAME = "codex"
 DEFAULT_PROJECT_DOC_MAX_BYTES = 32_768
@@ -30,6 +31,7 @@ def codex_home(ctx: Context) -> Path:
 
 
 detect = detected_by(codex_home, "codex")
+config_dir = codex_home  # what {config} means in FACTS (coffer explain)
 
 
 def native_memory(ctx: Context) -> NativeMemory:

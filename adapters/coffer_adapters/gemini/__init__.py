@@ -21,6 +21,7 @@ from pathlib import Path
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
 from coffer.adapter_helpers import detected_by, env_dir, per_tier, read_json
 from coffer_adapters.gemini import memory
+from coffer_adapters.gemini.facts import FACTS as FACTS
 
 NAME = "gemini"
 native_memory = no_native_memory
@@ -44,6 +45,7 @@ def gemini_dir(ctx: Context) -> Path:
 
 
 detect = detected_by(gemini_dir, "gemini")
+config_dir = gemini_dir  # what {config} means in FACTS (coffer explain)
 
 
 def _file_names(ctx: Context) -> list[str]:

@@ -1,0 +1,149 @@
+"""How much of each loaded file reaches the model: its size in the units the agent's caps
+count, what a cap cuts, and whether coffer's memory (a managed block, or the index of a
+linked memory directory) is in it and survives the cut.
+
+Pure over bytes once the files are read; the block is found by the same parser that writes
+it (coffer.projection.block_format), never by a second one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from coffer.agent_facts import Cap
+from coffer.errors import BlockError
+from coffer.projection import block_format
+from coffer.projection.explain.files import Found
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One file as the agent gets it."""
+
+    found: Found
+    size: int  # bytes
+    lines: int
+    chars: int
+    kept: tuple[int, int]  # bytes kept from the start and from the end
+    cut: tuple[str, ...]  # one sentence per cap that cut
+    coffer: str  # "block", "index", "malformed" or ""
+    span: tuple[int, int] | None  # the block's byte range
+
+    @property
+    def is_cut(self) -> bool:
+        return sum(self.kept) < self.size
+
+    @property
+    def coffer_cut(self) -> str:
+        """ "", "partly" or "entirely": how much of coffer's memory the caps drop."""
+        if not self.coffer or not self.is_cut:
+            return ""
+        start, end = self.span or (0, self.size)
+        gone_from, gone_to = self.kept[0], self.size - self.kept[1]
+        if end <= gone_from or start >= gone_to:
+            return ""
+        return "entirely" if start >= gone_from and end <= gone_to else "partly"
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+def _count(data: bytes, unit: str) -> int:
+    if unit == "bytes":
+        return len(data)
+    if unit == "tokens":
+        return (len(data) + 3) // 4  # the agents' own estimate: about four bytes a token
+    text = _text(data)
+    if unit == "lines":
+        return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+    return len(text)
+
+
+def _bytes_of(data: bytes, unit: str, n: int, *, from_end: bool = False) -> int:
+    """How many bytes ``n`` units are, counted from the start (or the end) of ``data``."""
+    if n <= 0:
+        return 0
+    if unit == "bytes" or unit == "tokens":
+        return min(len(data), n if unit == "bytes" else 4 * n)
+    text = _text(data)
+    if unit == "lines":
+        parts = text.splitlines(keepends=True)
+        piece = "".join(parts[-n:] if from_end else parts[:n])
+    else:
+        piece = text[-n:] if from_end else text[:n]
+    return len(piece.encode("utf-8", "surrogateescape"))
+
+
+def _coffer(path: Path, data: bytes, store: Path) -> tuple[str, tuple[int, int] | None]:
+    try:
+        span = block_format.find(data)
+    except BlockError:
+        return "malformed", None
+    if span is not None:
+        return "block", (span.start, span.end)
+    try:
+        linked = path.resolve().is_relative_to(store.resolve())
+    except OSError:
+        linked = False
+    return ("index", None) if linked else ("", None)
+
+
+def _describe(cap: Cap, used: int) -> str:
+    per = "in all" if cap.per == "total" else "a file"
+    return f"{cap.limit:,} {cap.unit} {per} ({used:,} here); keeps {cap.keeps}"
+
+
+def measure(files: Sequence[Found], store: Path) -> list[Measured]:
+    """Each loaded file with its sizes and what its caps keep; the files the agent skips
+    (shadowed, off) are measured too, uncut."""
+    datas = {f.path: _read(f.path) for f in files}
+    budgets = _budgets(files, datas)
+    out = []
+    for f in files:
+        data = datas[f.path]
+        head, tail, cuts = len(data), 0, []
+        if f.state == "loaded":
+            for cap in f.load.caps:
+                used = _count(data, cap.unit)
+                allowed = budgets.get((cap, f.path), cap.limit)
+                if used <= allowed:
+                    continue
+                head = min(head, _bytes_of(data, cap.unit, int(allowed * cap.head)))
+                tail = max(tail, _bytes_of(data, cap.unit, int(allowed * cap.tail), from_end=True))
+                cuts.append(_describe(cap, used))
+        tail = min(tail, len(data) - head)
+        coffer, span = _coffer(f.path, data, store)
+        text = _text(data)
+        lines = _count(data, "lines")
+        out.append(
+            Measured(f, len(data), lines, len(text), (head, tail), tuple(cuts), coffer, span)
+        )
+    return out
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
+def _budgets(files: Sequence[Found], datas: dict[Path, bytes]) -> dict[tuple[Cap, Path], int]:
+    """What each file may use of every "total" cap it shares with others: the budget goes
+    to the files in load order (or last loaded first) until it is spent."""
+    shared: dict[Cap, list[Found]] = {}
+    for f in files:
+        if f.state == "loaded":
+            for cap in f.load.caps:
+                if cap.per == "total":
+                    shared.setdefault(cap, []).append(f)
+    out: dict[tuple[Cap, Path], int] = {}
+    for cap, members in shared.items():
+        left = cap.limit
+        for f in members[::-1] if cap.fills == "last-first" else members:
+            out[(cap, f.path)] = left
+            left = max(0, left - _count(datas[f.path], cap.unit))
+    return out

@@ -1,0 +1,203 @@
+"""Which files an agent's FACTS name for one session, in the agent's order, and whether each
+is read: templates resolved, walks expanded, globs listed, conditions and shadowing applied.
+
+Read-only and agent-neutral: every agent-specific fact arrives in the adapter's
+``AgentFacts`` (docs/adr/0029). Only files that exist are returned; a file the facts name
+that is not there is nothing the agent loads and nothing to explain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from coffer.adapter import Context, Mode, Target
+from coffer.adapter_helpers import read_json, read_toml
+from coffer.agent_facts import TEMPLATE_ROOTS, AgentFacts, Load, Setting, Walk
+from coffer.agent_spec import SpecError, resolve
+
+_WALKED = ("{cwd}", "{root}")
+_ROOTS = frozenset(TEMPLATE_ROOTS)
+
+
+@dataclass(frozen=True)
+class Session:
+    """The session being explained: where it starts and what the adapter resolved."""
+
+    cwd: Path
+    root: Path | None  # the repository root the agents see (nearest .git), else coffer's
+    ctx: Context
+    config: Path | None  # what ``{config}`` means for this adapter
+    targets: dict[str, list[Target]]  # the adapter's targets, by tier
+
+
+@dataclass(frozen=True)
+class Found:
+    """One existing file a Load names, and why the agent skips it (``state``)."""
+
+    path: Path
+    load: Load
+    state: str  # "loaded", "shadowed" or "off"
+    by: Path | None = None  # the file that hides it
+    why: str = ""  # why it is off
+
+
+def walk_dirs(walk: Walk, cwd: Path, root: Path | None) -> list[Path]:
+    """The directories of ``walk``, in the order the agent visits them."""
+    up = [cwd, *cwd.parents]
+    inside = up[: up.index(root) + 1] if root is not None and root in up else [cwd]
+    outermost = inside[-1]
+    if walk == "root":
+        return [outermost]
+    if walk == "cwd":
+        return [cwd]
+    if walk == "cwd-up-past-root":
+        return [*inside, outermost.parent] if outermost.parent != outermost else inside
+    if walk == "above-root-down-to-cwd":
+        above = [outermost.parent] if outermost.parent != outermost else []
+        return above + inside[::-1]
+    if walk in ("root-down-to-cwd", "trusted-down-to-cwd"):
+        return inside[::-1]
+    if walk == "fs-root-down-to-cwd":
+        return up[::-1]
+    return inside  # cwd-up-to-root, cwd-up-to-trusted: nearest first
+
+
+def memory_link(session: Session, scope: str) -> Target | None:
+    """The adapter's link target of ``scope``: the memory directory ``{memory}`` names."""
+    return next((t for t in session.targets.get(scope, []) if t.mode is Mode.SYMLINK), None)
+
+
+def _walked(load: Load) -> bool:
+    return load.scope == "project" and load.path.partition("/")[0] in _WALKED
+
+
+def path_of(
+    template: str, session: Session, scope: str, directory: Path | None = None
+) -> Path | None:
+    """The path ``template`` names; ``directory`` stands for a walked ``{cwd}``/``{root}``.
+    None when it does not apply (an unset variable, no target of that scope)."""
+    head, _, rest = template.partition("/")
+    base: Path | None
+    if head in _WALKED and directory is not None:
+        base = directory
+    elif head == "{cwd}":
+        base = session.cwd
+    elif head == "{root}":
+        base = session.root or session.cwd
+    elif head == "{memory}":
+        link = memory_link(session, scope)
+        base = link.path if link is not None else None
+    else:
+        try:
+            return resolve(template, session.ctx, session.config)
+        except SpecError:
+            return None  # {config} of an adapter that does not say where its config is
+    if base is None:
+        return None
+    return base / rest if rest else base
+
+
+def _expand(path: Path) -> list[Path]:
+    if "*" not in str(path):
+        return [path] if path.is_file() else []
+    import glob  # only for the Loads that name a glob
+
+    return [Path(p) for p in sorted(glob.glob(str(path), recursive=True)) if Path(p).is_file()]
+
+
+def _groups(facts: AgentFacts) -> list[list[Load]]:
+    """The Loads, with consecutive walked ones of one walk merged when the agent reads
+    directory by directory."""
+    out: list[list[Load]] = []
+    for load in facts.loads:
+        last = out[-1][-1] if out else None
+        if (
+            facts.order == "by-directory"
+            and last is not None
+            and _walked(load)
+            and _walked(last)
+            and last.walk == load.walk
+        ):
+            out[-1].append(load)
+        else:
+            out.append([load])
+    return out
+
+
+def _named(group: Sequence[Load], session: Session) -> Iterator[tuple[Load, Path]]:
+    if not _walked(group[0]):
+        for load in group:
+            path = path_of(load.path, session, load.scope)
+            yield from ((load, p) for p in (_expand(path) if path is not None else []))
+        return
+    dirs = walk_dirs(group[0].walk, session.cwd, session.root)
+    if len(group) == 1:  # by file: each Load's whole walk before the next Load
+        order = [(group[0], d) for d in dirs]
+    else:
+        order = [(load, d) for d in dirs for load in group]
+    for load, d in order:
+        path = path_of(load.path, session, load.scope, d)
+        yield from ((load, p) for p in (_expand(path) if path is not None else []))
+
+
+def found(facts: AgentFacts, session: Session) -> list[Found]:
+    """Every existing file the facts name, in load order, each once (a global file a walk
+    meets again, ``~/.claude/CLAUDE.md`` from a session under ``~``, stays global)."""
+    groups = _groups(facts)
+    own = {p for g in groups if not _walked(g[0]) for _, p in _named(g, session)}
+    seen: set[Path] = set()
+    out = []
+    for group in groups:
+        for load, path in _named(group, session):
+            if path in seen:
+                continue
+            seen.add(path)
+            out.append(_judge(load, path, session, own))
+    return out
+
+
+def _judge(load: Load, path: Path, session: Session, own: set[Path]) -> Found:
+    env = [v for v in load.unless_env if session.ctx.environ.get(v, "").strip()]
+    if env:
+        return Found(path, load, "off", why=f"{' and '.join(env)} set")
+    if load.if_setting is not None and not _holds(load.if_setting, session):
+        s = load.if_setting
+        where = path_of(s.file, session, "global") or s.file
+        return Found(path, load, "off", why=f"read only when {where} sets {'.'.join(s.key)}")
+    link = memory_link(session, load.scope) if load.path.startswith("{memory}") else None
+    if link is not None and not link.active:
+        return Found(path, load, "off", why=link.note or "switched off")
+    by = _shadow(load, path, session, own)
+    return Found(path, load, "shadowed", by) if by is not None else Found(path, load, "loaded")
+
+
+def _shadow(load: Load, path: Path, session: Session, own: set[Path]) -> Path | None:
+    """The file that hides ``path``; a file the agent reads as a global one never hides a
+    project file (Claude's ``~/.claude/CLAUDE.md`` does not hide a project's AGENTS.md)."""
+    for name in load.shadowed_by:
+        if name.partition("/")[0] in _ROOTS or name.startswith("${"):
+            hit = path_of(name, session, load.scope)
+            places = [hit] if hit is not None else []
+        elif load.shadow_walk is not None:
+            places = [d / name for d in walk_dirs(load.shadow_walk, session.cwd, session.root)]
+        else:
+            places = [path.parent / name]
+        for place in places:
+            if place in (path, *own) and load.scope == "project":
+                continue
+            if place != path and (_expand(place) if "*" in str(place) else place.exists()):
+                return place
+    return None
+
+
+def _holds(setting: Setting, session: Session) -> bool:
+    path = path_of(setting.file, session, "global")
+    if path is None:
+        return False
+    data: Any = read_toml(path) if path.suffix == ".toml" else read_json(path)
+    for key in setting.key:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data == setting.has or (isinstance(data, list) and setting.has in data)

@@ -1,0 +1,83 @@
+"""The one JSON shape of `coffer explain --json` (stable: tests/test_explain.py holds it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from coffer.projection.explain.caps import Measured
+from coffer.projection.explain.verdict import TierView
+
+if TYPE_CHECKING:
+    from coffer.projection.explain import AgentView, Explained
+
+
+def _path(path: Path | None) -> str | None:
+    return str(path) if path is not None else None
+
+
+def file_json(m: Measured, order: int | None) -> dict[str, Any]:
+    f = m.found
+    return {
+        "order": order,  # 1-based place in the context; null for a file the agent skips
+        "path": str(f.path),
+        "template": f.load.path,
+        "scope": f.load.scope,
+        "state": "cut" if f.state == "loaded" and m.is_cut else f.state,
+        "bytes": m.size,
+        "lines": m.lines,
+        "chars": m.chars,
+        "kept_bytes": sum(m.kept) if f.state == "loaded" else 0,
+        "cut": list(m.cut),
+        "shadowed_by": _path(f.by),
+        "why": f.why or None,
+        "coffer": m.coffer or None,
+        "coffer_cut": m.coffer_cut or None,
+        "when": f.load.when or None,
+        "how": f.load.how,
+    }
+
+
+def tier_json(t: TierView) -> dict[str, Any]:
+    return {
+        "state": t.state,
+        "ok": t.ok,
+        "path": _path(t.path),
+        "detail": t.detail or None,
+        "hint": t.hint or None,
+    }
+
+
+def agent_json(view: AgentView) -> dict[str, Any]:
+    facts = view.facts
+    files, order = [], 0
+    for m in view.files:
+        read = m.found.state == "loaded"
+        order += read
+        files.append(file_json(m, order if read else None))
+    return {
+        "name": view.name,
+        "title": view.title,
+        "present": view.present,
+        "enabled": view.enabled,
+        "ok": all(t.ok for t in view.tiers),
+        "files": files,
+        "memory": {t.tier: tier_json(t) for t in view.tiers},
+        "hints": view.hints,
+        "notes": list(facts.notes) if facts else [],
+        "checked": [
+            {"version": c.version, "how": list(c.how), "source": c.source, "date": c.date or None}
+            for c in (facts.checked if facts else ())
+        ],
+        "error": view.error or None,
+    }
+
+
+def explained_json(e: Explained) -> dict[str, Any]:
+    return {
+        "cwd": str(e.cwd),
+        "root": _path(e.root),
+        "project": _path(e.project),
+        "agents": [agent_json(v) for v in e.agents],
+        "hidden": e.hidden,
+    }
