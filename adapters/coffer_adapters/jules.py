@@ -2,11 +2,12 @@
 ``AGENTS.md``, which reaches Jules only when committed; nothing of the user's machine
 reaches it, so the global tier is NONE.
 
-Facts, from Jules' documentation (jules.google/docs, read 2026-12-01) and the AGENTS.md
-project's list of supporting agents: Jules clones the repository at the chosen branch into a
-cloud VM and reads the root ``AGENTS.md`` as found there. coffer hides its block from git by
-default, so Jules sees it only after ``coffer project --git-block commit`` and a push.
-Jules keeps its own memory of a repository's preferences (hosted, not reachable from here).
+Facts, inferred: the AGENTS.md project lists Jules among the agents that read the file, and
+Jules' documentation (jules.google/docs, read 2026-12-01) says it clones the repository at
+the chosen branch into a cloud VM; the root ``AGENTS.md`` it reads is the one found there.
+coffer hides its block from git by default, so Jules sees it only after
+``coffer project --git-block commit`` and a push. Jules keeps its own memory of a
+repository's preferences (hosted, not reachable from here).
 The ``jules`` CLI (Jules Tools) only starts and lists remote sessions; coffer detects Jules
 by it.
 """
@@ -30,7 +31,9 @@ SPEC = AgentSpec(
     global_=Nothing("Jules runs in Google's cloud and reads no file of this machine"),
     facts=AgentFacts(
         title="Jules",
-        loads=(Load("{root}/AGENTS.md", "project", when="as committed and pushed", how="Docs"),),
+        loads=(
+            Load("{root}/AGENTS.md", "project", when="as committed and pushed", how="Inferred"),
+        ),
         native=NativeFacts(
             where=("{config}",),
             format="hosted memory of a repository's preferences, kept by Jules",
@@ -39,7 +42,7 @@ SPEC = AgentSpec(
             on_by_default=True,
             coffer="out of reach: hosted",
         ),
-        checked=(Checked("hosted, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),),
+        checked=(Checked("hosted, 2026-12-01", ("Inferred",), _DOCS, "2026-12-01"),),
         notes=("hosted: only what is pushed reaches it",),
     ),
 )

@@ -1,40 +1,56 @@
-"""JetBrains Junie (IDE plugin and CLI): the project tier is a block in
-``.junie/guidelines.md``, the file Junie reads unless told otherwise; Junie has no user-level
-guidelines file, so the global tier is NONE.
+"""JetBrains Junie (IDE plugin and CLI): the project tier is the shared block in
+``AGENTS.md`` (or ``.junie/AGENTS.md`` when the project has one), the global tier a block in
+``~/.junie/AGENTS.md``.
 
-Facts, from JetBrains' documentation (jetbrains.com/help/junie "Guidelines", "Project
-Settings" and "Model Context Protocol", pages of November 2025, read 2026-12-01; no client
-was run): Junie adds its guidelines to every task; by default it reads
-``.junie/guidelines.md`` in the project root, and Settings | Tools | Junie | Project
-Settings | Guidelines path can name another file instead (an ``AGENTS.md``, say), which
-coffer cannot see (agentsmd/agents.md#145 lists AGENTS.md support in the IDE and the CLI).
-MCP servers (stdio only) are configured in ``~/.junie/mcp/mcp.json`` or the project's
-``.junie/mcp/mcp.json``. No session-start hook; no memory of its own.
+Facts, from Junie's documentation: junie.jetbrains.com/docs/guidelines-and-memory.html and
+junie-ide-plugin.html (2026-08), as quoted in Chemaclass/agnostic-ai#552 and checked on Junie
+26.7.13 in Gentleman-Programming/gentle-ai#591; the 2025 pages (jetbrains.com/help/junie)
+knew only ``.junie/guidelines.md``. No client was run. Junie adds its guidelines to every
+task and takes the first of: a custom guidelines path (Settings | Tools | Junie, which
+coffer cannot see), ``.junie/AGENTS.md`` ("the most preferred standard location"), the root
+``AGENTS.md`` when the ``.junie`` folder has none, then the legacy ``.junie/guidelines.md``
+or ``.junie/guidelines/``. User-level guidelines are ``~/.junie/AGENTS.md``. MCP servers
+(stdio) are configured in ``~/.junie/mcp/mcp.json`` or the project's
+``.junie/mcp/mcp.json``. No session-start hook.
 """
 
 from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_spec import AgentSpec, Place, Render
 
-_DOCS = "jetbrains.com/help/junie/customize-guidelines.html, project-settings.html"
+_DOCS = (
+    "junie.jetbrains.com/docs/guidelines-and-memory.html (2026-08, quoted in "
+    "Chemaclass/agnostic-ai#552, Gentleman-Programming/gentle-ai#591)"
+)
+_OLD = "jetbrains.com/help/junie/customize-guidelines.html (November 2025)"
+_DOT = ("{root}/.junie/AGENTS.md",)
 
 SPEC = AgentSpec(
     name="junie",
     config=Place("~/.junie"),
     executables=("junie",),
     project=Render(
-        ("{root}/.junie/guidelines.md",),
-        note="unless Junie's Guidelines path setting names another file",
+        (*_DOT, "{root}/AGENTS.md"),
+        create="{root}/AGENTS.md",
+        note="unless a custom guidelines path is set in Junie's settings",
+        displaces=(".junie/guidelines.md", ".junie/guidelines"),
     ),
-    global_=Nothing("Junie reads guidelines per project only; it has no user-level file"),
+    global_=Render(("{config}/AGENTS.md",)),
     facts=AgentFacts(
         title="Junie",
         loads=(
+            Load("{config}/AGENTS.md", "global", how="Docs"),
+            Load("{root}/<guidelines path>", "project", when="when the setting is set", how="Docs"),
+            Load("{root}/.junie/AGENTS.md", "project", how="Docs"),
+            Load("{root}/AGENTS.md", "project", shadowed_by=_DOT, how="Docs"),
             Load(
-                "{root}/.junie/guidelines.md", "project", when="default Guidelines path", how="Docs"
+                "{root}/.junie/guidelines.md",
+                "project",
+                shadowed_by=(*_DOT, "{root}/AGENTS.md"),
+                when="legacy",
+                how="Docs",
             ),
-            Load("{root}/<Guidelines path>", "project", when="when the setting is set", how="Docs"),
         ),
         mcp=McpFacts(
             "{config}/mcp/mcp.json",
@@ -43,8 +59,14 @@ SPEC = AgentSpec(
             "stdio servers only; also .junie/mcp/mcp.json in the project",
         ),
         hook=HookFacts("", "", False, "no hooks"),
-        checked=(Checked("documentation of November 2025", ("Docs",), _DOCS, "2026-12-01"),),
-        notes=("a Guidelines path setting replaces .junie/guidelines.md entirely",),
+        checked=(
+            Checked("documentation of 2026-08 (Junie 26.7)", ("Docs",), _DOCS, "2026-12-01"),
+            Checked("documentation of November 2025", ("Docs",), _OLD, "2026-12-01"),
+        ),
+        notes=(
+            "any AGENTS.md at the root hides the legacy .junie/guidelines.md",
+            "a custom guidelines path in Junie's settings replaces all of these",
+        ),
     ),
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()

@@ -39,7 +39,8 @@ def by_tier(module: ModuleType, ctx: Context) -> dict[str, Target]:
 def test_agents_reading_agents_md_share_the_project_block(tmp_path: Path) -> None:
     ctx = ctx_for(tmp_path)
     assert ctx.project is not None
-    for module in (roo, warp, continue_, augment, trae, antigravity, amazonq, jules, openhands):
+    for module in (roo, warp, continue_, augment, junie, trae, antigravity, amazonq, jules,
+                   openhands):  # fmt: skip
         assert paths(module, ctx)["project"] == ctx.project / "AGENTS.md", module.NAME
 
 
@@ -47,11 +48,11 @@ def test_the_none_tiers_say_why(tmp_path: Path) -> None:
     ctx = ctx_for(tmp_path)
     none = {  # one NONE tier each at least (the last one's note is kept)
         m.NAME: t.note
-        for m in (roo, junie, jetbrains_ai, trae, amazonq, jules, firebase_studio, openhands)
+        for m in (roo, jetbrains_ai, trae, amazonq, jules, firebase_studio, openhands)
         for t in m.targets(ctx)
         if t.mode is Mode.NONE
     }
-    assert set(none) == {m.NAME for m in (roo, junie, jetbrains_ai, trae, amazonq, jules,
+    assert set(none) == {m.NAME for m in (roo, jetbrains_ai, trae, amazonq, jules,
                                           firebase_studio, openhands)}  # fmt: skip
     assert ".roorules" in none["roo"]  # a ~/.roo/rules file would hide every project's
     assert all(note for note in none.values())
@@ -96,13 +97,18 @@ def test_antigravity_shares_gemini_clis_global_file_within_its_cap(tmp_path: Pat
     assert theirs["global"] == mine.path
 
 
-def test_junie_renders_into_its_default_guidelines_file(tmp_path: Path) -> None:
+def test_junie_shares_agents_md_and_warns_before_it_hides_legacy_guidelines(tmp_path: Path) -> None:
     ctx = ctx_for(tmp_path)
     assert ctx.project is not None
     tiers = by_tier(junie, ctx)
-    assert tiers["project"].path == ctx.project / ".junie" / "guidelines.md"
-    assert "Guidelines path" in tiers["project"].note
-    assert tiers["global"].mode is Mode.NONE
+    assert tiers["project"].path == ctx.project / "AGENTS.md"
+    assert tiers["global"].path == ctx.home / ".junie" / "AGENTS.md"
+    (ctx.project / ".junie").mkdir()
+    (ctx.project / ".junie" / "guidelines.md").write_text("legacy\n")
+    note = by_tier(junie, ctx)["project"].note
+    assert "reads it instead of .junie/guidelines.md" in note
+    (ctx.project / ".junie" / "AGENTS.md").write_text("preferred\n")
+    assert paths(junie, ctx)["project"] == ctx.project / ".junie" / "AGENTS.md"
 
 
 def test_hosted_agents_say_how_the_block_reaches_them(tmp_path: Path) -> None:
