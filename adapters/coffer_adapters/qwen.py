@@ -7,11 +7,15 @@ from every directory between the start directory and the parent of the git root,
 global ``~/.qwen/QWEN.md`` / ``~/.qwen/AGENTS.md``. ``context.fileName`` in settings.json
 replaces the list (not followed by coffer: a list without AGENTS.md stops Qwen reading the
 shared block; coffer adapter list cannot see that yet). Qwen's auto-memory is on by default;
-it is recorded in FACTS, and not imported or switched off yet (issue 12 §2, another change).
+coffer imports it and switches it off, reversibly (qwen_native.py, docs/adr/0032).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
+from coffer.adapter import Context, NativeMemory
 from coffer.agent_facts import (
     AgentFacts,
     Cap,
@@ -22,6 +26,7 @@ from coffer.agent_facts import (
     NativeFacts,
 )
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer_adapters import qwen_native
 
 _RUN = "capture run of @qwen-code/qwen-code: one offline request to a local recording server"
 
@@ -62,6 +67,10 @@ SPEC = AgentSpec(
             loaded="both MEMORY.md indexes, after the instructions",
             switch='{"memory": {"enableManagedAutoMemory": false}} in ~/.qwen/settings.json',
             on_by_default=True,
+            coffer="imported into the global tier (the user-level topic files and every "
+            "project's, with provenance), then switched off in ~/.qwen/settings.json; "
+            "`coffer unproject --agent qwen` turns it back on. Not linked like Claude's: Qwen "
+            "reads only a top-level type: and rebuilds MEMORY.md on every write (ADR 0032)",
         ),
         mcp=McpFacts(
             "{config}/settings.json",
@@ -83,5 +92,15 @@ SPEC = AgentSpec(
         ),
     ),
 )
-NAME, detect, targets, inputs, native_memory = SPEC.members()
+NAME, detect, targets, _spec_inputs, _ = SPEC.members()
 FACTS = SPEC.facts
+
+
+def native_memory(ctx: Context) -> NativeMemory:
+    """Qwen's auto-memory, imported and then switched off (qwen_native.py)."""
+    return qwen_native.native_memory(ctx, SPEC.config_dir(ctx))
+
+
+def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
+    env, files = _spec_inputs(ctx)
+    return (*env, "QWEN_CODE_MEMORY_BASE_DIR"), [*files, SPEC.config_dir(ctx) / "settings.json"]

@@ -70,7 +70,13 @@ def plan(job: NativeJob) -> NativeSwitch:
     if out.problems:
         out.problems.append(_stays_on(job))
         return out
-    new, out.previous = native.disable(out.data)
+    try:
+        new, out.previous = native.disable(out.data)
+    except CofferError as exc:  # a config the adapter cannot edit safely (not plain JSON, …)
+        out.problems.append(
+            Problem(native.config, "refused", f"{adapter}'s own memory stays on: {exc}")
+        )
+        return out
     if native.enabled(new):
         # Verify the effect, not just the edit: a switch the agent does not read would leave
         # two memories diverging while coffer reports success.

@@ -99,3 +99,43 @@ def test_gemini_first_session_hook_links_the_directory_gemini_just_registered(
     assert memory.is_symlink()
     sent = _session(recorder, [gemini, "-p", "hi"], repo, env)
     assert "walrus-77" in sent.split(INDEX, 1)[1]
+
+
+QWEN_FACT = "Integration tests need the docker group; run them with make itest"
+
+
+def test_qwen_memory_is_imported_switched_off_and_restored(
+    tmp_path: Path, fake_home: Path, recorder: Recorder
+) -> None:
+    qwen = agent_binary("qwen")
+    settings = fake_home / ".qwen" / "settings.json"
+    settings.parent.mkdir()
+    original = json.dumps({"security": {"auth": {"selectedType": "openai"}}}, indent=2) + "\n"
+    settings.write_text(original)
+    user = fake_home / ".qwen" / "memories"
+    user.mkdir()
+    (user / "itest.md").write_text(
+        f"---\nname: itest\ndescription: {QWEN_FACT}\ntype: user\n---\n\n{QWEN_FACT}.\n"
+    )
+    (user / "MEMORY.md").write_text(f"- [itest](itest.md) — {QWEN_FACT}\n")
+    env = agent_env({"OPENAI_BASE_URL": f"{recorder.url}/v1", "OPENAI_API_KEY": "k"})
+    env["OPENAI_MODEL"] = "m"
+    repo = git_repo(tmp_path / "repo").resolve()
+    before = _session(recorder, [qwen, "-p", "hi"], repo, env)
+    assert f"{user}/MEMORY.md" in before  # Qwen's own memory block, on by default
+    # Qwen migrates its settings on a first run ("$version"): the pre-image is what is
+    # there when coffer runs.
+    pre_image = settings.read_bytes()
+
+    run = coffer("project", cwd=repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "coffer unproject --agent qwen" in run.stderr
+    during = _session(recorder, [qwen, "-p", "hi"], repo, env)
+    assert f"{user}/MEMORY.md" not in during  # switched off: Qwen no longer loads it
+    assert QWEN_FACT in during  # the imported entry, through the block in ~/.qwen/QWEN.md
+
+    undo = coffer("unproject", "--agent", "qwen", cwd=repo)
+    assert undo.returncode == 0, undo.stdout + undo.stderr
+    assert settings.read_bytes() == pre_image
+    after = _session(recorder, [qwen, "-p", "hi"], repo, env)
+    assert f"{user}/MEMORY.md" in after
