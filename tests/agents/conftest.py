@@ -9,6 +9,7 @@ without it every test here is skipped, so the default suite needs no agent and n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -79,3 +80,25 @@ def agent_env(extra: dict[str, str]) -> dict[str, str]:
     hook `coffer setup` installed runs the `coffer` beside it, i.e. this tree's."""
     bindir = str(Path(sys.executable).parent)
     return {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", **extra}
+
+
+def sent_text(bodies: list[str]) -> str:
+    """Recorded request bodies as one searchable text: each raw body, then every string in
+    it once JSON-decoded, so text an agent escaped (``\\u003c``, ``\\n``) is found as written."""
+    parts: list[str] = []
+
+    def strings(value: object) -> None:
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                strings(item)
+        elif isinstance(value, list):
+            for item in value:
+                strings(item)
+
+    for body in bodies:
+        parts.append(body)
+        with contextlib.suppress(ValueError):  # not JSON: the raw body is all there is
+            strings(json.loads(body))
+    return "\n".join(parts)
