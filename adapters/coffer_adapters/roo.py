@@ -25,7 +25,7 @@ _CODE = (
     "src/services/roo-config/index.ts (src/package.json 3.31.1)"
 )
 _DOCS = "docs.roocode.com/features/custom-instructions, /features/mcp/using-mcp-in-roo"
-_LEGACY = ("{root}/.roorules", "{root}/.clinerules")
+_RULES = ("{config}/rules/*", "{root}/.roo/rules/*")  # any file there hides the legacy files
 
 SPEC = AgentSpec(
     name="roo",
@@ -50,8 +50,13 @@ SPEC = AgentSpec(
             Load("{root}/AGENT.md", "project", shadowed_by=("AGENTS.md",), how="Code"),
             Load("{config}/rules/**", "global", how="Code"),
             Load("{cwd}/.roo/rules/**", "project", "fs-root-down-to-cwd", how="Code"),
-            Load("{root}/.roorules", "project", shadowed_by=("{config}/rules/*",), how="Code"),
-            Load("{root}/.clinerules", "project", shadowed_by=_LEGACY[:1], how="Code"),
+            Load("{root}/.roorules", "project", shadowed_by=_RULES, how="Code"),
+            Load(
+                "{root}/.clinerules",
+                "project",
+                shadowed_by=(*_RULES, "{root}/.roorules"),
+                how="Code",
+            ),
         ),
         mcp=McpFacts(
             "{root}/.roo/mcp.json",
