@@ -10,6 +10,8 @@ working directory; a custom agent (``~/.aws/amazonq/cli-agents/*.json`` or the p
 ``.amazonq/cli-agents/``) lists its own, and its ``agentSpawn`` hooks add their output to
 the context. The IDE plugins load ``.amazonq/rules/**/*.md``. The Q CLI is now Kiro CLI
 (the ``kiro`` adapter). MCP: ``~/.aws/amazonq/mcp.json`` and ``.amazonq/mcp.json``.
+Detection: ``~/.aws/amazonq``, ``qchat`` or the VS Code extension (``q`` alone names other
+tools too).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ _DOCS = "docs.aws.amazon.com/amazonq/latest/qdeveloper-ug/command-line-context.h
 SPEC = AgentSpec(
     name="amazonq",
     config=Place("~/.aws/amazonq"),
-    executables=("q", "qchat"),
+    executables=("qchat",),  # not `q`: another common tool has that name
     installed=("~/.vscode/extensions/amazonwebservices.amazon-q-vscode-*",),
     project=Render(("{root}/AGENTS.md",), note="loaded by the CLI's default agent"),
     global_=Nothing(
