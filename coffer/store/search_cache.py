@@ -9,23 +9,20 @@ is deleted and rebuilt (docs/adr/0005-search-cache.md).
 from __future__ import annotations
 
 import contextlib
-import heapq
 import json
-import math
 import os
 import re
 import sqlite3
 import stat
 import zlib
 from array import array
-from collections import Counter
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from coffer import fsutil
 from coffer.store.entry import Entry, EntryParseError, parse
 from coffer.store.index import INDEX_NAME
+from coffer.store.ranking import rank
 
 _SCHEMA_VERSION = 3
 SYNC_BATCH = 1000  # files parsed per committed transaction
@@ -45,15 +42,7 @@ CREATE VIRTUAL TABLE fts USING fts5(
 );
 CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-# Column weights for bm25(): a hit in the name or description says more than one in the body.
-_WEIGHTS = "8.0, 3.0, 1.0"
 _TOKEN_RE = re.compile(r"\w+")
-# Per query term: every matching row's FTS5 bm25() for that term alone. FTS5 clamps its
-# inverse document frequency to 1e-6 for a term in half the rows or more, so the term's
-# weighted, length-normalised frequency is recovered by dividing that clamp back out and
-# re-weighted with an IDF that is always positive (docs/adr/0014-writes-blocks-ranking.md).
-# The only interpolation is the constant weights.
-_TERM_SQL = f"SELECT rowid, bm25(fts, {_WEIGHTS}) FROM fts WHERE fts MATCH ?"  # noqa: S608
 _ROWS_SQL = "SELECT filename, name, description, metadata, body FROM files WHERE id = ?"
 
 
@@ -289,34 +278,6 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
         )
     )
     return TierScan(entries, problems)
-
-
-def fts_idf(rows: int, hits: int) -> float:
-    """The IDF FTS5's bm25() uses (fts5_aux.c): clamped to 1e-6 when not positive."""
-    idf = math.log((rows - hits + 0.5) / (hits + 0.5))
-    return idf if idf > 0.0 else 1e-6
-
-
-def idf(rows: int, hits: int) -> float:
-    """Lucene's BM25 IDF, log(1 + (N - n + 0.5) / (n + 0.5)): positive for any n <= N, so a
-    term found in most of a small store still counts, and rarer terms still count more."""
-    return math.log(1.0 + (rows - hits + 0.5) / (hits + 0.5))
-
-
-def rank(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[tuple[int, float]]:
-    """The ``limit`` best (rowid, BM25 score) pairs of rows matching any of ``terms``.
-
-    Equal scores keep FTS5's row order; the store then orders them by name.
-    """
-    total = conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()[0]
-    scores: Counter[int] = Counter()
-    for term in terms:
-        rows = conn.execute(_TERM_SQL, ('"' + term.replace('"', '""') + '"',)).fetchall()
-        if rows:
-            # -bm25 = fts_idf * (weighted, saturated term frequency): swap the IDF.
-            scale = -idf(total, len(rows)) / fts_idf(total, len(rows))
-            scores.update({rowid: bm25 * scale for rowid, bm25 in rows})
-    return heapq.nlargest(limit, scores.items(), key=itemgetter(1))
 
 
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
