@@ -83,6 +83,11 @@ class NativeMemory:
     restore: Callable[[bytes | None, Mapping[str, Any]], bytes]
     imports: Callable[[], Sequence[Imported]] = field(default=lambda: ())
     describe: str = ""
+    # Non-empty: why the memory stays on (no switch coffer may turn without losing what the
+    # agent reads). Its items are then imported at every `coffer project`, each under a name
+    # of its own so a changed file replaces its copy, and ``config`` (the memory file) is
+    # never written (coffer.native_helpers.import_only).
+    keeps_on: str = ""
 
 
 @runtime_checkable
@@ -233,14 +238,14 @@ SESSION_START_MARKER = ("coffer", "project --")
 class ConfigEdit:
     """One entry `coffer setup` adds to an agent's config file (`--undo` removes it).
 
-    ``keys`` locate it in the parsed file (JSON object keys, TOML table keys). Without
+    ``keys`` locate it in the parsed file (JSON or JSONC object keys, TOML table keys). Without
     ``append`` the last key is set to ``value``; with it, ``value`` is one item appended to
     the array at ``keys``. Missing containers on the way are created, and removed again on
     undo when coffer created them and they ended up empty.
     """
 
     path: Path
-    format: Literal["json", "toml"]
+    format: Literal["json", "jsonc", "toml"]  # jsonc: comments and trailing commas kept
     keys: tuple[str, ...]
     value: Any  # plain JSON-compatible data
     append: bool = False

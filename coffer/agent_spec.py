@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.adapter import Context, Mode, NativeMemory, Target, TierName
+from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target, TierName
 from coffer.adapter_helpers import on_path, xdg_config
 from coffer.agent_facts import AgentFacts
+from coffer.agent_wiring import Wire, edits
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,9 @@ class AgentSpec:
     installed: tuple[str, ...] = ()
     project: Render | Nothing | None = None  # None: no project target at all
     global_: Render | Nothing | None = None
+    # what `coffer setup` adds to the agent's config (its MCP server, its session-start
+    # hook); a module exposes it as ``wiring = SPEC.wiring`` (docs/adr/0033)
+    setup: Wire | None = None
     env_names: tuple[str, ...] = field(init=False, default=())
 
     def __post_init__(self) -> None:
@@ -139,6 +143,13 @@ class AgentSpec:
             if isinstance(tier, Render) and len(tier.files) > 1:
                 files += self._existing_choices(ctx, tier)
         return self.env_names, files
+
+    def wiring(self, ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
+        """The optional ``wiring`` member, from ``setup`` (nothing without it)."""
+        if self.setup is None:
+            return ()
+        config = self.config_dir(ctx)
+        return edits(self.setup, self.name, ctx, launch, lambda t: resolve(t, ctx, config))
 
     # ---- resolution ------------------------------------------------------------------
 

@@ -187,8 +187,8 @@ def test_setup_never_suggests_an_agent_it_would_refuse(fake_home: Path) -> None:
     r = coffer("setup", "--dry-run")
     assert r.returncode == 0, r.stderr
     assert "`--agent claude` wires it anyway" in r.stdout  # claude can be wired
-    assert "--agent cursor" not in r.stdout  # cursor's adapter has no setup step
-    assert "cursor: not found on this machine, skipped\n" in r.stdout
+    assert "--agent aider" not in r.stdout  # aider's adapter has no setup step (no MCP)
+    assert "aider: not found on this machine, skipped\n" in r.stdout
 
 
 @pytest.mark.parametrize(

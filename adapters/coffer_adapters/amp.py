@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "ampcode.com/manual (AGENTS.md; settings)"
 
@@ -24,6 +25,7 @@ SPEC = AgentSpec(
         displaces=("CLAUDE.md",),
     ),
     global_=Render(("{config}/AGENTS.md",)),
+    setup=Wire(mcp=McpServer("{config}/settings.json", "json", ("amp.mcpServers",))),
     facts=AgentFacts(
         title="Amp",
         loads=(
@@ -50,3 +52,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _RUN = "capture run of cline (npm): one offline request to a local recording server"
 
@@ -23,6 +24,16 @@ SPEC = AgentSpec(
         note="Cline reads AGENTS.md only in the directory a session starts in",
     ),
     global_=Render(("~/.agents/AGENTS.md",)),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/data/settings/cline_mcp_settings.json",
+            "json",
+            ("mcpServers",),
+            env="CLINE_MCP_SETTINGS_PATH",
+        ),
+        no_hook="no session-start hook: the output of Cline's TaskStart hook does not reach "
+        "the model",
+    ),
     facts=AgentFacts(
         title="Cline",
         loads=(
@@ -52,3 +63,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

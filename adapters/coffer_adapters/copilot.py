@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions"
 
@@ -32,6 +33,15 @@ SPEC = AgentSpec(
         note="the cloud coding agent sees the block only with `coffer project --git-block commit`",
     ),
     global_=Render(("{config}/copilot-instructions.md",), note="read by the Copilot CLI"),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/mcp-config.json",
+            "json",
+            ("mcpServers",),
+            extra={"type": "local", "tools": ["*"]},
+            note="read by the Copilot CLI; VS Code keeps its MCP servers elsewhere",
+        )
+    ),
     facts=AgentFacts(
         title="GitHub Copilot",
         loads=(
@@ -61,3 +71,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _CODE = "charmbracelet/crush internal/config/config.go defaultContextPaths (main at 003f5dbf)"
 _NAMES = (
@@ -29,6 +30,7 @@ SPEC = AgentSpec(
     global_=Nothing(
         "Crush loads no global file unless options.context_paths in crush.json names one"
     ),
+    setup=Wire(mcp=McpServer("{config}/crush.json", "json", ("mcp",), extra={"type": "stdio"})),
     facts=AgentFacts(
         title="Crush",
         loads=tuple(Load(f"{{cwd}}/{n}", "project", "cwd", how="Code") for n in _NAMES),
@@ -38,3 +40,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

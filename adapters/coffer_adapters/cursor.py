@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "https://www.cursor.com/docs/rules"
 
@@ -18,6 +19,7 @@ SPEC = AgentSpec(
     executables=("cursor",),
     project=Render(("{root}/AGENTS.md",)),
     global_=Nothing("Cursor keeps global User Rules in its settings, not in a file"),
+    setup=Wire(mcp=McpServer("{config}/mcp.json", "json", ("mcpServers",))),
     facts=AgentFacts(
         title="Cursor",
         loads=(
@@ -31,3 +33,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

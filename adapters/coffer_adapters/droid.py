@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "docs.factory.ai: AGENTS.md, settings and MCP pages (CLI 1.21)"
 
@@ -21,6 +22,9 @@ SPEC = AgentSpec(
     executables=("droid",),
     project=Render(("{root}/AGENTS.md",)),
     global_=Render(("{config}/AGENTS.md",)),
+    setup=Wire(
+        mcp=McpServer("{config}/mcp.json", "json", ("mcpServers",), extra={"type": "stdio"})
+    ),
     facts=AgentFacts(
         title="Factory Droid",
         loads=(
@@ -34,3 +38,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Candidate, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _RUN = "capture run of @kilocode/cli: one offline request to a local recording server"
 _VSCODE = "Kilo-Org/kilocode packages/kilo-vscode/src/services/cli-backend/server-manager.ts"
@@ -41,6 +42,18 @@ SPEC = AgentSpec(
     global_=Render(
         ("${KILO_CONFIG_DIR}/AGENTS.md", "{config}/AGENTS.md", _CLAUDE),
         create="~/.claude/CLAUDE.md",  # its own file would hide the user's CLAUDE.md
+    ),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/kilo.json",
+            "jsonc",
+            ("mcp",),
+            alternatives=("{config}/kilo.jsonc",),
+            argv=True,
+            env_key="environment",
+            extra={"type": "local", "enabled": True},
+        ),
+        no_hook="no session-start hook: Kilo CLI runs only JS/TS plugins at session start",
     ),
     facts=AgentFacts(
         title="Kilo",
@@ -93,3 +106,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Cap, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _RUN = "capture run of kimi-cli (PyPI): one offline request to a local recording server"
 _BUDGET = 32 * 1024
@@ -30,6 +31,11 @@ SPEC = AgentSpec(
     executables=("kimi",),
     project=Render(("{root}/AGENTS.md",), max_bytes=_BUDGET),
     global_=Nothing("Kimi CLI loads no global instruction file (~/.kimi/AGENTS.md is not read)"),
+    setup=Wire(
+        mcp=McpServer("{config}/mcp.json", "json", ("mcpServers",)),
+        no_hook="no session-start hook: Kimi CLI does not give a SessionStart hook's output "
+        "to the model",
+    ),
     facts=AgentFacts(
         title="Kimi CLI",
         order="by-directory",  # .kimi/AGENTS.md then AGENTS.md, directory by directory
@@ -57,3 +63,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "kiro.dev/docs/steering (AGENTS.md support, global steering)"
 
@@ -24,6 +25,7 @@ SPEC = AgentSpec(
         ("{config}/steering/AGENTS.md",),
         note="some Kiro IDE releases do not load global steering (kirodotdev/Kiro#6171)",
     ),
+    setup=Wire(mcp=McpServer("{config}/settings/mcp.json", "json", ("mcpServers",))),
     facts=AgentFacts(
         title="Kiro",
         loads=(
@@ -39,3 +41,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

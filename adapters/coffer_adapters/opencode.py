@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Candidate, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _NO_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")
 _RUN = "capture runs of opencode-ai: offline requests to a local recording server"
@@ -24,6 +25,18 @@ SPEC = AgentSpec(
     global_=Render(
         ("{config}/AGENTS.md", Candidate("~/.claude/CLAUDE.md", unless=_NO_CLAUDE)),
         create="~/.claude/CLAUDE.md",  # creating its own file would hide the user's CLAUDE.md
+    ),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/opencode.json",
+            "jsonc",
+            ("mcp",),
+            alternatives=("{config}/opencode.jsonc",),
+            argv=True,
+            env_key="environment",
+            extra={"type": "local", "enabled": True},
+        ),
+        no_hook="no session-start hook: OpenCode runs only JS/TS plugins at session start",
     ),
     facts=AgentFacts(
         title="OpenCode",
@@ -67,3 +80,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -26,6 +26,7 @@ from coffer.agent_facts import (
     NativeFacts,
 )
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, SessionHook, Wire
 from coffer_adapters import qwen_native
 
 _RUN = "capture run of @qwen-code/qwen-code: one offline request to a local recording server"
@@ -36,6 +37,15 @@ SPEC = AgentSpec(
     executables=("qwen",),
     project=Render(("{root}/AGENTS.md",)),
     global_=Render(("{config}/QWEN.md",)),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/settings.json",
+            "json",
+            ("mcpServers",),
+            note="restart Qwen Code (or run /mcp) to connect to coffer's MCP server",
+        ),
+        hook=SessionHook("{config}/settings.json"),
+    ),
     facts=AgentFacts(
         title="Qwen Code",
         loads=(
@@ -104,3 +114,6 @@ def native_memory(ctx: Context) -> NativeMemory:
 def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     env, files = _spec_inputs(ctx)
     return (*env, "QWEN_CODE_MEMORY_BASE_DIR"), [*files, SPEC.config_dir(ctx) / "settings.json"]
+
+
+wiring = SPEC.wiring

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _RUN = "capture run of mistral-vibe (PyPI): one offline request to a local recording server"
 
@@ -23,6 +24,16 @@ SPEC = AgentSpec(
         note="Mistral Vibe loads project files only in trusted folders",
     ),
     global_=Render(("{config}/AGENTS.md",)),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/config.toml",
+            "toml",
+            ("mcp_servers",),
+            named="name",
+            extra={"transport": "stdio"},
+        ),
+        no_hook="no session-start hook: Mistral Vibe has none",
+    ),
     facts=AgentFacts(
         title="Mistral Vibe",
         loads=(
@@ -48,3 +59,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Cap, Checked, Load, McpFacts, NativeFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "docs.windsurf.com/windsurf/cascade/memories and /agents-md"
 _CAPS = (Cap(6_000, "chars"), Cap(12_000, "chars", "total", keeps="global rules first"))
@@ -25,6 +26,7 @@ SPEC = AgentSpec(
     executables=("windsurf",),
     project=Render(("{root}/AGENTS.md",)),
     global_=Render(("{config}/memories/global_rules.md",), max_bytes=6_000),
+    setup=Wire(mcp=McpServer("{config}/mcp_config.json", "json", ("mcpServers",))),
     facts=AgentFacts(
         title="Windsurf",
         loads=(
@@ -52,3 +54,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _CODE = "zed-industries/zed crates/agent RULES_FILE_NAMES (main, two orders seen)"
 _FIRST = (".rules", ".cursorrules", ".windsurfrules", ".clinerules",
@@ -28,6 +29,7 @@ SPEC = AgentSpec(
         displaces=("CLAUDE.md", "GEMINI.md"),
     ),
     global_=Nothing("Zed keeps default rules in its Rules Library, not in a file"),
+    setup=Wire(mcp=McpServer("{config}/settings.json", "jsonc", ("context_servers",))),
     facts=AgentFacts(
         title="Zed",
         loads=tuple(
@@ -40,3 +42,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -1,4 +1,5 @@
-"""The config documents ``coffer setup`` edits: JSON spliced as text, TOML through tomlkit.
+"""The config documents ``coffer setup`` edits: JSON and JSONC spliced as text, TOML through
+tomlkit.
 
 Both expose one small interface (:class:`Doc`): get, set, append to a list, replace or remove
 an item, so planning and undo in :mod:`coffer.setup.wiring` never care which format a file uses,
@@ -34,13 +35,17 @@ class _Doc(Protocol):
 
 
 class _JsonDoc:
-    """JSON edited as text (coffer.setup.json_text): untouched bytes stay untouched."""
+    """JSON edited as text (coffer.setup.json_text), JSONC keeping its comments
+    (coffer.setup.jsonc_text): untouched bytes stay untouched."""
 
-    def __init__(self, data: bytes | None, path: Path) -> None:
+    def __init__(self, data: bytes | None, path: Path, *, jsonc: bool = False) -> None:
         raw = data or b""
         self.bom = raw.startswith(_BOM)
+        text = JsonText
+        if jsonc:
+            from coffer.setup.jsonc_text import JsoncText as text
         try:
-            self.doc = JsonText(_decode(raw.removeprefix(_BOM), path))
+            self.doc = text(_decode(raw.removeprefix(_BOM), path))
         except CofferError as exc:
             raise CofferError(f"{path}: {exc}; fix it, then run coffer setup again") from exc
 
@@ -149,18 +154,30 @@ class _TomlDoc:
 
     def append(self, path: Sequence[str], value: Any) -> int | None:
         import tomlkit
+        from tomlkit.items import AoT
 
         parent, created = self._parent(path, create=True)
         if path[-1] not in parent:
-            parent[path[-1]] = tomlkit.array()
+            # tables go into an array of tables ([[name]]) where the parent can hold one
+            tables = isinstance(value, dict) and not _is_inline(parent)
+            parent[path[-1]] = tomlkit.aot() if tables else tomlkit.array()
             created = len(path) - 1 if created is None else created
-        parent[path[-1]].append(self._item(parent[path[-1]], value))
+        array = parent[path[-1]]
+        if not isinstance(array, AoT):
+            array.append(self._item(array, value))
+            return created
+        table = self._item(parent, value)
+        array.append(table)
+        if not tomlkit.dumps(self.root).endswith(table.as_string()):
+            table.add(tomlkit.nl())  # a table inserted before others: keep the blank line
         return created
 
     def replace_item(self, path: Sequence[str], index: int, value: Any) -> None:
+        from tomlkit.items import AoT
+
         parent, _ = self._parent(path, create=False)
         array = parent[path[-1]]
-        array[index] = self._item(array, value)
+        array[index] = self._item(parent if isinstance(array, AoT) else array, value)
 
     def remove(self, path: Sequence[str], index: int | None, created: int) -> None:
         parent, _ = self._parent(path, create=False)
@@ -207,7 +224,9 @@ def _decode(raw: bytes, path: Path) -> str:
 
 
 def _load(fmt: str, data: bytes | None, path: Path) -> _Doc:
-    return _TomlDoc(data, path) if fmt == "toml" else _JsonDoc(data, path)
+    if fmt == "toml":
+        return _TomlDoc(data, path)
+    return _JsonDoc(data, path, jsonc=fmt == "jsonc")
 
 
 def _is_inline(node: Any) -> bool:

@@ -141,26 +141,34 @@ class JsonText:
 
     def __init__(self, text: str) -> None:
         self.text = text if text.strip() else "{}\n"
+        # What the parser reads: the text itself; JSONC's subclass blanks its comments and
+        # trailing commas there, so every position is the same in both.
+        self.plain = self.plainly(self.text)
         try:
-            json.loads(self.text)  # strictness: what json accepts, and nothing else
+            json.loads(self.plain)  # strictness: what json accepts, and nothing else
         except ValueError as exc:
             raise CofferError(f"not valid JSON ({exc})") from exc
-        self.root = parse(self.text)
+        self.root = parse(self.plain)
         if self.root.kind != "object":
             raise CofferError("does not hold a JSON object")
         self.eol = "\r\n" if "\r\n" in self.text else "\n"
         # One-line JSON stays one line; a bare "{}" (or a new file) grows indented.
-        self.compact = "\n" not in self.text.strip() and self.text.strip() != "{}"
+        self.compact = "\n" not in self.plain.strip() and self.plain.strip() != "{}"
         self.unit = self._unit()
-        self.colon = ": " if not self.compact or re.search(r'":\s', self.text) else ":"
+        self.colon = ": " if not self.compact or re.search(r'":\s', self.plain) else ":"
+
+    def plainly(self, text: str) -> str:
+        """The text the parser reads (JSON: the text itself)."""
+        return text
 
     def _unit(self) -> str:
-        m = re.search(r"^[{\[][ \t]*\r?\n([ \t]+)\S", self.text.lstrip())
+        m = re.search(r"^[{\[][ \t]*\r?\n([ \t]+)\S", self.plain.lstrip())
         return m.group(1) if m else "  "
 
     def _reparse(self, text: str) -> None:
         self.text = text
-        self.root = parse(text)
+        self.plain = self.plainly(text)
+        self.root = parse(self.plain)
 
     # ---- reading ---------------------------------------------------------------------
 
@@ -178,7 +186,7 @@ class JsonText:
         return node
 
     def value(self, node: Node) -> Any:
-        return json.loads(self.text[node.start : node.end])
+        return json.loads(self.plain[node.start : node.end])
 
     def empty(self) -> bool:
         return not self.root.children
@@ -209,7 +217,7 @@ class JsonText:
             last = len(container.children) - 1
             first_start = container.item_start(0)
             last_start = container.item_start(last)
-            multiline = "\n" in self.text[container.start : first_start] and not self.text[
+            multiline = "\n" in self.plain[container.start : first_start] and not self.plain[
                 self.text.rfind("\n", 0, last_start) + 1 : last_start
             ].strip(_WS)
             if multiline:

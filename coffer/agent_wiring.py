@@ -1,0 +1,143 @@
+"""What `coffer setup` writes for a spec adapter, as data (issue 12 §6, docs/adr/0033).
+
+A spec's optional ``setup`` is one :class:`Wire`: where the agent's config holds its MCP
+servers and in which shape one entry is written (:class:`McpServer`), and, for an agent
+whose session-start hook output reaches the model, where that hook goes
+(:class:`SessionHook`). :func:`edits` turns it into the :class:`~coffer.adapter.ConfigEdit`
+values every adapter's ``wiring`` returns, so coffer.setup plans, journals and undoes a
+spec's edits exactly as a hand-written adapter's. Names no agent; does no I/O but the
+existence checks that choose between a config's alternative names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
+
+Format = Literal["json", "jsonc", "toml"]
+SERVER = "coffer"  # the name of coffer's entry in every agent's config
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """Where the agent's config holds its stdio MCP servers, and the shape of one entry.
+
+    The entry is ``{**extra, "command": <coffer>, "args": [..., "mcp"], <env_key>: {...}}``;
+    with ``argv`` the command and its arguments are one list under ``command`` (OpenCode).
+    With ``named`` the servers are a list of tables, each naming itself under that key
+    (``[[mcp_servers]] name = "coffer"``); else they are a table keyed by name.
+    """
+
+    path: str  # a template: "{config}/settings.json"
+    format: Format
+    keys: tuple[str, ...]  # the container of servers: ("mcpServers",)
+    alternatives: tuple[str, ...] = ()  # other names of the file: the first existing wins
+    env: str = ""  # a variable naming the file instead, when set (CLINE_MCP_SETTINGS_PATH)
+    argv: bool = False
+    env_key: str = "env"
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    named: str = ""
+    note: str = ""  # what the user still has to do (restart the agent, …)
+
+
+@dataclass(frozen=True)
+class SessionHook:
+    """A Claude-style ``hooks.SessionStart`` group running ``coffer project --hook --for
+    NAME``: only for agents that add the hook's output to the model's context."""
+
+    path: str  # a template
+    format: Format = "json"
+    fields: Mapping[str, Any] = field(default_factory=dict)  # more members: timeout, name
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Wire:
+    """What `coffer setup` adds to one agent's config."""
+
+    mcp: McpServer | None = None
+    hook: SessionHook | None = None
+    # why no hook is written although the agent has one (its output is discarded): said
+    # when the agent is wired
+    no_hook: str = ""
+
+
+Resolve = Callable[[str], Path | None]
+
+
+def edits(
+    wire: Wire, name: str, ctx: Context, launch: Launch, resolve: Resolve
+) -> list[ConfigEdit]:
+    """The edits ``wire`` asks for, for the agent ``name`` (its vault harness and ``--for``
+    name); ``resolve`` turns the spec's templates into paths (None: does not apply)."""
+    out: list[ConfigEdit] = []
+    if wire.mcp is not None:
+        path = _mcp_path(wire.mcp, ctx, resolve)
+        if path is not None:
+            out.append(_server(wire.mcp, path, name, launch, wire.no_hook))
+    if wire.hook is not None:
+        path = resolve(wire.hook.path)
+        if path is not None:
+            group = {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": launch.session_start_for(name),
+                        **wire.hook.fields,
+                    }
+                ]
+            }
+            hook = session_start_hook(path, group, note=wire.hook.note)
+            out.append(_as(hook, wire.hook.format))
+    return out
+
+
+def _mcp_path(mcp: McpServer, ctx: Context, resolve: Resolve) -> Path | None:
+    value = ctx.environ.get(mcp.env, "").strip() if mcp.env else ""
+    if value:
+        return Path(value).expanduser()
+    found = [p for p in (resolve(t) for t in (mcp.path, *mcp.alternatives)) if p is not None]
+    return next((p for p in found if p.is_file()), found[0] if found else None)
+
+
+def _server(mcp: McpServer, path: Path, name: str, launch: Launch, no_hook: str) -> ConfigEdit:
+    server = launch.mcp_server(name)
+    command: dict[str, Any]
+    if mcp.argv:
+        command = {"command": [server["command"], *server["args"]]}
+    else:
+        command = {"command": server["command"], "args": server["args"]}
+    value = {**dict(mcp.extra), **command, mcp.env_key: server["env"]}
+    note = "; ".join(n for n in (mcp.note, no_hook) if n)
+    if mcp.named:
+        return ConfigEdit(
+            path,
+            mcp.format,
+            mcp.keys,
+            {mcp.named: SERVER, **value},
+            append=True,
+            what=f"MCP server `{SERVER}`",
+            marker=(f'"{mcp.named}": "{SERVER}"',),
+            note=note,
+        )
+    return ConfigEdit(
+        path,
+        mcp.format,
+        (*mcp.keys, SERVER),
+        value,
+        what=f"MCP server `{SERVER}`",
+        note=note,
+    )
+
+
+def _as(edit: ConfigEdit, fmt: Format) -> ConfigEdit:
+    from dataclasses import replace
+
+    return edit if edit.format == fmt else replace(edit, format=fmt)
+
+
+__all__ = ["SERVER", "McpServer", "SessionHook", "Wire", "edits"]
