@@ -11,10 +11,12 @@ returned as a refused :class:`coffer.adapter.Imported`, which keeps the agent's 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from coffer import fsutil
-from coffer.adapter import Imported
+from coffer.adapter import Imported, NativeMemory
 from coffer.errors import CofferError
 
 MAX_IMPORT = 30_000  # bytes of one imported item; the rest stays in the agent's file
@@ -107,3 +109,32 @@ def split_frontmatter(text: str) -> tuple[dict[str, str], str]:
         if sep and key and not key[0].isspace() and key.strip() not in fields:
             fields[key.strip()] = value.strip().strip("\"'")
     return fields, "\n".join(lines[end + 1 :]).strip()
+
+
+def import_only(
+    memory: Path, imports: Callable[[], Sequence[Imported]], describe: str, why: str
+) -> NativeMemory:
+    """A :class:`coffer.adapter.NativeMemory` without a switch: ``imports`` runs at every
+    `coffer project` and nothing is written to ``memory`` (the file to watch); ``why`` says
+    why the memory stays on, in `coffer adapter list` and when something is imported."""
+    return NativeMemory(
+        config=memory,
+        enabled=_on,
+        disable=_no_switch,
+        restore=_unchanged,
+        imports=imports,
+        describe=describe,
+        keeps_on=why,
+    )
+
+
+def _on(data: bytes | None) -> bool:
+    return True
+
+
+def _no_switch(data: bytes | None) -> tuple[bytes, dict[str, Any]]:
+    raise CofferError("this memory has no switch coffer turns")
+
+
+def _unchanged(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
+    return data or b""

@@ -8,12 +8,16 @@ the start directory, else ``CLAUDE.md`` there, else ``.cursorrules`` and
 has one, else the shared ``AGENTS.md``. Each source is cut at 20,000 characters by default.
 Hermes' only global file is ``~/.hermes/SOUL.md``, the agent's identity (its docs keep project
 facts out of it), so the global tier is NONE. Hermes' own memories
-(``~/.hermes/memories/MEMORY.md`` and ``USER.md``, on by default) are recorded in FACTS, not
-imported or switched off yet (issue 12 §2).
+(``~/.hermes/memories/MEMORY.md`` and ``USER.md``, on by default) are imported into the
+global tier at every run and left on (hermes_native.py, docs/adr/0032).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
+from coffer.adapter import Context, NativeMemory
 from coffer.agent_facts import (
     AgentFacts,
     Cap,
@@ -24,6 +28,7 @@ from coffer.agent_facts import (
     NativeFacts,
 )
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer_adapters import hermes_native
 
 _RUN = "capture run of hermes-agent (PyPI): one offline request to a local recording server"
 _DOCS = "hermes-agent.nousresearch.com/docs/user-guide/features/context-files, personality"
@@ -44,7 +49,7 @@ SPEC = AgentSpec(
     ),
     global_=Nothing(
         "Hermes' only global file is SOUL.md, its identity; global facts belong in its "
-        "memories, which coffer does not manage yet",
+        "memories, which coffer imports and leaves on",
         path="{config}/SOUL.md",
     ),
     facts=AgentFacts(
@@ -89,6 +94,9 @@ SPEC = AgentSpec(
             loaded="both, as a frozen snapshot in the system prompt",
             switch="memory.memory_enabled / memory.user_profile_enabled in config.yaml",
             on_by_default=True,
+            coffer="imported into the global tier at every coffer project (one entry per "
+            "file, replaced when it changes) and left on: switching it off would leave Hermes "
+            "no global memory, as coffer's global tier has no file Hermes reads (ADR 0032)",
         ),
         mcp=McpFacts("{config}/config.yaml", "yaml", ("mcp_servers",)),
         hook=HookFacts(
@@ -108,5 +116,15 @@ SPEC = AgentSpec(
         ),
     ),
 )
-NAME, detect, targets, inputs, native_memory = SPEC.members()
+NAME, detect, targets, _spec_inputs, _ = SPEC.members()
 FACTS = SPEC.facts
+
+
+def native_memory(ctx: Context) -> NativeMemory:
+    """Hermes' memories, imported and left on (hermes_native.py)."""
+    return hermes_native.native_memory(SPEC.config_dir(ctx))
+
+
+def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
+    env, files = _spec_inputs(ctx)
+    return env, [*files, *hermes_native.files(SPEC.config_dir(ctx))]

@@ -221,6 +221,8 @@ class Natives:
         from coffer.projection import native_memory
 
         name, native = unit
+        if native.keeps_on:
+            return f"on (no switch: {native.keeps_on}; coffer imports it)", ""
         try:  # through a dotfile manager's link, as `coffer project` edits it
             config: bytes | None = fsutil.edit_target(native.config).read_bytes()
         except (OSError, CofferError):

@@ -55,6 +55,12 @@ class NativeSwitch:
 def plan(job: NativeJob) -> NativeSwitch:
     """Decide, without writing, what to import and how the switch is turned off."""
     out, native, adapter = NativeSwitch(job), job.native, job.adapter
+    if native.keeps_on:  # nothing to switch: the items only
+        out.items = list(native.imports())
+        out.problems += [
+            Problem(Path(i.source), "refused", i.refused) for i in out.items if i.refused
+        ]
+        return out
     try:
         # A dotfile manager's link: edit the file it points to; the link stays as it is.
         out.config = fsutil.edit_target(native.config)
@@ -101,6 +107,8 @@ def preview(switch: NativeSwitch) -> Report:
             detail = f"{item.name} from {item.source}"
             report.changes.append(Change(switch.job.global_tier.dir, "import", detail))
     report.problems += switch.problems
+    if switch.job.native.keeps_on and report.changes:
+        report.notices.append(_kept_on(switch.job))
     if switch.broken is not None:
         report.problems.append(switch.broken)
     elif switch.new is not None:
@@ -148,9 +156,28 @@ def _import(job: NativeJob, items: Sequence[Imported], report: Report) -> None:
             report.changes.append(Change(path, "import", detail))
 
 
+def _kept_on(job: NativeJob) -> str:
+    return (
+        f"{job.adapter}'s own memory stays on ({job.native.keeps_on}); coffer imports it into "
+        "the global tier at every session start"
+    )
+
+
+def _import_only(switch: NativeSwitch) -> Report:
+    """A memory without a switch: import what can be imported, report the rest."""
+    report, job = Report(), switch.job
+    _import(job, [i for i in switch.items if not i.refused], report)
+    report.problems += switch.problems
+    if any(c.action == "import" for c in report.changes):
+        report.notices.append(_kept_on(job))
+    return report
+
+
 def apply(journal: Journal, switch: NativeSwitch) -> Report:
     """Import, then switch off: journal first, then the atomic write."""
     report, job = Report(), switch.job
+    if job.native.keeps_on:
+        return _import_only(switch)
     if switch.problems or switch.config is None:
         report.problems += switch.problems
         return report

@@ -139,3 +139,29 @@ def test_qwen_memory_is_imported_switched_off_and_restored(
     assert settings.read_bytes() == pre_image
     after = _session(recorder, [qwen, "-p", "hi"], repo, env)
     assert f"{user}/MEMORY.md" in after
+
+
+HERMES_NOTE = "The nightly backup runs at 02:30 from host orca-9"
+
+
+def test_hermes_memory_is_imported_for_every_agent_and_stays_on(
+    tmp_path: Path, fake_home: Path, recorder: Recorder
+) -> None:
+    hermes = agent_binary("hermes")
+    config = fake_home / ".hermes" / "config.yaml"
+    config.parent.mkdir()
+    config.write_text(
+        f"model:\n  provider: custom\n  default: m\n  base_url: {recorder.url}/v1\n"
+        "  api_key: k\n"
+    )
+    memories = fake_home / ".hermes" / "memories"
+    memories.mkdir()
+    (memories / "MEMORY.md").write_text(f"{HERMES_NOTE}\n§\nPrefers short answers.\n")
+    repo = git_repo(tmp_path / "repo").resolve()
+    (fake_home / ".codex").mkdir()  # another agent, to see Hermes' note in its global file
+    run = coffer("project", cwd=repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "hermes's own memory stays on" in run.stdout + run.stderr
+    sent = _session(recorder, [hermes, "-z", "hello"], repo, agent_env({}))
+    assert "MEMORY (your personal notes)" in sent and HERMES_NOTE in sent  # still on
+    assert HERMES_NOTE in (fake_home / ".codex" / "AGENTS.md").read_text()
