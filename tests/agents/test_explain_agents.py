@@ -3,17 +3,19 @@ agent sends, and what it lists as skipped (shadowed, switched off) is not.
 
 Each case plants a marker line in every file it names, runs `coffer project`, then per phase
 (more files planted, e.g. a project CLAUDE.md) asks explain about a session in ``repo/sub``
-and starts the agent there once against the recorder (tests/agents/conftest.py). Every file
-explain gives an order must be in the request (its marker, or for a file coffer wrote, its
-longest line); every planted marker in the request must belong to such a file; no skipped
-file's marker may be there. Coffer's memory must be where explain says it is.
+and starts the agent there once against the recorder (tests/agents/conftest.py; each agent
+is pointed at it as in test_every_agent.py). Every file explain gives an order must be in
+the request (its marker, or for a file coffer or the agent wrote, its longest line), in that
+order within its scope; every planted marker in the request must belong to such a file; no
+skipped file's marker may be there. And coffer's memory is in the request exactly where
+explain says a tier is "loaded".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,8 @@ from typing import Any
 import pytest
 
 from tests.agents.conftest import Recorder, agent_binary, agent_env, git_repo
+from tests.agents.test_every_agent import CASES as SETUPS
+from tests.agents.test_every_agent import Where, _session
 from tests.helpers import coffer
 
 pytestmark = [
@@ -32,90 +36,131 @@ pytestmark = [
 
 PROJECT_FACT = "Explain check: the project builds with make dist-7731"
 GLOBAL_FACT = "Explain check: the user signs commits with key id kx-4402"
-KEY = "offline-test"
+BOTH = ("loaded", "loaded")
+
+
+@dataclass(frozen=True)
+class Phase:
+    plant: tuple[str, ...]  # "~/…" home, "r/…" repository, "t/…" beside it, "x/…" XDG config
+    memory: tuple[str, str] = BOTH  # explain's project and global state afterwards
 
 
 @dataclass(frozen=True)
 class Case:
     agent: str
-    phases: tuple[tuple[str, ...], ...]  # files to plant before each run ("~/…" or "r/…")
-    skipped: tuple[str, ...]  # files explain must call skipped in the last phase
+    phases: tuple[Phase, ...]
+    skipped: tuple[str, ...]  # the files explain calls skipped in the last phase
 
 
 CASES = [
     Case(
         "claude",
         (
-            ("~/.claude/CLAUDE.md", "~/.claude/rules/g.md", "r/AGENTS.md", "r/sub/AGENTS.md"),
-            ("r/CLAUDE.md", "r/.claude/rules/p.md"),  # a project CLAUDE.md hides AGENTS.md
+            Phase(
+                ("~/.claude/CLAUDE.md", "~/.claude/rules/g.md", "r/AGENTS.md", "r/sub/AGENTS.md")
+            ),
+            Phase(("r/CLAUDE.md", "r/.claude/rules/p.md")),  # a project CLAUDE.md hides AGENTS.md
         ),
         ("r/AGENTS.md", "r/sub/AGENTS.md"),
     ),
     Case(
         "codex",
         (
-            ("~/.codex/AGENTS.md", "r/AGENTS.md", "r/sub/AGENTS.md", "r/CLAUDE.md"),
-            ("r/sub/AGENTS.override.md",),  # hides sub/AGENTS.md
+            Phase(("~/.codex/AGENTS.md", "r/AGENTS.md", "r/sub/AGENTS.md", "r/CLAUDE.md")),
+            Phase(("r/sub/AGENTS.override.md",)),  # hides sub/AGENTS.md
         ),
-        ("r/sub/AGENTS.md", "r/CLAUDE.md"),
+        ("r/sub/AGENTS.md", "r/CLAUDE.md"),  # CLAUDE.md: not a configured fallback
     ),
     Case(
         "gemini",
-        (("~/.gemini/GEMINI.md", "r/GEMINI.md", "r/sub/GEMINI.md", "r/AGENTS.md"),),
+        (Phase(("~/.gemini/GEMINI.md", "r/GEMINI.md", "r/sub/GEMINI.md", "r/AGENTS.md")),),
         ("r/AGENTS.md",),  # read only when context.fileName names it
+    ),
+    Case(
+        "opencode",
+        (
+            Phase(("~/.claude/CLAUDE.md", "r/AGENTS.md", "r/sub/CLAUDE.md", "r/sub/AGENTS.md")),
+            # OpenCode's own global file hides ~/.claude/CLAUDE.md, which holds the block
+            Phase(("x/opencode/AGENTS.md",), ("loaded", "shadowed")),
+        ),
+        ("r/sub/CLAUDE.md", "~/.claude/CLAUDE.md"),
+    ),
+    Case(
+        "kilo",
+        (
+            Phase(
+                ("r/AGENTS.md", "r/sub/CLAUDE.md", "r/sub/.kilo/rules/a.md", "r/.kilo/rules/b.md")
+            ),
+            Phase(("x/kilo/AGENTS.md",), ("loaded", "shadowed")),
+        ),
+        ("r/sub/CLAUDE.md", "~/.claude/CLAUDE.md"),
+    ),
+    Case(
+        "qwen",
+        (
+            Phase(
+                (
+                    "~/.qwen/QWEN.md",
+                    "t/QWEN.md",
+                    "r/QWEN.md",
+                    "r/sub/AGENTS.md",
+                    "r/.qwen/QWEN.local.md",
+                )
+            ),
+        ),
+        (),
+    ),
+    Case(
+        "pi",
+        (
+            Phase(
+                (
+                    "~/.pi/agent/AGENTS.md",
+                    "t/AGENTS.md",
+                    "r/CLAUDE.md",
+                    "r/sub/AGENTS.md",
+                    "r/sub/CLAUDE.md",
+                )
+            ),
+        ),
+        ("r/CLAUDE.md", "r/sub/CLAUDE.md"),  # AGENTS.md beside each hides it
+    ),
+    Case(
+        "kimi",
+        (Phase(("r/.kimi/AGENTS.md", "r/sub/AGENTS.md", "r/sub/agents.md"), ("loaded", "none")),),
+        ("r/sub/agents.md",),
+    ),
+    Case("vibe", (Phase(("~/.vibe/AGENTS.md", "r/AGENTS.md", "r/sub/AGENTS.md")),), ()),
+    Case(
+        "hermes",
+        (
+            # Hermes reads AGENTS.md only in the start directory: not the root's block
+            Phase(("r/sub/AGENTS.md", "r/sub/CLAUDE.md"), ("not-loaded", "none")),
+            Phase(("r/HERMES.md",), ("missing", "none")),  # hides sub/AGENTS.md; no block yet
+        ),
+        ("r/sub/AGENTS.md", "r/sub/CLAUDE.md"),
+    ),
+    Case(
+        "cline",
+        (
+            Phase(
+                ("r/sub/AGENTS.md", "r/sub/.clinerules/a.md", "~/.cline/rules/g.md"),
+                ("not-loaded", "loaded"),
+            ),
+        ),
+        (),
     ),
 ]
 
 
-def _argv(agent: str, exe: str, url: str, home: Path) -> tuple[list[str], dict[str, str]]:
-    if agent == "claude":
-        env = {
-            "ANTHROPIC_BASE_URL": url,
-            "ANTHROPIC_API_KEY": "sk-ant-offline-test",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-        }
-        return [exe, "-p", "hi"], env
-    if agent == "codex":
-        provider = (
-            f'{{name="recorder", base_url="{url}/v1", wire_api="responses", '
-            'env_key="RECORDER_KEY", supports_websockets=false, request_max_retries=0, '
-            "stream_max_retries=0}"
-        )
-        argv = [exe, "exec", "--skip-git-repo-check", "-c", "model_provider=recorder"]
-        argv += ["-c", f"model_providers.recorder={provider}", "-c", 'model="gpt-5"', "hi"]
-        return argv, {"RECORDER_KEY": KEY}
-    settings = {"security": {"auth": {"selectedType": "gemini-api-key"}}}
-    (home / ".gemini" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
-    env = {
-        "GOOGLE_GEMINI_BASE_URL": url,
-        "GEMINI_API_KEY": KEY,
-        "GEMINI_CLI_TRUST_WORKSPACE": "true",
-    }
-    return [exe, "-p", "hi"], env
-
-
-def _sent(bodies: list[str]) -> str:
-    """The requests as searchable text: raw, and every JSON string in them decoded."""
-    out = list(bodies)
-    stack: list[Any] = []
-    for body in bodies:
-        try:
-            stack.append(json.loads(body))
-        except ValueError:
-            continue
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict | list):
-            stack.extend(item.values() if isinstance(item, dict) else item)
-    return "\n".join(out)
+def _where(name: str, home: Path, repo: Path) -> Path:
+    bases = {"~": home, "r": repo, "t": repo.parent, "x": Path(os.environ["XDG_CONFIG_HOME"])}
+    return bases[name[0]] / name[2:]
 
 
 def _plant(names: tuple[str, ...], home: Path, repo: Path, markers: dict[Path, str]) -> None:
     for name in names:
-        path = (home if name.startswith("~/") else repo) / name[2:]
+        path = _where(name, home, repo)
         path.parent.mkdir(parents=True, exist_ok=True)
         markers[path] = f"explain-probe-{len(markers):02d}-{path.name}"
         path.write_text(f"# planted\n{markers[path]}\n", encoding="utf-8")
@@ -124,42 +169,44 @@ def _plant(names: tuple[str, ...], home: Path, repo: Path, markers: dict[Path, s
 def _probe(path: Path, markers: dict[Path, str]) -> str:
     if path in markers:
         return markers[path]
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return max((line.strip() for line in lines), key=len)
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    return max(lines, key=len, default="")
 
 
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("case", CASES, ids=[c.agent for c in CASES])
 def test_explain_lists_what_the_agent_sends(
     case: Case, tmp_path: Path, fake_home: Path, recorder: Recorder
 ) -> None:
     exe = agent_binary(case.agent)
-    for config in (".claude", ".codex", ".gemini"):
-        (fake_home / config).mkdir(exist_ok=True)
     repo = git_repo(tmp_path / "repo")
     (repo / "sub").mkdir()
-    argv, extra = _argv(case.agent, exe, recorder.url, fake_home)
-    env = agent_env(extra)
+    on_path = tmp_path / "agent-bin"  # installed: on PATH, so `coffer project` detects it
+    on_path.mkdir()
+    (on_path / case.agent).symlink_to(exe)
+    env = agent_env({"PATH": f"{on_path}{os.pathsep}{agent_env({})['PATH']}"})
+    w = Where(fake_home, repo, recorder.url, exe, env)
+    setup = next(s for s in SETUPS if s.agent == case.agent)
+    runs = [dataclasses.replace(r, cwd=repo / "sub") for r in setup.setup(w)]
     markers: dict[Path, str] = {}
-    _plant(case.phases[0], fake_home, repo, markers)
-    assert coffer("remember", PROJECT_FACT, cwd=repo).returncode == 0
-    assert coffer("remember", GLOBAL_FACT, "--scope", "global", cwd=repo).returncode == 0
-    done = coffer("project", cwd=repo)
-    assert done.returncode == 0, done.stderr
+    _plant(case.phases[0].plant, fake_home, repo, markers)
+    for args in (("remember", PROJECT_FACT), ("remember", "--scope", "global", GLOBAL_FACT)):
+        assert coffer(*args, cwd=repo, env=env).returncode == 0
+    done = coffer("project", cwd=repo, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
     for number, phase in enumerate(case.phases):
         if number:
-            _plant(phase, fake_home, repo, markers)
-        view = _explain(case.agent, repo / "sub")
-        recorder.clear()
-        subprocess.run(argv, cwd=repo / "sub", env=env, capture_output=True, timeout=300)
-        bodies = recorder.bodies()
-        assert bodies, "the agent sent no request"
-        _check(view, _sent(bodies), bodies[-1], markers)
+            _plant(phase.plant, fake_home, repo, markers)
+        view = _explain(case.agent, repo / "sub", env)
+        sent = _session(recorder, runs, w)
+        _check(view, sent, recorder.bodies()[-1], markers)
+        _memory(view, sent, phase)
     skipped = {f["path"] for f in view["files"] if f["order"] is None}
-    assert skipped == {str(repo / n[2:]) for n in case.skipped}
+    assert skipped == {str(_where(n, fake_home, repo)) for n in case.skipped}
 
 
-def _explain(agent: str, cwd: Path) -> dict[str, Any]:
-    done = coffer("explain", "--agent", agent, "--json", cwd=cwd)
+def _explain(agent: str, cwd: Path, env: dict[str, str]) -> dict[str, Any]:
+    done = coffer("explain", "--agent", agent, "--json", cwd=cwd, env=env)
     assert done.returncode == 0, done.stderr
     view: dict[str, Any] = json.loads(done.stdout)["agents"][0]
     return view
@@ -180,6 +227,10 @@ def _check(view: dict[str, Any], sent: str, raw: str, markers: dict[Path, str]) 
         listed = [Path(f["path"]) for f in view["files"] if f["order"] and f["scope"] == scope]
         at = [raw.find(markers[p]) for p in listed if p in markers]
         assert -1 not in at and at == sorted(at), f"{scope}: not in this order: {listed}"
-    memory = view["memory"]
-    assert (memory["project"]["state"], memory["global"]["state"]) == ("loaded", "loaded")
-    assert PROJECT_FACT in sent and GLOBAL_FACT in sent
+
+
+def _memory(view: dict[str, Any], sent: str, phase: Phase) -> None:
+    states = (view["memory"]["project"]["state"], view["memory"]["global"]["state"])
+    assert states == phase.memory, view["memory"]
+    assert (PROJECT_FACT in sent) is (states[0] == "loaded"), "project fact"
+    assert (GLOBAL_FACT in sent) is (states[1] == "loaded"), "global fact"
