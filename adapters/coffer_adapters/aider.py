@@ -40,7 +40,15 @@ SPEC = AgentSpec(
                 when="only files named by --read or read: in .aider.conf.yml",
             ),
         ),
-        checked=(Checked("0.86.2", ("Run", "Code"), _RUN, "2026-11"),),
+        checked=(
+            Checked("0.86.2", ("Run", "Code"), _RUN, "2026-11"),
+            Checked(
+                "0.86.2",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
         notes=("a repository's .aider.conf.yml read: replaces the home one's",),
     ),
 )

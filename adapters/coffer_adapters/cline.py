@@ -57,7 +57,15 @@ SPEC = AgentSpec(
             False,
             "an executable named after the event; its output did not reach the prompt",
         ),
-        checked=(Checked("3.0.65", ("Run", "Code"), _RUN, "2026-11"),),
+        checked=(
+            Checked("3.0.65", ("Run", "Code"), _RUN, "2026-11"),
+            Checked(
+                "3.0.65",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
         notes=("rules are keyed by file name: same-named rule files collapse into one",),
     ),
 )

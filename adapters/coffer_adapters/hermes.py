@@ -109,6 +109,12 @@ SPEC = AgentSpec(
         checked=(
             Checked("0.19.0", ("Run", "Code"), _RUN, "2026-11"),
             Checked("docs, newer than 0.19.0", ("Docs",), _DOCS, "2026-12-01"),
+            Checked(
+                "0.19.0",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
         ),
         notes=(
             "one project source only: .hermes.md hides AGENTS.md, which hides CLAUDE.md",

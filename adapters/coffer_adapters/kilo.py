@@ -96,6 +96,12 @@ SPEC = AgentSpec(
         checked=(
             Checked("7.7.7", ("Run", "Code"), _RUN, "2026-11"),
             Checked("VS Code extension 7.x", ("Code",), _VSCODE, "2026-12-01"),
+            Checked(
+                "7.7.7",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
         ),
         notes=(
             "any project AGENTS.md hides every project CLAUDE.md",

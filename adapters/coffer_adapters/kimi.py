@@ -57,7 +57,15 @@ SPEC = AgentSpec(
             False,
             "hooks = [{event, command, matcher, timeout}]; output not used",
         ),
-        checked=(Checked("1.51.0", ("Run", "Code"), _RUN, "2026-11"),),
+        checked=(
+            Checked("1.51.0", ("Run", "Code"), _RUN, "2026-11"),
+            Checked(
+                "1.51.0",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
         notes=("the successor, Kimi Code CLI, installs from a script and was not checked",),
     ),
 )

@@ -74,7 +74,15 @@ SPEC = AgentSpec(
         ),
         mcp=McpFacts("{config}/opencode.json", "jsonc", ("mcp",), 'type "local" with command'),
         hook=HookFacts("", "", False, "no shell hook; JS/TS plugins get session.created"),
-        checked=(Checked("1.18.33", ("Run", "Code"), _RUN, "2026-11"),),
+        checked=(
+            Checked("1.18.33", ("Run", "Code"), _RUN, "2026-11"),
+            Checked(
+                "1.18.33",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
         notes=("any project AGENTS.md hides every project CLAUDE.md",),
     ),
 )

@@ -55,7 +55,15 @@ SPEC = AgentSpec(
             False,
             "only TypeScript extensions (~/.pi/agent/extensions/) get the event",
         ),
-        checked=(Checked("0.73.1", ("Run", "Code", "Docs"), _RUN, "2026-11"),),
+        checked=(
+            Checked("0.73.1", ("Run", "Code", "Docs"), _RUN, "2026-11"),
+            Checked(
+                "0.73.1",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
         notes=(
             "no git boundary: an AGENTS.md in any directory above the repository loads too",
             "--no-context-files (-nc) turns context files off; Pi has no MCP by design",

@@ -94,7 +94,15 @@ SPEC = AgentSpec(
             True,
             "Claude-style hooks.SessionStart; plain stdout becomes context",
         ),
-        checked=(Checked("0.24.4", ("Run", "Code"), _RUN, "2026-11"),),
+        checked=(
+            Checked("0.24.4", ("Run", "Code"), _RUN, "2026-11"),
+            Checked(
+                "0.24.4",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
         notes=(
             "walks one directory above the git root: a QWEN.md or AGENTS.md beside the "
             "repository is loaded too",

@@ -54,7 +54,15 @@ SPEC = AgentSpec(
             False,
             "hook types post_agent, pre_tool, post_tool; no session start",
         ),
-        checked=(Checked("3.0.2", ("Run", "Code"), _RUN, "2026-11"),),
+        checked=(
+            Checked("3.0.2", ("Run", "Code"), _RUN, "2026-11"),
+            Checked(
+                "3.0.2",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
     ),
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()

@@ -76,6 +76,12 @@ FACTS = AgentFacts(
     checked=(
         Checked("2.1.332", ("Run", "Code"), _RUN, "2026-11"),
         Checked("2.1.197", ("Run",), _RUN + " (no AGENTS.md support)", "2026-11"),
+        Checked(
+            "2.1.332",
+            ("Run",),
+            "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+            "2026-12-01",
+        ),
     ),
     notes=(
         "any project CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md here or above hides "

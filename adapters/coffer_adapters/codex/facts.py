@@ -66,7 +66,15 @@ FACTS = AgentFacts(
         True,
         "plain stdout becomes context; about 2,500 tokens are kept, the rest spilled to a file",
     ),
-    checked=(Checked("0.171.0", ("Run",), _RUN, "2026-11"),),
+    checked=(
+        Checked("0.171.0", ("Run",), _RUN, "2026-11"),
+        Checked(
+            "0.171.0",
+            ("Run",),
+            "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+            "2026-12-01",
+        ),
+    ),
     notes=(
         "AGENTS.override.md hides AGENTS.md in its directory (and in CODEX_HOME)",
         "project_doc_max_bytes in config.toml changes the 32,768-byte budget; explain "

@@ -50,7 +50,15 @@ FACTS = AgentFacts(
         True,
         "hookSpecificOutput.additionalContext of JSON stdout reaches the model",
     ),
-    checked=(Checked("0.61.0", ("Run", "Code"), _RUN, "2026-11"),),
+    checked=(
+        Checked("0.61.0", ("Run", "Code"), _RUN, "2026-11"),
+        Checked(
+            "0.61.0",
+            ("Run",),
+            "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+            "2026-12-01",
+        ),
+    ),
     notes=(
         "project context is ignored in untrusted folders",
         "context.memoryBoundaryMarkers (default .git) decides where the walk stops",
