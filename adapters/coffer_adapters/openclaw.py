@@ -6,13 +6,17 @@ Facts, as observed with OpenClaw 2026.9.6: the workspace's bootstrap files ``AGE
 ``SOUL.md``, ``IDENTITY.md``, ``USER.md`` and ``MEMORY.md`` are injected in that order, from
 the workspace directory only; ``agent exec`` makes the start directory the workspace, ``agent
 --local`` uses ``~/.openclaw/workspace`` and ignores the repository. Each file is capped at
-20,000 characters (60,000 in all; docs). OpenClaw's own memory (workspace ``MEMORY.md`` and
-``memory/``) is recorded in FACTS, not imported or switched off yet (issue 12 §2).
+20,000 characters (60,000 in all; docs). OpenClaw's own memory (workspace ``MEMORY.md``) is
+imported into the global tier at every run and left on (openclaw_native.py, docs/adr/0032).
 A workspace moved by ``agents.defaults.workspace`` in openclaw.json is not followed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
+from coffer.adapter import Context, NativeMemory
 from coffer.agent_facts import (
     AgentFacts,
     Cap,
@@ -23,6 +27,7 @@ from coffer.agent_facts import (
     NativeFacts,
 )
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer_adapters import openclaw_native
 
 _RUN = "capture run of openclaw (npm): one offline request to a local recording server"
 _DOCS = "docs.openclaw.ai (uninstall: ${OPENCLAW_STATE_DIR:-$HOME/.openclaw})"
@@ -57,6 +62,9 @@ SPEC = AgentSpec(
             switch="plugins.slots.memory chooses the memory plugin; "
             "agents.defaults.skipBootstrap turns injection off",
             on_by_default=True,
+            coffer="MEMORY.md imported into the global tier at every coffer project (one "
+            "entry, replaced when it changes) and left on: skipBootstrap would hide coffer's "
+            "AGENTS.md block too; the daily notes and USER.md are not imported (ADR 0032)",
         ),
         mcp=McpFacts("{config}/openclaw.json", "json5", ("mcp", "servers")),
         hook=HookFacts(
@@ -78,5 +86,15 @@ SPEC = AgentSpec(
         notes=("needs Node >= 24.16",),
     ),
 )
-NAME, detect, targets, inputs, native_memory = SPEC.members()
+NAME, detect, targets, _spec_inputs, _ = SPEC.members()
 FACTS = SPEC.facts
+
+
+def native_memory(ctx: Context) -> NativeMemory:
+    """The workspace's MEMORY.md, imported and left on (openclaw_native.py)."""
+    return openclaw_native.native_memory(SPEC.config_dir(ctx) / "workspace")
+
+
+def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
+    env, files = _spec_inputs(ctx)
+    return env, [*files, *openclaw_native.files(SPEC.config_dir(ctx) / "workspace")]
