@@ -186,7 +186,9 @@ def test_caps_cut_and_say_whether_the_block_survives(tmp_path: Path, fake_home: 
     last_first = Cap(1_000, "bytes", "total", fills="last-first")
     walked = AgentFacts("t", (Load("{cwd}/HEAD.md", "project", "root-down-to-cwd", (last_first,)),))
     first, second = measure(found(walked, _session(root / "sub", root, fake_home)), fake_home)
-    assert second.kept == (900, 0) and first.kept == (100, 0) and first.coffer_cut == ""  # the block is at its head
+    assert (
+        second.kept == (900, 0) and first.kept == (100, 0) and first.coffer_cut == ""
+    )  # the block is at its head
 
 
 def test_head_and_tail_are_kept_around_the_cut(tmp_path: Path, fake_home: Path) -> None:
@@ -258,7 +260,9 @@ def test_agents_override_hides_agents_md_from_codex(repo: Path) -> None:
     assert _files(view)[str(repo / "AGENTS.md")] == "shadowed"
     assert _files(view)[str(repo / "AGENTS.override.md")] == "loaded"
     # coffer's target moved to the override, which holds no block yet
-    assert view["memory"]["project"]["state"] == "shadowed"
+    project = view["memory"]["project"]
+    assert (project["state"], project["hint"]) == ("missing", "run `coffer project`")
+    assert "AGENTS.md, which has it" in project["detail"]
     assert coffer("project", cwd=repo).returncode == 0
     assert _explain(repo, "codex")["memory"]["project"]["state"] == "loaded"
 
@@ -361,3 +365,18 @@ def test_text_output_unknown_agent_and_outside_a_project(repo: Path, tmp_path: P
     outside.mkdir()
     view = _explain(outside, "claude")
     assert view["memory"]["project"]["state"] == "no-project"
+
+
+def test_a_hidden_block_is_said_with_what_hides_it(tmp_path: Path, fake_home: Path) -> None:
+    from coffer.projection.explain.verdict import Agent, tier_view
+
+    root = make_repo(tmp_path / "r")
+    block = "<!-- coffer:memory:start (managed, do not edit) -->\nx\n<!-- coffer:memory:end -->\n"
+    (root / "SHARED.md").write_text(block)
+    (root / "OWN.md").write_text("mine")
+    facts = AgentFacts("Tester", (Load("{root}/SHARED.md", "project", shadowed_by=("OWN.md",)),))
+    files = measure(found(facts, _session(root, root, fake_home)), fake_home)
+    target = Target("project", Mode.RENDER, root / "SHARED.md")
+    view = tier_view(Agent("t", "Tester", True, root), "project", [target], files, True)
+    assert (view.state, view.path) == ("shadowed", root / "SHARED.md")
+    assert view.hint.startswith(f"{root / 'OWN.md'} hides {root / 'SHARED.md'} from Tester")

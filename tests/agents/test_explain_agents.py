@@ -80,8 +80,9 @@ CASES = [
         "opencode",
         (
             Phase(("~/.claude/CLAUDE.md", "r/AGENTS.md", "r/sub/CLAUDE.md", "r/sub/AGENTS.md")),
-            # OpenCode's own global file hides ~/.claude/CLAUDE.md, which holds the block
-            Phase(("x/opencode/AGENTS.md",), ("loaded", "shadowed")),
+            # OpenCode's own global file hides ~/.claude/CLAUDE.md, which holds the block;
+            # coffer's target is now that file, still without it (`coffer project` fixes it)
+            Phase(("x/opencode/AGENTS.md",), ("loaded", "missing")),
         ),
         ("r/sub/CLAUDE.md", "~/.claude/CLAUDE.md"),
     ),
@@ -91,7 +92,7 @@ CASES = [
             Phase(
                 ("r/AGENTS.md", "r/sub/CLAUDE.md", "r/sub/.kilo/rules/a.md", "r/.kilo/rules/b.md")
             ),
-            Phase(("x/kilo/AGENTS.md",), ("loaded", "shadowed")),
+            Phase(("x/kilo/AGENTS.md",), ("loaded", "missing")),
         ),
         ("r/sub/CLAUDE.md", "~/.claude/CLAUDE.md"),
     ),

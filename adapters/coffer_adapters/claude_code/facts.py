@@ -1,6 +1,6 @@
 """What Claude Code loads at session start (for `coffer explain`; docs/adr/0029).
 
-From the capture runs of Claude Code 2.1.197 and 2.1.332 (/work/shared reference, agents.md):
+From the capture runs of Claude Code 2.1.197 and 2.1.332 (offline requests to a recorder):
 the user's ``CLAUDE.md`` and rules, then for every directory from ``/`` down to the start
 directory ``CLAUDE.md``, ``.claude/CLAUDE.md``, ``.claude/rules/*.md`` and ``CLAUDE.local.md``;
 ``AGENTS.md`` (2.1.332, the built-in agents-md plugin) only while no project ``CLAUDE.md``,

@@ -1,6 +1,6 @@
 """What Codex CLI loads at session start (for `coffer explain`; docs/adr/0029).
 
-From the capture runs of Codex CLI 0.171.0 (agents.md): ``$CODEX_HOME/AGENTS.override.md``,
+From the capture runs of Codex CLI 0.171.0: ``$CODEX_HOME/AGENTS.override.md``,
 else ``AGENTS.md``; then from the project root down to the start directory at most one file
 per directory, ``AGENTS.override.md`` before ``AGENTS.md`` before the names in
 ``project_doc_fallback_filenames``; the project files share one ``project_doc_max_bytes``

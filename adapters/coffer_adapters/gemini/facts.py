@@ -1,6 +1,6 @@
 """What Gemini CLI loads at session start (for `coffer explain`; docs/adr/0029).
 
-From the capture runs of Gemini CLI 0.61.0 (agents.md, agents-more.md): the global
+From the capture runs of Gemini CLI 0.61.0: the global
 ``~/.gemini/GEMINI.md`` in the system instruction; then every ``GEMINI.md`` from the git root
 down to the start directory (sorted by path) in the first user message, in trusted folders
 only. ``context.fileName`` adds names (``AGENTS.md``), globally and per project; it never

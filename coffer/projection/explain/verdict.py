@@ -68,7 +68,7 @@ def tier_view(
     if target is None:
         note = next((t.note for t in targets if t.note), "coffer projects nothing here")
         return TierView(tier, "none", targets[0].path if targets else None, note)
-    return _missing(agent, tier, target, mine)
+    return _missing(agent, tier, target, mine, files)
 
 
 def unknown(target: Target) -> TierView:
@@ -80,25 +80,11 @@ def _where(m: Measured) -> str:
     return "coffer's block" if m.coffer == "block" else "coffer's memory index"
 
 
-def _missing(agent: Agent, tier: str, target: Target, mine: Sequence[Measured]) -> TierView:
-    hidden = [m for m in mine if m.found.state == "shadowed"]
-    if hidden:
-        m = hidden[0]
-        by = m.found.by
-        return TierView(
-            tier,
-            "shadowed",
-            m.found.path,
-            f"{by} hides it from {agent.title}",
-            f"{by} hides {m.found.path} from {agent.title}: move what {by.name if by else ''} "
-            f"holds into {m.found.path.name} and remove it, then run {PROJECT}",
-        )
+def _missing(
+    agent: Agent, tier: str, target: Target, mine: Sequence[Measured], files: Sequence[Measured]
+) -> TierView:
     if not target.active:
         return TierView(tier, "off", target.path, target.note, target.note)
-    off = [m for m in mine if m.found.state == "off"]
-    if off:
-        m = off[0]
-        return TierView(tier, "off", m.found.path, m.found.why, f"{agent.title}: {m.found.why}")
     if not agent.enabled:
         return TierView(
             tier,
@@ -107,16 +93,40 @@ def _missing(agent: Agent, tier: str, target: Target, mine: Sequence[Measured]) 
             f"coffer does not project into {agent.name} (not detected, not enabled)",
             f"run `coffer adapter enable {agent.name}`, then {PROJECT}",
         )
-    if _holds_memory(target):
+    hidden = next((m for m in mine if m.found.state == "shadowed"), None)
+    read = any(_holds(target, m.found.path) and m.found.state == "loaded" for m in files)
+    if read or (hidden is None and not _holds_memory(target)):
+        # the file coffer writes for this agent is read and lacks the block (an
+        # AGENTS.override.md that appeared), or coffer has not written it yet
+        also = f"; {hidden.found.by} hides {hidden.found.path}, which has it" if hidden else ""
         return TierView(
             tier,
-            "not-loaded",
+            "missing",
             target.path,
-            f"{agent.title} does not read {target.path} in a session started in {agent.cwd}",
-            f"start {agent.title} in {target.path.parent}",
+            f"no coffer memory in {target.path}{also}",
+            f"run {PROJECT}",
+        )
+    if hidden is not None:
+        by = hidden.found.by
+        return TierView(
+            tier,
+            "shadowed",
+            hidden.found.path,
+            f"{by} hides it from {agent.title}",
+            f"{by} hides {hidden.found.path} from {agent.title}: move what {by.name if by else ''} "
+            f"holds into {hidden.found.path.name} and remove it, then run {PROJECT}",
+        )
+    off = next((m for m in mine if m.found.state == "off"), None)
+    if off is not None:
+        return TierView(
+            tier, "off", off.found.path, off.found.why, f"{agent.title}: {off.found.why}"
         )
     return TierView(
-        tier, "missing", target.path, f"no coffer memory in {target.path}", f"run {PROJECT}"
+        tier,
+        "not-loaded",
+        target.path,
+        f"{agent.title} does not read {target.path} in a session started in {agent.cwd}",
+        f"start {agent.title} in {target.path.parent}",
     )
 
 
