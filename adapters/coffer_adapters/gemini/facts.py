@@ -41,7 +41,9 @@ FACTS = AgentFacts(
         loaded="MEMORY.md, in the system instruction",
         switch="",
         on_by_default=True,
-        coffer="nothing to switch off; see the adapter",
+        coffer="linked: the directory becomes a link to the project tier, beside the "
+        "GEMINI.md block, once Gemini has registered the root in projects.json (the slug is "
+        "read there, never computed); nothing to switch off (ADR 0032)",
     ),
     mcp=McpFacts("{config}/settings.json", "json", ("mcpServers",)),
     hook=HookFacts(
