@@ -8,7 +8,7 @@ up to the git root (activation ``always_on``, ``glob``, ``model_decision``, ``ma
 rules are ``~/.codeium/windsurf/memories/global_rules.md``. A rules file is limited to 6,000
 characters (newer pages say 12,000), global plus workspace rules to 12,000, global first.
 Cascade's auto-generated memories (``~/.codeium/windsurf/memories/``) are recorded in
-FACTS, not imported or switched off yet (issue 12 §2).
+FACTS, not imported or switched off: their format and switch are not documented (ADR 0032).
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ SPEC = AgentSpec(
             loaded="retrieved when Cascade judges them relevant",
             switch="",
             on_by_default=True,
+            coffer="not managed yet: the documentation gives neither the memories' format nor "
+            "a switch, and no client could be run to find out (ADR 0032)",
         ),
         mcp=McpFacts("{config}/mcp_config.json", "json", ("mcpServers",)),
         checked=(Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),),
