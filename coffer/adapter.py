@@ -66,6 +66,8 @@ class Imported:
     # why it cannot be imported (a symlink out of the agent's memory folder, say): reported,
     # and the native memory then stays on, since switching it off would hide this item
     refused: str = ""
+    # the entry's type when the agent's memory says one (user, feedback, project, reference)
+    type: str = "reference"
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,9 @@ def _item(root: Path, path: Path, scope: str) -> Imported | None:
         return None
     title = fields.get("name") or path.stem
     description = fields.get("description") or title
-    return Imported(name, f"{description} (Qwen Code, {scope})"[:200], body, found.source)
+    described = f"{description} (Qwen Code, {scope})"[:200]
+    kind = fields.get("type", "reference")  # Qwen's types are Claude's four
+    return Imported(name, described, body, found.source, type=kind)
 
 
 def imports(base: Path) -> Sequence[Imported]:

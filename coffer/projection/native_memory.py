@@ -20,6 +20,7 @@ from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import NativeRecord
 from coffer.report import Change, Problem, Report
 from coffer.store.drafts import RememberOptions
+from coffer.store.entry import TYPES
 from coffer.store.store import Store, Tier
 
 
@@ -142,7 +143,7 @@ def _import(job: NativeJob, items: Sequence[Imported], report: Report) -> None:
                 item.body,
                 name=item.name,
                 description=item.description,
-                type="reference",
+                type=item.type if item.type in TYPES else "reference",
                 options=RememberOptions(
                     replace_existing=True,
                     extra={"source": f"{job.adapter}:{item.source}", "imported_at": now_iso()},

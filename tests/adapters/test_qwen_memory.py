@@ -121,6 +121,7 @@ def test_project_imports_then_switches_off_and_unproject_restores(qwen_home, tmp
     imported = [entry.parse(p.read_text(), p.name) for p in tier.dir.glob("qwen-*.md")]
     bodies = sorted(e.body.strip() for e in imported)
     assert bodies == ["I am an SRE.", "Use pnpm for every install."]
+    assert sorted(e.metadata["type"] for e in imported) == ["project", "user"]  # Qwen's types
     assert all(str(e.metadata["source"]).startswith("qwen:") for e in imported)
     listed = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
     q = next(a for a in listed["adapters"] if a["name"] == "qwen")
