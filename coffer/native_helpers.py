@@ -6,7 +6,8 @@ copy any file the user can read into every global block, a FIFO would block the 
 file would flood the store. So a file is imported only when it and every directory on the way
 down from the folder is a plain file or directory, and its text is capped; what is refused is
 returned as a refused :class:`coffer.adapter.Imported`, which keeps the agent's memory on
-(switching it off would hide that item).
+(switching it off would hide that item). :func:`import_only` describes a memory coffer copies
+but has no switch to turn off.
 """
 
 from __future__ import annotations
