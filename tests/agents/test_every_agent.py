@@ -71,6 +71,13 @@ class Case:
     companion: str = ""  # another agent to enable, whose file this one is told to read
     # After unproject the project memories stay the agent's own (a copy, no coffer block).
     keeps_project: bool = False
+    # Files (under the home) the agent writes in a session before coffer ever projects:
+    # coffer's block goes into them and unproject must give them back byte for byte.
+    used_before: tuple[str, ...] = ()
+
+    @property
+    def id(self) -> str:
+        return f"{self.agent}-used-before" if self.used_before else self.agent
 
 
 def _write(path: Path, text: str) -> None:
@@ -249,6 +256,10 @@ CASES = [
     Case("pi", "0.73.1", _pi),
     Case("cline", "3.0.65", _cline),
     Case("openclaw", "2026.9.6", _openclaw),
+    # A fresh install's first session seeds the workspace with OpenClaw's own AGENTS.md;
+    # coffer's global block then goes into that file (without this, coffer creates the file
+    # and OpenClaw seeds no template while it is there: docs/adr/0031).
+    Case("openclaw", "2026.9.6", _openclaw, used_before=(".openclaw/workspace/AGENTS.md",)),
     # Aider's tiers are NONE: the project fact comes through `read: AGENTS.md`, the global
     # tier has no file Aider reads.
     Case("aider", "0.86.2", _aider, global_=False, companion="codex"),
@@ -298,7 +309,7 @@ def _session(recorder: Recorder, runs: list[Run], w: Where) -> str:
 
 
 @pytest.mark.timeout(900)  # two sessions; OpenClaw's take half a minute each
-@pytest.mark.parametrize("case", CASES, ids=[c.agent for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_memory_in_the_prompt_and_gone_after_unproject(
     tmp_path: Path, fake_home: Path, recorder: Recorder, case: Case
 ) -> None:
@@ -318,6 +329,9 @@ def test_memory_in_the_prompt_and_gone_after_unproject(
 
     if case.companion:
         run_coffer("adapter", "enable", case.companion)
+    if case.used_before:
+        _session(recorder, runs, w)
+    own = {name: (fake_home / name).read_bytes() for name in case.used_before}
     run_coffer("remember", PROJECT_FACT)
     run_coffer("remember", "--scope", "global", GLOBAL_FACT)
     run_coffer("project")
@@ -330,6 +344,8 @@ def test_memory_in_the_prompt_and_gone_after_unproject(
     kept = (PROJECT_FACT,) if case.keeps_project else ()
     for left in {PROJECT_FACT, GLOBAL_FACT, *COFFER_MARKS} - set(kept):
         assert left not in sent, _around(sent, left)
+    for name, before in own.items():
+        assert (fake_home / name).read_bytes() == before, f"{name} is not as the agent left it"
 
 
 @pytest.mark.parametrize("agent", sorted(NOT_RUNNABLE))
