@@ -247,7 +247,7 @@ class ConfigEdit:
     """
 
     path: Path
-    format: Literal["json", "jsonc", "toml"]  # jsonc: comments and trailing commas kept
+    format: Literal["json", "jsonc", "toml", "yaml"]  # jsonc, yaml: comments kept
     keys: tuple[str, ...]
     value: Any  # plain JSON-compatible data
     append: bool = False

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 
-Format = Literal["json", "jsonc", "toml"]
+Format = Literal["json", "jsonc", "toml", "yaml"]
 SERVER = "coffer"  # the name of coffer's entry in every agent's config
 
 
@@ -26,8 +26,8 @@ SERVER = "coffer"  # the name of coffer's entry in every agent's config
 class McpServer:
     """Where the agent's config holds its stdio MCP servers, and the shape of one entry.
 
-    The entry is ``{**extra, "command": <coffer>, "args": [..., "mcp"], <env_key>: {...}}``;
-    with ``argv`` the command and its arguments are one list under ``command`` (OpenCode).
+    The entry is ``{**extra, <command_key>: <coffer>, "args": [..., "mcp"], <env_key>: {...}}``;
+    with ``argv`` the command and its arguments are one list under ``command_key``.
     With ``named`` the servers are a list of tables, each naming itself under that key
     (``[[mcp_servers]] name = "coffer"``); else they are a table keyed by name.
     """
@@ -38,7 +38,8 @@ class McpServer:
     alternatives: tuple[str, ...] = ()  # other names of the file: the first existing wins
     env: str = ""  # a variable naming the file instead, when set (CLINE_MCP_SETTINGS_PATH)
     argv: bool = False
-    env_key: str = "env"
+    command_key: str = "command"  # "cmd" (Goose)
+    env_key: str = "env"  # "environment" (OpenCode), "envs" (Goose)
     extra: Mapping[str, Any] = field(default_factory=dict)
     named: str = ""
     note: str = ""  # what the user still has to do (restart the agent, …)
@@ -108,9 +109,9 @@ def _server(mcp: McpServer, path: Path, name: str, launch: Launch, no_hook: str)
     server = launch.mcp_server(name)
     command: dict[str, Any]
     if mcp.argv:
-        command = {"command": [server["command"], *server["args"]]}
+        command = {mcp.command_key: [server["command"], *server["args"]]}
     else:
-        command = {"command": server["command"], "args": server["args"]}
+        command = {mcp.command_key: server["command"], "args": server["args"]}
     value = {**dict(mcp.extra), **command, mcp.env_key: server["env"]}
     note = "; ".join(n for n in (mcp.note, no_hook) if n)
     if mcp.named:

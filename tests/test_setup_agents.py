@@ -76,6 +76,36 @@ QWEN_SETTINGS = """\
 """
 
 
+HERMES_YAML = """\
+# Hermes Agent configuration
+model:
+  default: "anthropic/claude-sonnet"   # the model
+  base_url: http://localhost:8080/v1
+
+mcp_servers:
+  # the time server
+  time:
+    command: "uvx"
+    args: ["mcp-server-time"]
+
+memory:
+  memory_enabled: true
+"""
+
+GOOSE_YAML = """\
+GOOSE_PROVIDER: openai
+extensions:
+  developer:
+    bundled: true
+    display_name: Developer
+    enabled: true
+    name: developer
+    timeout: 300
+    type: builtin
+GOOSE_MODEL: gpt-4.1  # by hand
+"""
+
+
 def _xdg(home: Path) -> Path:
     return Path(os.environ["XDG_CONFIG_HOME"])
 
@@ -94,6 +124,15 @@ def _servers(*keys: str) -> Callable[[Path], Any]:
         for k in keys:
             node = node[k]
         return node["coffer"]
+
+    return get
+
+
+def _yaml(key: str) -> Callable[[Path], Any]:
+    def get(path: Path) -> Any:
+        import yaml
+
+        return yaml.safe_load(path.read_text(encoding="utf-8"))[key]["coffer"]
 
     return get
 
@@ -133,6 +172,8 @@ AGENTS: list[tuple[str, Callable[[Path], Path], str, Callable[[Path], Any]]] = [
     ),
     ("droid", lambda h: h / ".factory/mcp.json", SERVERS_JSON, _servers("mcpServers")),
     ("kiro", lambda h: h / ".kiro/settings/mcp.json", SERVERS_JSON, _servers("mcpServers")),
+    ("hermes", lambda h: h / ".hermes/config.yaml", HERMES_YAML, _yaml("mcp_servers")),
+    ("goose", lambda h: _xdg(h) / "goose/config.yaml", GOOSE_YAML, _yaml("extensions")),
 ]
 
 
@@ -175,10 +216,10 @@ def test_setup_wires_the_agent_and_undo_restores_every_byte(
     done = coffer("setup", "--yes", "--agent", agent)
     assert done.returncode == 0, done.stdout + done.stderr
     ours = entry(path)
-    command = ours["command"]
+    command = ours.get("command", ours.get("cmd"))
     argv = command if isinstance(command, list) else [command, *ours["args"]]
     assert Path(argv[0]).is_absolute() and argv[-1] == "mcp"
-    env = ours.get("env", ours.get("environment"))
+    env = ours.get("env", ours.get("environment", ours.get("envs")))
     assert env["ECC_MEMORY_HARNESS"] == agent
     assert _spliced(text, path.read_text(encoding="utf-8"))
 
@@ -305,3 +346,36 @@ def test_cline_follows_its_settings_path_variable(
     assert coffer("setup", "--yes", "--agent", "cline").returncode == 0
     assert "coffer" in _json(moved)["mcpServers"]
     assert not (home / ".cline").exists()
+
+
+def test_yaml_keeps_comments_and_a_flow_mapping_is_refused(home: Path) -> None:
+    path = home / ".hermes" / "config.yaml"
+    path.parent.mkdir()
+    path.write_text(HERMES_YAML)
+    done = coffer("setup", "--yes", "--agent", "hermes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Hermes does not give on_session_start output to the model" in done.stdout
+    text = path.read_text()
+    assert "# the time server" in text and '"anthropic/claude-sonnet"   # the model' in text
+    assert text.index("  coffer:") < text.index("memory:")  # inside mcp_servers' block
+    edited = text.replace("memory_enabled: true", "memory_enabled: false")
+    path.write_text(edited)  # the user (or coffer project) edits elsewhere
+    assert coffer("setup", "--undo").returncode == 0
+    assert path.read_text() == HERMES_YAML.replace("memory_enabled: true", "memory_enabled: false")
+
+    path.write_text("mcp_servers: {}\n")
+    refused = coffer("setup", "--yes", "--agent", "hermes")
+    assert refused.returncode == 1
+    assert "mcp_servers is not a block mapping" in refused.stdout + refused.stderr
+    assert path.read_text() == "mcp_servers: {}\n"
+
+
+def test_goose_extension_has_goose_s_own_field_names(home: Path) -> None:
+    path = _xdg(home) / "goose" / "config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(GOOSE_YAML)
+    assert coffer("setup", "--yes", "--agent", "goose").returncode == 0
+    ours = _yaml("extensions")(path)
+    assert ours["name"] == "coffer" and ours["type"] == "stdio" and ours["enabled"] is True
+    assert ours["cmd"].endswith("coffer") and ours["args"] == ["mcp"]
+    assert ours["envs"]["ECC_MEMORY_HARNESS"] == "goose"

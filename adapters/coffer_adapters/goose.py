@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _CODE = "block/goose crates/goose/src/hints/load_hints.rs (main at 0086ae65)"
 
@@ -26,6 +27,23 @@ SPEC = AgentSpec(
         note="Goose releases before AGENTS.md joined its default names read only .goosehints",
     ),
     global_=Render(("{config}/.goosehints",)),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/config.yaml",
+            "yaml",
+            ("extensions",),
+            command_key="cmd",
+            env_key="envs",
+            extra={
+                "name": "coffer",
+                "type": "stdio",
+                "enabled": True,
+                "timeout": 300,
+                "description": "coffer: the memory every agent on this machine shares",
+            },
+        ),
+        no_hook="no session-start hook: Goose has none",
+    ),
     facts=AgentFacts(
         title="Goose",
         loads=(
@@ -43,3 +61,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -28,6 +28,7 @@ from coffer.agent_facts import (
     NativeFacts,
 )
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 from coffer_adapters import hermes_native
 
 _RUN = "capture run of hermes-agent (PyPI): one offline request to a local recording server"
@@ -51,6 +52,16 @@ SPEC = AgentSpec(
         "Hermes' only global file is SOUL.md, its identity; global facts belong in its "
         "memories, which coffer imports and leaves on",
         path="{config}/SOUL.md",
+    ),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/config.yaml",
+            "yaml",
+            ("mcp_servers",),
+            note="Hermes connects to MCP servers only with its mcp extra installed (the "
+            "standard install has it); restart Hermes to connect",
+        ),
+        no_hook="no session-start hook: Hermes does not give on_session_start output to the model",
     ),
     facts=AgentFacts(
         title="Hermes Agent",
@@ -124,6 +135,7 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, _spec_inputs, _ = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring
 
 
 def native_memory(ctx: Context) -> NativeMemory:

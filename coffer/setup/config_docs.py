@@ -1,5 +1,5 @@
-"""The config documents ``coffer setup`` edits: JSON and JSONC spliced as text, TOML through
-tomlkit.
+"""The config documents ``coffer setup`` edits: JSON, JSONC and YAML spliced as text, TOML
+through tomlkit.
 
 Both expose one small interface (:class:`Doc`): get, set, append to a list, replace or remove
 an item, so planning and undo in :mod:`coffer.setup.wiring` never care which format a file uses,
@@ -226,6 +226,10 @@ def _decode(raw: bytes, path: Path) -> str:
 def _load(fmt: str, data: bytes | None, path: Path) -> _Doc:
     if fmt == "toml":
         return _TomlDoc(data, path)
+    if fmt == "yaml":
+        from coffer.setup.yaml_text import load_doc
+
+        return load_doc(data, path)
     return _JsonDoc(data, path, jsonc=fmt == "jsonc")
 
 
