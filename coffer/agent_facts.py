@@ -84,6 +84,10 @@ class Cap:
     tail: float = 0.0  # the share kept from its end (Hermes: 0.7 and 0.2)
     # a "total" budget goes to the files in load order, or to the last loaded first (Kimi)
     fills: Literal["in-order", "last-first"] = "in-order"
+    # the setting that replaces ``limit`` when the user sets it: a JSON or TOML file (a
+    # template) and the key in it (Codex's project_doc_max_bytes)
+    limit_file: str = ""
+    limit_key: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,9 @@ class Load:
     how: How = "Run"
     unless_env: tuple[str, ...] = ()  # variables that, set non-empty, stop this load
     if_setting: Setting | None = None  # loaded only when the user's settings say so
+    # a setting under which ``shadowed_by`` does not apply (Claude's instructionFiles =
+    # "claude-md-and-agents-md" reads AGENTS.md beside CLAUDE.md)
+    unshadowed_if: Setting | None = None
 
 
 @dataclass(frozen=True)

@@ -276,7 +276,12 @@ def test_codex_reads_root_first_and_its_budget_cuts_the_block(repo: Path) -> Non
     project = [f for f in view["files"] if f["scope"] == "project"]
     assert [f["path"] for f in project] == [str(agents), str(repo / "sub" / "AGENTS.md")]
     assert project[0]["state"] == "cut" and project[0]["kept_bytes"] == 32_768
-    assert project[0]["coffer_cut"] == "entirely" and project[1]["kept_bytes"] == 0
+    assert project[0]["coffer_cut"] == "entirely"
+    assert (project[1]["state"], project[1]["kept_bytes"], project[1]["order"]) == (
+        "dropped",
+        0,
+        None,
+    )
     memory = view["memory"]["project"]
     assert memory["state"] == "cut" and "past Codex's limit" in memory["hint"]
 
@@ -380,3 +385,15 @@ def test_a_hidden_block_is_said_with_what_hides_it(tmp_path: Path, fake_home: Pa
     view = tier_view(Agent("t", "Tester", True, root), "project", [target], files, True)
     assert (view.state, view.path) == ("shadowed", root / "SHARED.md")
     assert view.hint.startswith(f"{root / 'OWN.md'} hides {root / 'SHARED.md'} from Tester")
+
+
+def test_settings_move_a_cap_and_lift_a_shadow(repo: Path, fake_home: Path) -> None:
+    assert coffer("project", cwd=repo).returncode == 0
+    (fake_home / ".codex" / "config.toml").write_text("project_doc_max_bytes = 64\n")
+    assert _explain(repo, "codex")["memory"]["project"]["state"] == "cut"
+    (repo / "CLAUDE.md").write_text("# claude\n", encoding="utf-8")
+    assert _files(_explain(repo, "claude"))[str(repo / "AGENTS.md")] == "shadowed"
+    both = {"options": {"instructionFiles": "claude-md-and-agents-md"}}
+    settings = {"pluginConfigs": {"agents-md@builtin": both}}
+    (fake_home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    assert _files(_explain(repo, "claude"))[str(repo / "AGENTS.md")] == "loaded"

@@ -63,6 +63,8 @@ def _file_line(f: dict[str, Any]) -> str:
         line += f"\n       not read: {f['shadowed_by']} hides it"
     elif f["state"] == "off":
         line += f"\n       not read: {f['why']}"
+    elif f["state"] == "dropped":
+        line += "\n       not read: its caps leave nothing of it"
     for cut in f["cut"]:
         line += f"\n       cut: {cut}"
     if f["when"]:
@@ -88,6 +90,8 @@ def _print(found: Explained) -> None:
             echo(f"  coffer {tier} memory: {m['state']}{where}{detail}")
         for hint in a["hints"]:
             echo(f"  hint: {hint}")
+        for note in a["notes"] if a["hints"] else ():  # the agent's hazards, when they matter
+            echo(f"  note: {note}")
         checked = ", ".join(f"{c['version']} ({'/'.join(c['how'])})" for c in a["checked"])
         if checked:
             echo(f"  facts checked on {checked}")

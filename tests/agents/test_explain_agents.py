@@ -37,12 +37,20 @@ pytestmark = [
 PROJECT_FACT = "Explain check: the project builds with make dist-7731"
 GLOBAL_FACT = "Explain check: the user signs commits with key id kx-4402"
 BOTH = ("loaded", "loaded")
+CLAUDE_BOTH = json.dumps(
+    {
+        "pluginConfigs": {
+            "agents-md@builtin": {"options": {"instructionFiles": "claude-md-and-agents-md"}}
+        }
+    }
+)
 
 
 @dataclass(frozen=True)
 class Phase:
     plant: tuple[str, ...]  # "~/…" home, "r/…" repository, "t/…" beside it, "x/…" XDG config
     memory: tuple[str, str] = BOTH  # explain's project and global state afterwards
+    append: tuple[tuple[str, str], ...] = ()  # (file, text) added to a settings file
 
 
 @dataclass(frozen=True)
@@ -60,16 +68,22 @@ CASES = [
                 ("~/.claude/CLAUDE.md", "~/.claude/rules/g.md", "r/AGENTS.md", "r/sub/AGENTS.md")
             ),
             Phase(("r/CLAUDE.md", "r/.claude/rules/p.md")),  # a project CLAUDE.md hides AGENTS.md
+            Phase((), append=(("~/.claude/settings.json", CLAUDE_BOTH),)),  # unless told both
         ),
-        ("r/AGENTS.md", "r/sub/AGENTS.md"),
+        (),
     ),
     Case(
         "codex",
         (
             Phase(("~/.codex/AGENTS.md", "r/AGENTS.md", "r/sub/AGENTS.md", "r/CLAUDE.md")),
             Phase(("r/sub/AGENTS.override.md",)),  # hides sub/AGENTS.md
+            # a budget of 64 bytes: the root file's head, nothing of its block or the rest
+            Phase(
+                (), ("cut", "loaded"), (("~/.codex/config.toml", "project_doc_max_bytes = 64\n"),)
+            ),
         ),
-        ("r/sub/AGENTS.md", "r/CLAUDE.md"),  # CLAUDE.md: not a configured fallback
+        # CLAUDE.md: not a configured fallback; the override: past the budget
+        ("r/sub/AGENTS.md", "r/CLAUDE.md", "r/sub/AGENTS.override.md"),
     ),
     Case(
         "gemini",
@@ -198,6 +212,9 @@ def test_explain_lists_what_the_agent_sends(
     for number, phase in enumerate(case.phases):
         if number:
             _plant(phase.plant, fake_home, repo, markers)
+        for name, text in phase.append:
+            with _where(name, fake_home, repo).open("a", encoding="utf-8") as settings:
+                settings.write(text)
         view = _explain(case.agent, repo / "sub", env)
         sent = _session(recorder, runs, w)
         _check(view, sent, recorder.bodies()[-1], markers)

@@ -19,12 +19,19 @@ from coffer.agent_facts import (
     Load,
     McpFacts,
     NativeFacts,
+    Setting,
     Walk,
 )
 
 _RUN = "capture runs of @anthropic-ai/claude-code: offline requests to a local recording server"
 _WALK: Walk = "fs-root-down-to-cwd"
 _CLAUDE_MD = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md")
+# the setting that makes Claude read AGENTS.md beside CLAUDE.md (2.1.332, run)
+_BOTH = Setting(
+    "{config}/settings.json",
+    ("pluginConfigs", "agents-md@builtin", "options", "instructionFiles"),
+    "claude-md-and-agents-md",
+)
 _INDEX = (
     Cap(200, "lines", keeps="the first 200 lines, and a warning"),
     # UTF-16 code units in Claude; explain counts code points (the same for BMP text)
@@ -39,6 +46,7 @@ def _agents_md(path: str) -> Load:
         _WALK,
         shadowed_by=_CLAUDE_MD,
         shadow_walk=_WALK,
+        unshadowed_if=_BOTH,
         when="2.1.332+: only while no project CLAUDE.md exists here or above",
     )
 

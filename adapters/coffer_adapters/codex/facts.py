@@ -24,8 +24,15 @@ from coffer.agent_facts import (
 
 _RUN = "capture runs of @openai/codex: offline requests to a local recording server"
 _WALK: Walk = "root-down-to-cwd"
-_BUDGET = Cap(32_768, "bytes", "total", keeps="root first; the file it runs out in is cut")
 _CONFIG = "{config}/config.toml"
+_BUDGET = Cap(
+    32_768,
+    "bytes",
+    "total",
+    keeps="root first; the file it runs out in is cut",
+    limit_file=_CONFIG,
+    limit_key=("project_doc_max_bytes",),
+)
 _SUMMARY = Cap(2_500, "tokens", keeps="head and tail, the middle cut", head=0.5, tail=0.5)
 
 FACTS = AgentFacts(
@@ -77,8 +84,7 @@ FACTS = AgentFacts(
     ),
     notes=(
         "AGENTS.override.md hides AGENTS.md in its directory (and in CODEX_HOME)",
-        "project_doc_max_bytes in config.toml changes the 32,768-byte budget; explain "
-        "counts the default",
+        "project_doc_max_bytes in config.toml replaces the 32,768-byte budget",
         "the project root is the nearest directory with .git (project_root_markers); "
         "without one only the start directory is read",
     ),

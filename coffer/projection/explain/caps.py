@@ -36,6 +36,20 @@ class Measured:
         return sum(self.kept) < self.size
 
     @property
+    def state(self) -> str:
+        """The Found's state, or for a file the agent reads: "loaded", "cut", or "dropped"
+        when its caps leave nothing of it (a budget spent before it)."""
+        if self.found.state != "loaded":
+            return self.found.state
+        if self.size and not sum(self.kept):
+            return "dropped"
+        return "cut" if self.is_cut else "loaded"
+
+    @property
+    def read(self) -> bool:
+        return self.state in ("loaded", "cut")
+
+    @property
     def coffer_cut(self) -> str:
         """ "", "partly" or "entirely": how much of coffer's memory the caps drop."""
         if not self.coffer or not self.is_cut:
@@ -106,7 +120,7 @@ def measure(files: Sequence[Found], store: Path) -> list[Measured]:
         data = datas[f.path]
         head, tail, cuts = len(data), 0, []
         if f.state == "loaded":
-            for cap in f.load.caps:
+            for cap in f.caps:
                 used = _count(data, cap.unit)
                 allowed = budgets.get((cap, f.path), cap.limit)
                 if used <= allowed:
@@ -137,7 +151,7 @@ def _budgets(files: Sequence[Found], datas: dict[Path, bytes]) -> dict[tuple[Cap
     shared: dict[Cap, list[Found]] = {}
     for f in files:
         if f.state == "loaded":
-            for cap in f.load.caps:
+            for cap in f.caps:
                 if cap.per == "total":
                     shared.setdefault(cap, []).append(f)
     out: dict[tuple[Cap, Path], int] = {}

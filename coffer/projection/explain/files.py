@@ -8,6 +8,7 @@ that is not there is nothing the agent loads and nothing to explain.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 
 from coffer.adapter import Context, Mode, Target
 from coffer.adapter_helpers import read_json, read_toml
-from coffer.agent_facts import TEMPLATE_ROOTS, AgentFacts, Load, Setting, Walk
+from coffer.agent_facts import TEMPLATE_ROOTS, AgentFacts, Cap, Load, Setting, Walk
 from coffer.agent_spec import SpecError, resolve
 
 _WALKED = ("{cwd}", "{root}")
@@ -42,6 +43,7 @@ class Found:
     state: str  # "loaded", "shadowed" or "off"
     by: Path | None = None  # the file that hides it
     why: str = ""  # why it is off
+    caps: tuple[Cap, ...] = ()  # the Load's caps, with the user's limits, for a loaded file
 
 
 def walk_dirs(walk: Walk, cwd: Path, root: Path | None) -> list[Path]:
@@ -170,8 +172,11 @@ def _judge(load: Load, path: Path, session: Session, own: set[Path]) -> Found:
     link = memory_link(session, load.scope) if load.path.startswith("{memory}") else None
     if link is not None and not link.active:
         return Found(path, load, "off", why=link.note or "switched off")
-    by = _shadow(load, path, session, own)
-    return Found(path, load, "shadowed", by) if by is not None else Found(path, load, "loaded")
+    lifted = load.unshadowed_if is not None and _holds(load.unshadowed_if, session)
+    by = None if lifted else _shadow(load, path, session, own)
+    if by is not None:
+        return Found(path, load, "shadowed", by)
+    return Found(path, load, "loaded", caps=_caps(load, session))
 
 
 def _shadow(load: Load, path: Path, session: Session, own: set[Path]) -> Path | None:
@@ -193,11 +198,28 @@ def _shadow(load: Load, path: Path, session: Session, own: set[Path]) -> Path | 
     return None
 
 
-def _holds(setting: Setting, session: Session) -> bool:
-    path = path_of(setting.file, session, "global")
+def _value(file: str, key: tuple[str, ...], session: Session) -> Any:
+    """The value at ``key`` in the user's JSON or TOML file ``file`` (a template), or None."""
+    path = path_of(file, session, "global")
     if path is None:
-        return False
+        return None
     data: Any = read_toml(path) if path.suffix == ".toml" else read_json(path)
-    for key in setting.key:
-        data = data.get(key) if isinstance(data, dict) else None
+    for name in key:
+        data = data.get(name) if isinstance(data, dict) else None
+    return data
+
+
+def _holds(setting: Setting, session: Session) -> bool:
+    data = _value(setting.file, setting.key, session)
     return data == setting.has or (isinstance(data, list) and setting.has in data)
+
+
+def _caps(load: Load, session: Session) -> tuple[Cap, ...]:
+    """The Load's caps, each with the limit the user's setting gives it, if any."""
+    out = []
+    for cap in load.caps:
+        value = _value(cap.limit_file, cap.limit_key, session) if cap.limit_key else None
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            cap = dataclasses.replace(cap, limit=value)
+        out.append(cap)
+    return tuple(out)

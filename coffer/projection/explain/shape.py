@@ -23,7 +23,7 @@ def file_json(m: Measured, order: int | None) -> dict[str, Any]:
         "path": str(f.path),
         "template": f.load.path,
         "scope": f.load.scope,
-        "state": "cut" if f.state == "loaded" and m.is_cut else f.state,
+        "state": m.state,
         "bytes": m.size,
         "lines": m.lines,
         "chars": m.chars,
@@ -52,9 +52,8 @@ def agent_json(view: AgentView) -> dict[str, Any]:
     facts = view.facts
     files, order = [], 0
     for m in view.files:
-        read = m.found.state == "loaded"
-        order += read
-        files.append(file_json(m, order if read else None))
+        order += m.read
+        files.append(file_json(m, order if m.read else None))
     return {
         "name": view.name,
         "title": view.title,
