@@ -67,9 +67,18 @@ def _file_line(f: dict[str, Any]) -> str:
         line += "\n       not read: its caps leave nothing of it"
     for cut in f["cut"]:
         line += f"\n       cut: {cut}"
-    if f["when"]:
+    if f["when"] and f["order"] is not None:
         line += f"\n       when: {f['when']}"
     return line
+
+
+def _checked(checks: list[dict[str, Any]]) -> str:
+    """Each version once, with every way it was checked."""
+    hows: dict[str, list[str]] = {}
+    for c in checks:
+        seen = hows.setdefault(c["version"], [])
+        seen += [h for h in c["how"] if h not in seen]
+    return ", ".join(f"{version} ({'/'.join(how)})" for version, how in hows.items())
 
 
 def _print(found: Explained) -> None:
@@ -92,7 +101,7 @@ def _print(found: Explained) -> None:
             echo(f"  hint: {hint}")
         for note in a["notes"] if a["hints"] else ():  # the agent's hazards, when they matter
             echo(f"  note: {note}")
-        checked = ", ".join(f"{c['version']} ({'/'.join(c['how'])})" for c in a["checked"])
+        checked = _checked(a["checked"])
         if checked:
             echo(f"  facts checked on {checked}")
     if data["hidden"]:

@@ -9,6 +9,7 @@ that is not there is nothing the agent loads and nothing to explain.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -168,7 +169,8 @@ def _judge(load: Load, path: Path, session: Session, own: set[Path]) -> Found:
     if load.if_setting is not None and not _holds(load.if_setting, session):
         s = load.if_setting
         where = path_of(s.file, session, "global") or s.file
-        return Found(path, load, "off", why=f"read only when {where} sets {'.'.join(s.key)}")
+        why = f"read only when {where} sets {'.'.join(s.key)} to {json.dumps(s.has)}"
+        return Found(path, load, "off", why=why)
     link = memory_link(session, load.scope) if load.path.startswith("{memory}") else None
     if link is not None and not link.active:
         return Found(path, load, "off", why=link.note or "switched off")
