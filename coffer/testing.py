@@ -9,8 +9,8 @@ files to be detected, override :meth:`prepare`::
     class TestMyAdapter(AdapterContract):
         adapter = my_adapter
 
-It checks the contract (protocol, optional members, at most one block and one other target
-per tier), that detection and planning are read-only, that
+It checks the contract (protocol, optional members, at most one block and one NONE per tier,
+each linked directory once), that detection and planning are read-only, that
 ``coffer project`` is idempotent (same bytes, same mtimes, no write on a re-run), that only
 the adapter's own targets (plus its native-memory config) are written, that undo restores
 the previous state exactly, and that a ``NONE`` adapter writes nothing.
@@ -109,11 +109,14 @@ class AdapterContract:
         registry.features(self.adapter)  # raises registry.ContractError saying what is wrong
 
     def test_one_target_per_tier(self, ctx: Context) -> None:
-        # A tier has at most one block and at most one other target: the agent's memory
-        # directory linked beside the block (SYMLINK), or a NONE saying why it is not.
-        kinds = [(t.tier, t.mode is Mode.RENDER) for t in self.adapter.targets(ctx)]
-        assert {tier for tier, _ in kinds} <= set(TIERS), kinds
-        assert len(kinds) == len(set(kinds)), kinds
+        # A tier has at most one block and at most one NONE; beside them, the agent's memory
+        # directories linked to the tier (SYMLINK), each path once.
+        targets = list(self.adapter.targets(ctx))
+        assert {t.tier for t in targets} <= set(TIERS), targets
+        single = [(t.tier, t.mode) for t in targets if t.mode is not Mode.SYMLINK]
+        assert len(single) == len(set(single)), targets
+        links = [t.path for t in targets if t.mode is Mode.SYMLINK]
+        assert len(links) == len(set(links)), targets
         assert modes(self.adapter, ctx.store)  # the modes `coffer adapter list` shows
 
     def test_no_project_means_no_project_target(self, ctx: Context) -> None:

@@ -112,6 +112,30 @@ def test_a_symlinked_slug_directory_is_refused(ctx, tmp_path):
     assert memory.mode is Mode.NONE and "is a symlink" in memory.note
 
 
+def test_registered_subdirectories_are_linked_too_but_not_a_nested_repository(ctx):
+    root_link = register(ctx.home, ctx.project, "my-repo")
+    sub = ctx.project / "services" / "api"
+    sub.mkdir(parents=True)
+    sub_link = register(ctx.home, sub, "api")
+    nested = make_repo(ctx.project / "vendor" / "lib")
+    register(ctx.home, nested, "lib")
+    outside = ctx.project.parent / "My.Repo-other"
+    outside.mkdir()
+    register(ctx.home, outside, "my-repo-other")
+    links = [t.path for t in project_targets(ctx) if t.mode is Mode.SYMLINK]
+    assert links == [root_link, sub_link]
+    assert "started in" in project_targets(ctx)[1].note
+
+
+def test_an_unregistered_root_with_a_registered_subdirectory(ctx):
+    sub = ctx.project / "sub"
+    sub.mkdir()
+    link = register(ctx.home, sub, "sub")
+    none, linked, block = project_targets(ctx)
+    assert none.mode is Mode.NONE and (linked.mode, linked.path) == (Mode.SYMLINK, link)
+    assert block.mode is Mode.RENDER
+
+
 def test_inputs_name_the_registry_and_the_slug_markers(ctx):
     _, files = gemini.inputs(ctx)
     assert ctx.home / ".gemini" / "projects.json" in files
@@ -171,6 +195,21 @@ def test_unproject_restores_the_directory(repo, fake_home):
     assert after["deploy.imported-1.md"].endswith(b"Tag and push.\n")
     assert "- Use pnpm, not npm." in after["MEMORY.md"].decode()
     assert not (repo / "GEMINI.md").exists()
+
+
+def test_a_subdirectory_memory_is_merged_into_the_project_and_given_back(repo, fake_home):
+    sub = repo / "sub"
+    sub.mkdir()
+    link = register(fake_home, sub, "sub")
+    link.mkdir()
+    (link / "MEMORY.md").write_text("- The sub service listens on 8081.\n")
+    assert coffer("project", cwd=sub).returncode == 0
+    tier = store().project_tier(repo)
+    assert tier is not None and link.is_symlink() and Path(os.readlink(link)) == tier.dir
+    assert "- The sub service listens on 8081." in (tier.dir / "MEMORY.md").read_text()
+    assert coffer("unproject", cwd=repo).returncode == 0
+    assert link.is_dir() and not link.is_symlink()
+    assert "8081" in (link / "MEMORY.md").read_text()
 
 
 def test_unproject_of_a_link_coffer_created_from_nothing(repo, fake_home):

@@ -151,8 +151,7 @@ def test_hermes_memory_is_imported_for_every_agent_and_stays_on(
     config = fake_home / ".hermes" / "config.yaml"
     config.parent.mkdir()
     config.write_text(
-        f"model:\n  provider: custom\n  default: m\n  base_url: {recorder.url}/v1\n"
-        "  api_key: k\n"
+        f"model:\n  provider: custom\n  default: m\n  base_url: {recorder.url}/v1\n  api_key: k\n"
     )
     memories = fake_home / ".hermes" / "memories"
     memories.mkdir()
@@ -165,3 +164,20 @@ def test_hermes_memory_is_imported_for_every_agent_and_stays_on(
     sent = _session(recorder, [hermes, "-z", "hello"], repo, agent_env({}))
     assert "MEMORY (your personal notes)" in sent and HERMES_NOTE in sent  # still on
     assert HERMES_NOTE in (fake_home / ".codex" / "AGENTS.md").read_text()
+
+
+def test_gemini_session_in_a_subdirectory_gets_the_project_memory_through_its_own_slug(
+    tmp_path: Path, fake_home: Path, recorder: Recorder
+) -> None:
+    gemini, env = _gemini(recorder, fake_home)
+    repo = git_repo(tmp_path / "repo").resolve()
+    sub = repo / "services" / "api"
+    sub.mkdir(parents=True)
+    done = coffer("setup", "--yes", "--no-service", "--agent", "gemini", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert coffer("remember", FACT, cwd=repo).returncode == 0
+    _session(recorder, [gemini, "-p", "hi"], sub, env)  # registers repo/services/api as `api`
+    memory = _memory_dir(fake_home, sub)
+    assert memory.parent.name == "api" and memory.is_symlink()
+    sent = _session(recorder, [gemini, "-p", "hi"], sub, env)
+    assert "walrus-77" in sent.split(INDEX, 1)[1]

@@ -57,13 +57,19 @@ def _file_names(ctx: Context) -> list[str]:
 
 
 def targets(ctx: Context) -> Sequence[Target]:
-    """The project's block, its private memory directory (a link to the project tier, or
-    a NONE target while Gemini has not registered the root: gemini/memory.py), and the
-    global block. The memory target comes first, so the block is the tier's mode."""
+    """The project's private memory directories (the root's, a link to the project tier or
+    a NONE target while Gemini has not registered the root, then those of subdirectories
+    Gemini registered: gemini/memory.py), the project's block and the global block. The
+    block comes after the links, so it is the tier's mode."""
     name = "AGENTS.md" if ctx.project is not None and "AGENTS.md" in _file_names(ctx) else ""
     out: list[Target] = []
     if ctx.project is not None:
         out.append(memory.target(gemini_dir(ctx), ctx.project))
+        out += [
+            t
+            for t in memory.subdirectory_targets(gemini_dir(ctx), ctx.project)
+            if t.path != out[0].path
+        ]
     out += per_tier(
         ctx,
         lambda root: Target(

@@ -12,7 +12,9 @@ in ``~/.gemini/projects.json`` under a proper-lockfile lock, with collision suff
 ownership markers (``<base>/<slug>/.project_root`` in ``tmp`` and ``history``) that it checks
 before it trusts an entry. coffer reads the entry and checks it the way Gemini does; a root
 Gemini has not registered gets nothing (a NONE target saying so): the first ``gemini``
-session there registers it, and its session-start hook links it.
+session there registers it, and its session-start hook links it. Gemini keys the directory
+by the session's start directory, so each subdirectory of the repository it registered has
+one of its own; those are linked to the project tier too.
 """
 
 from __future__ import annotations
@@ -40,8 +42,8 @@ def _bases(gemini_dir: Path) -> tuple[Path, Path]:
     return gemini_dir / "tmp", gemini_dir / "history"
 
 
-def _registered(gemini_dir: Path, root: Path) -> tuple[str | None, str]:
-    """The slug ``projects.json`` gives ``root``, or None and why there is none."""
+def _projects(gemini_dir: Path) -> tuple[dict[str, str] | None, str]:
+    """Gemini's registry, path to slug, or None and why it cannot be trusted."""
     path = registry(gemini_dir)
     if not os.path.lexists(path):
         return None, f"Gemini has registered no project yet ({path} does not exist)"
@@ -56,10 +58,34 @@ def _registered(gemini_dir: Path, root: Path) -> tuple[str | None, str]:
         isinstance(v, str) and _SLUG_RE.fullmatch(v) for v in projects.values()
     ):
         return None, f"{path} does not have Gemini's shape (Gemini resets such a file)"
+    return projects, ""
+
+
+def _registered(gemini_dir: Path, root: Path) -> tuple[str | None, str]:
+    """The slug ``projects.json`` gives ``root``, or None and why there is none."""
+    projects, why = _projects(gemini_dir)
+    if projects is None:
+        return None, why
     slug = projects.get(str(root))
     if slug is None:
-        return None, f"Gemini has not registered {root} ({path} has no entry for it)"
+        return (
+            None,
+            f"Gemini has not registered {root} ({registry(gemini_dir)} has no entry for it)",
+        )
     return slug, ""
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """``path`` is a directory below ``root`` of the same repository: no ``.git`` (a nested
+    repository, a worktree) on the way up to ``root``."""
+    if root not in path.parents:
+        return False
+    probe = path
+    while probe != root:
+        if os.path.lexists(probe / ".git"):
+            return False
+        probe = probe.parent
+    return True
 
 
 def _owner_problem(gemini_dir: Path, slug: str, root: Path) -> str:
@@ -83,6 +109,10 @@ def _owner_problem(gemini_dir: Path, slug: str, root: Path) -> str:
     return ""
 
 
+def _link(gemini_dir: Path, slug: str) -> Path:
+    return _bases(gemini_dir)[0] / slug / "memory"
+
+
 def target(gemini_dir: Path, root: Path) -> Target:
     """The SYMLINK target of ``root``'s private memory directory, or a NONE target saying
     why there is none yet."""
@@ -90,9 +120,8 @@ def target(gemini_dir: Path, root: Path) -> Target:
     if slug is not None:
         why = _owner_problem(gemini_dir, slug, root)
         if not why:
-            link = _bases(gemini_dir)[0] / slug / "memory"
             note = "Gemini's private project memory (sessions started at the project root)"
-            return Target("project", Mode.SYMLINK, link, note=note)
+            return Target("project", Mode.SYMLINK, _link(gemini_dir, slug), note=note)
     note = (
         f"Gemini's private project memory is not linked: {why}. Gemini registers a project "
         "when a session starts there; start `gemini` in the project root once and the next "
@@ -101,11 +130,28 @@ def target(gemini_dir: Path, root: Path) -> Target:
     return Target("project", Mode.NONE, registry(gemini_dir), note=note, active=False)
 
 
+def subdirectory_targets(gemini_dir: Path, root: Path) -> list[Target]:
+    """A SYMLINK for each subdirectory of the project Gemini registered (a session started
+    there has a slug, and a private memory, of its own), checked like the root's; one whose
+    entry or markers do not hold up is left out."""
+    projects, _ = _projects(gemini_dir)
+    out: list[Target] = []
+    for path, slug in sorted((projects or {}).items()):
+        where = Path(path)
+        if not _inside(where, root) or _owner_problem(gemini_dir, slug, where):
+            continue
+        note = f"Gemini's private project memory of sessions started in {where}"
+        out.append(Target("project", Mode.SYMLINK, _link(gemini_dir, slug), note=note))
+    return out
+
+
 def inputs(gemini_dir: Path, root: Path) -> list[Path]:
-    """What can change :func:`target`: the registry, and the slug's directories and markers."""
+    """What can change the targets: the registry, and the project's slugs' directories and
+    markers."""
     files = [registry(gemini_dir), *_bases(gemini_dir)]
-    slug, _ = _registered(gemini_dir, root)
-    if slug is not None:
-        for base in _bases(gemini_dir):
-            files += [base / slug, base / slug / _MARKER]
+    projects, _ = _projects(gemini_dir)
+    for path, slug in sorted((projects or {}).items()):
+        if Path(path) == root or _inside(Path(path), root):
+            for base in _bases(gemini_dir):
+                files += [base / slug, base / slug / _MARKER]
     return files
