@@ -193,6 +193,10 @@ def test_unproject_restores_the_directory(repo, fake_home):
     # Gemini's own files come back byte for byte (the renamed one under its old name).
     assert after["build.md"] == before["build.md"]
     assert after["deploy.imported-1.md"].endswith(b"Tag and push.\n")
+    # The directory as it was before coffer is kept whole in the backups.
+    backups = list((store().root / "backups" / "dirs").iterdir())
+    assert len(backups) == 1
+    assert (backups[0] / "deploy.md").read_bytes() == before["deploy.md"]
     assert "- Use pnpm, not npm." in after["MEMORY.md"].decode()
     assert not (repo / "GEMINI.md").exists()
 

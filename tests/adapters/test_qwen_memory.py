@@ -164,3 +164,15 @@ def test_a_refused_item_keeps_the_memory_on(qwen_home, tmp_path):
     assert run.returncode == 1
     assert "stays on" in run.stdout + run.stderr
     assert (qwen_home / "settings.json").read_bytes() == SETTINGS
+
+
+def test_turned_back_on_by_hand_is_seen_past_the_no_op_stamp(qwen_home, tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    assert coffer("project", cwd=repo).returncode == 0
+    assert coffer("project", "--quiet", cwd=repo).returncode == 0  # leaves a no-op stamp
+    settings = qwen_home / "settings.json"
+    settings.write_bytes(settings.read_bytes().replace(b"false", b"true"))
+    again = coffer("project", cwd=repo)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "turned off qwen's own memory" in again.stderr
+    assert not qwen_native.enabled(settings.read_bytes())
