@@ -120,8 +120,8 @@ def target(gemini_dir: Path, root: Path) -> Target:
     if slug is not None:
         why = _owner_problem(gemini_dir, slug, root)
         if not why:
-            note = "Gemini's private project memory (sessions started at the project root)"
-            return Target("project", Mode.SYMLINK, _link(gemini_dir, slug), note=note)
+            # no note: `coffer project` prints a link's note at every run
+            return Target("project", Mode.SYMLINK, _link(gemini_dir, slug))
     note = (
         f"Gemini's private project memory is not linked: {why}. Gemini registers a project "
         "when a session starts there; start `gemini` in the project root once and the next "
@@ -140,8 +140,7 @@ def subdirectory_targets(gemini_dir: Path, root: Path) -> list[Target]:
         where = Path(path)
         if not _inside(where, root) or _owner_problem(gemini_dir, slug, where):
             continue
-        note = f"Gemini's private project memory of sessions started in {where}"
-        out.append(Target("project", Mode.SYMLINK, _link(gemini_dir, slug), note=note))
+        out.append(Target("project", Mode.SYMLINK, _link(gemini_dir, slug)))
     return out
 
 
