@@ -121,7 +121,9 @@ def native_memory(ctx: Context) -> NativeMemory:
 
 def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     env, files = _spec_inputs(ctx)
-    return (*env, "QWEN_CODE_MEMORY_BASE_DIR"), [*files, SPEC.config_dir(ctx) / "settings.json"]
+    files = [*files, SPEC.config_dir(ctx) / "settings.json"]
+    workspace = qwen_native.workspace_settings(ctx)
+    return (*env, "QWEN_CODE_MEMORY_BASE_DIR"), [*files, *([workspace] if workspace else [])]
 
 
 wiring = SPEC.wiring

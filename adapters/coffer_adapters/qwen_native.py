@@ -40,12 +40,41 @@ def memory_base(ctx: Context, config: Path) -> Path:
     return Path(value).expanduser() if value else config
 
 
+def workspace_settings(ctx: Context) -> Path | None:
+    # The project's own settings, which win over the user's (Qwen's /memory dialog writes
+    # the switch there): read, never written, since the file is in the repository.
+    return ctx.project / ".qwen" / "settings.json" if ctx.project is not None else None
+
+
+def _workspace_value(path: Path | None) -> Any:
+    if path is None or path.is_symlink() or not path.is_file():
+        return None
+    try:
+        return _value(path.read_bytes())
+    except OSError:
+        return None
+
+
 def native_memory(ctx: Context, config: Path) -> NativeMemory:
-    base = memory_base(ctx, config)
+    base, workspace = memory_base(ctx, config), workspace_settings(ctx)
+
+    def on(data: bytes | None) -> bool:
+        value = _workspace_value(workspace)
+        return value if isinstance(value, bool) else enabled(data)
+
+    def off(data: bytes | None) -> tuple[bytes, dict[str, Any]]:
+        if _workspace_value(workspace) is True:
+            raise CofferError(
+                f"{workspace} turns it on for this project, over the user's settings; coffer "
+                f"does not edit files in the repository: set {_SETTING} to false there, or "
+                "remove it"
+            )
+        return disable(data)
+
     return NativeMemory(
         config=config / "settings.json",
-        enabled=enabled,
-        disable=disable,
+        enabled=on,
+        disable=off,
         restore=restore,
         imports=lambda: imports(base),
         describe=_SETTING,

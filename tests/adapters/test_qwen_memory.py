@@ -176,3 +176,22 @@ def test_turned_back_on_by_hand_is_seen_past_the_no_op_stamp(qwen_home, tmp_path
     assert again.returncode == 0, again.stdout + again.stderr
     assert "turned off qwen's own memory" in again.stderr
     assert not qwen_native.enabled(settings.read_bytes())
+
+
+def test_a_project_setting_that_turns_it_on_is_reported_not_edited(qwen_home, tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    workspace = repo / ".qwen" / "settings.json"
+    workspace.parent.mkdir()
+    workspace.write_text('{"memory": {"enableManagedAutoMemory": true}}\n')
+    run = coffer("project", cwd=repo)
+    assert run.returncode == 1
+    assert "turns it on for this project" in run.stdout + run.stderr
+    assert (qwen_home / "settings.json").read_bytes() == SETTINGS
+    assert workspace.read_text() == '{"memory": {"enableManagedAutoMemory": true}}\n'
+    # Elsewhere the user's setting decides, and coffer switches it off.
+    other = make_repo(tmp_path / "other")
+    assert coffer("project", cwd=other).returncode == 0
+    assert not qwen_native.enabled((qwen_home / "settings.json").read_bytes())
+    listed = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
+    q = next(a for a in listed["adapters"] if a["name"] == "qwen")
+    assert q["native_memory"] == "on"  # still on in the project that turns it on
