@@ -156,6 +156,12 @@ CASES = [
         ("r/sub/AGENTS.md", "r/sub/CLAUDE.md"),
     ),
     Case(
+        "openclaw",
+        # `agent exec` here reads only the start directory, `agent --local` the workspace
+        (Phase(("r/sub/AGENTS.md", "r/sub/USER.md"), ("not-loaded", "loaded")),),
+        (),
+    ),
+    Case(
         "cline",
         (
             Phase(
@@ -217,7 +223,7 @@ def test_explain_lists_what_the_agent_sends(
                 settings.write(text)
         view = _explain(case.agent, repo / "sub", env)
         sent = _session(recorder, runs, w)
-        _check(view, sent, recorder.bodies()[-1], markers)
+        _check(view, sent, recorder.bodies(), markers)
         _memory(view, sent, phase)
     skipped = {f["path"] for f in view["files"] if f["order"] is None}
     assert skipped == {str(_where(n, fake_home, repo)) for n in case.skipped}
@@ -230,7 +236,7 @@ def _explain(agent: str, cwd: Path, env: dict[str, str]) -> dict[str, Any]:
     return view
 
 
-def _check(view: dict[str, Any], sent: str, raw: str, markers: dict[Path, str]) -> None:
+def _check(view: dict[str, Any], sent: str, raw: list[str], markers: dict[Path, str]) -> None:
     loaded = [Path(f["path"]) for f in view["files"] if f["order"] is not None]
     skipped = [Path(f["path"]) for f in view["files"] if f["order"] is None]
     missing = [str(p) for p in loaded if _probe(p, markers) not in sent]
@@ -239,12 +245,14 @@ def _check(view: dict[str, Any], sent: str, raw: str, markers: dict[Path, str]) 
     assert not leaked, f"explain says these are not read, the request has them: {leaked}"
     unlisted = [str(p) for p, m in markers.items() if m in sent and p not in loaded]
     assert not unlisted, f"the request has these, explain does not list them: {unlisted}"
-    # the planted files reach the request in explain's order (their scope's part of it:
-    # an agent may send global and project context in different messages)
+    # the planted files reach one request in explain's order (their scope's part of it: an
+    # agent may send global and project context in different messages, OpenClaw in runs)
     for scope in ("global", "project"):
         listed = [Path(f["path"]) for f in view["files"] if f["order"] and f["scope"] == scope]
-        at = [raw.find(markers[p]) for p in listed if p in markers]
-        assert -1 not in at and at == sorted(at), f"{scope}: not in this order: {listed}"
+        wanted = [markers[p] for p in listed if p in markers]
+        body = next((b for b in raw if all(m in b for m in wanted)), "")
+        at = [body.find(m) for m in wanted]
+        assert -1 not in at and at == sorted(at), f"{scope}: not in one request in order: {listed}"
 
 
 def _memory(view: dict[str, Any], sent: str, phase: Phase) -> None:
