@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from coffer.cli._common import JsonOpt, ProjectOpt, coffer_app, echo, emit_json, project_path
+from coffer.cli._common import (
+    JsonOpt,
+    ProjectOpt,
+    coffer_app,
+    complete_agent,
+    echo,
+    emit_json,
+    project_path,
+)
 from coffer.cli.typer_app import app
 
 if TYPE_CHECKING:
@@ -16,7 +24,7 @@ if TYPE_CHECKING:
 
 AgentOpt = Annotated[
     str | None,
-    typer.Option("--agent", help="Only this agent.", metavar="NAME"),
+    typer.Option("--agent", help="Only this agent.", metavar="NAME", autocompletion=complete_agent),
 ]
 
 

@@ -151,13 +151,14 @@ def found(facts: AgentFacts, session: Session) -> list[Found]:
     meets again, ``~/.claude/CLAUDE.md`` from a session under ``~``, stays global)."""
     groups = _groups(facts)
     own = {p for g in groups if not _walked(g[0]) for _, p in _named(g, session)}
-    seen: set[Path] = set()
+    seen: set[tuple[int, int]] = set()
     out = []
     for group in groups:
         for load, path in _named(group, session):
-            if path in seen:
+            key = _identity(path)
+            if key in seen:
                 continue
-            seen.add(path)
+            seen.add(key)
             out.append(_judge(load, path, session, own))
     return out
 
@@ -195,7 +196,9 @@ def _shadow(load: Load, path: Path, session: Session, own: set[Path]) -> Path | 
         for place in places:
             if place in (path, *own) and load.scope == "project":
                 continue
-            if place != path and (_expand(place) if "*" in str(place) else place.exists()):
+            if "*" in str(place) and _expand(place):
+                return place
+            if place.exists() and _identity(place) != _identity(path):
                 return place
     return None
 
@@ -209,6 +212,16 @@ def _value(file: str, key: tuple[str, ...], session: Session) -> Any:
     for name in key:
         data = data.get(name) if isinstance(data, dict) else None
     return data
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    """The file itself: on a case-insensitive disk ``agents.md`` and ``AGENTS.md`` are one
+    file, which neither repeats nor hides itself."""
+    try:
+        st = path.stat()
+    except OSError:
+        return (-1, hash(path))
+    return (st.st_dev, st.st_ino)
 
 
 def _holds(setting: Setting, session: Session) -> bool:
