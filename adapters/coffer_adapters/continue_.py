@@ -48,6 +48,12 @@ SPEC = AgentSpec(
         checked=(
             Checked("main at 11fa0e26", ("Code",), _CODE, "2026-12-01"),
             Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),
+            Checked(
+                "cn 1.5.47",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
         ),
         notes=(
             "AGENT.md and CLAUDE.md are never read: the lookup stops after AGENTS.md",

@@ -11,7 +11,10 @@ Where a tier reaches an agent only under a condition, the case sets that conditi
 says so (``Case.setup``): Cline and Hermes read ``AGENTS.md`` only in the start directory, so
 they start at the root; Mistral Vibe reads project files only in a trusted folder; Aider reads
 only the files its ``.aider.conf.yml`` names. A tier whose adapter writes nothing (NONE) is
-asserted absent, with the adapter's reason.
+asserted absent, with the adapter's reason. Claude's project memory stays after unproject,
+as its own memory directory (``keeps_project``); OpenClaw also runs once before coffer
+projects (``used_before``), so the block goes into a file the agent wrote. What was verified,
+per agent and version, is in docs/adr/0031.
 """
 
 from __future__ import annotations
@@ -74,6 +77,11 @@ class Case:
     # Files (under the home) the agent writes in a session before coffer ever projects:
     # coffer's block goes into them and unproject must give them back byte for byte.
     used_before: tuple[str, ...] = ()
+    exe: str = ""  # the executable's name, when it is not the adapter's
+
+    @property
+    def command(self) -> str:
+        return self.exe or self.agent
 
     @property
     def id(self) -> str:
@@ -199,6 +207,17 @@ def _openclaw(w: Where) -> list[Run]:
     ]
 
 
+def _continue(w: Where) -> list[Run]:
+    config = (
+        "name: offline\nversion: 1.0.0\nschema: v1\nmodels:\n  - name: rec\n"
+        f"    provider: openai\n    model: m\n    apiBase: {w.url}/v1\n"
+        f"    apiKey: {KEY}\n    roles: [chat]\n"
+    )
+    # The default config (no hub login): Continue's CLI reads ~/.continue/config.yaml.
+    _write(w.home / ".continue" / "config.yaml", config)
+    return [Run([w.exe, "-p", "say hello"])]
+
+
 def _aider(w: Where) -> list[Run]:
     # Aider reads no file by itself; its adapter's note tells the user to add this line,
     # which gives it the AGENTS.md block another agent (the companion) has projected.
@@ -260,6 +279,7 @@ CASES = [
     # coffer's global block then goes into that file (without this, coffer creates the file
     # and OpenClaw seeds no template while it is there: docs/adr/0031).
     Case("openclaw", "2026.9.6", _openclaw, used_before=(".openclaw/workspace/AGENTS.md",)),
+    Case("continue", "1.5.47", _continue, exe="cn"),
     # Aider's tiers are NONE: the project fact comes through `read: AGENTS.md`, the global
     # tier has no file Aider reads.
     Case("aider", "0.86.2", _aider, global_=False, companion="codex"),
@@ -313,12 +333,12 @@ def _session(recorder: Recorder, runs: list[Run], w: Where) -> str:
 def test_memory_in_the_prompt_and_gone_after_unproject(
     tmp_path: Path, fake_home: Path, recorder: Recorder, case: Case
 ) -> None:
-    exe = agent_binary(case.agent)
+    exe = agent_binary(case.command)
     repo = git_repo(tmp_path / "repo")
     # The agent is installed: its executable is on PATH, so `coffer project` detects it.
     on_path = tmp_path / "agent-bin"
     on_path.mkdir()
-    (on_path / case.agent).symlink_to(exe)
+    (on_path / case.command).symlink_to(exe)
     env = agent_env({"PATH": f"{on_path}{os.pathsep}{agent_env({})['PATH']}"})
     w = Where(fake_home, repo, recorder.url, exe, env)
     runs = case.setup(w)
