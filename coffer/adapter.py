@@ -247,7 +247,8 @@ class ConfigEdit:
     """
 
     path: Path
-    format: Literal["json", "jsonc", "toml", "yaml"]  # jsonc, yaml: comments kept
+    # jsonc, yaml: comments kept; text: a whole file coffer owns (``keys`` name it)
+    format: Literal["json", "jsonc", "toml", "yaml", "text"]
     keys: tuple[str, ...]
     value: Any  # plain JSON-compatible data
     append: bool = False

@@ -97,6 +97,21 @@ def edits(
     return out
 
 
+def skill(skills: Path, note: str = "") -> ConfigEdit:
+    """coffer's guidance document (coffer.guidance) as the skill ``coffer-memory`` in an
+    agent's skills directory ``skills`` (``<skills>/coffer-memory/SKILL.md``)."""
+    from coffer.guidance import SKILL_NAME, skill_document
+
+    return ConfigEdit(
+        skills / SKILL_NAME / "SKILL.md",
+        "text",
+        ("SKILL.md",),
+        skill_document(),
+        what=f"skill `{SKILL_NAME}`: when to recall, remember and hand off",
+        note=note,
+    )
+
+
 def _mcp_path(mcp: McpServer, ctx: Context, resolve: Resolve) -> Path | None:
     value = ctx.environ.get(mcp.env, "").strip() if mcp.env else ""
     if value:
@@ -141,4 +156,4 @@ def _as(edit: ConfigEdit, fmt: Format) -> ConfigEdit:
     return edit if edit.format == fmt else replace(edit, format=fmt)
 
 
-__all__ = ["SERVER", "McpServer", "SessionHook", "Wire", "edits"]
+__all__ = ["SERVER", "McpServer", "SessionHook", "Wire", "edits", "skill"]

@@ -50,8 +50,10 @@ def test_the_list_says_what_setup_wired(fake_home: Path, tmp_path: Path) -> None
     assert "setup: MCP server and hook not wired (`coffer setup` wires them)" in before
     done = coffer("setup", "--yes", "--agent", "claude", "--no-service", cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert _agent("claude", repo)["setup"] == {"hook": "wired", "mcp": "wired"}
-    assert "setup: hook wired, mcp wired" in coffer("adapter", "list", cwd=repo).stdout
+    wired = {"hook": "wired", "mcp": "wired", "skill": "wired"}
+    assert _agent("claude", repo)["setup"] == wired
+    listed = coffer("adapter", "list", cwd=repo).stdout
+    assert "setup: hook wired, mcp wired, skill wired" in listed
     settings = fake_home / ".claude" / "settings.json"
     settings.write_text(settings.read_text().rstrip("\n") + "\n\n")  # a hand edit
     assert _agent("claude", repo)["setup"]["hook"] == "wired, file edited since"

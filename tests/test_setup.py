@@ -203,6 +203,7 @@ def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
         "settings.json",
         "config.toml",
         "hooks.json",
+        "SKILL.md",  # the guidance skill, once for Claude and once for Codex
     }
     assert all(str(r["key"]).startswith("setup:") for r in records)
 
@@ -225,7 +226,9 @@ def test_dry_run_shows_the_exact_edits_and_writes_nothing(home: Path) -> None:
     assert "+[mcp_servers.coffer]" in out
     assert "would update " + str(home / ".codex" / "hooks.json") in out  # not "create"
     assert '"statusMessage": "coffer: projecting memory"' in out
-    assert "would create" not in out
+    created = [line for line in out.splitlines() if line.startswith("would create")]
+    assert len(created) == 2  # only the guidance skills are new files
+    assert all("/skills/coffer-memory/SKILL.md: " in line for line in created)
 
 
 def test_setup_twice_changes_nothing_the_second_time(home: Path) -> None:
@@ -406,7 +409,7 @@ def test_unproject_leaves_setup_alone(home: Path, tmp_path: Path) -> None:
     after = snapshot(home)
     for name in (".claude.json", ".codex/config.toml", ".codex/hooks.json"):
         assert after[name] == wired[name]
-    assert len(setup_records()) == 4
+    assert len(setup_records()) == 6  # four config files and two skills
 
 
 # ---- in-process ---------------------------------------------------------------------------

@@ -129,8 +129,9 @@ def _fill(
 
 def _wiring(records: list[dict[str, Any]], name: str) -> dict[str, str]:
     """What `coffer setup` registered for ``name`` (its journal records of kind setup): the
-    MCP server, and the session-start hook (the edits under ``hooks``). "wired" while the
-    file is as setup left it; "wired, file edited since" when someone changed it after."""
+    MCP server, the session-start hook (the edits under ``hooks``) and the guidance skill
+    (a ``SKILL.md``). "wired" while the file is as setup left it; "wired, file edited since"
+    when someone changed it after."""
     from coffer import fsutil
     from coffer.projection.journal import sha256
 
@@ -143,7 +144,8 @@ def _wiring(records: list[dict[str, Any]], name: str) -> dict[str, str]:
         state = state or ("wired, file edited since" if data is not None else "file removed")
         for edit in r.get("edits") or []:
             keys = edit.get("keys") if isinstance(edit, dict) else None
-            out["hook" if keys and keys[0] == "hooks" else "mcp"] = state
+            kind = {"hooks": "hook", "SKILL.md": "skill"}.get(keys[0] if keys else "", "mcp")
+            out[kind] = state
     return out
 
 

@@ -226,10 +226,11 @@ def _decode(raw: bytes, path: Path) -> str:
 def _load(fmt: str, data: bytes | None, path: Path) -> _Doc:
     if fmt == "toml":
         return _TomlDoc(data, path)
-    if fmt == "yaml":
-        from coffer.setup.yaml_text import load_doc
+    if fmt in ("yaml", "text"):  # YAML spliced as text; a whole file coffer owns
+        from coffer.setup import text_doc, yaml_text
 
-        return load_doc(data, path)
+        doc: _Doc = (yaml_text if fmt == "yaml" else text_doc).load_doc(data, path)
+        return doc
     return _JsonDoc(data, path, jsonc=fmt == "jsonc")
 
 

@@ -14,6 +14,10 @@ docs/adr/0009-mcp-and-setup.md):
   SessionStart hook becomes context: ``coffer project --hook --for claude`` prints nothing
   there but the vault handoffs waiting for Claude (its project memory is a linked
   directory, not a rendered block, so this is how handoffs reach it).
+- Personal skills are ``<config>/skills/<name>/SKILL.md`` (frontmatter ``name``, lowercase
+  and hyphens, at most 64 characters, and ``description``, at most 1024; Claude loads the
+  descriptions at start and a skill's body when it uses it): coffer's guidance goes there as
+  ``coffer-memory`` (docs/adr/0033).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 from coffer.adapter_helpers import read_json
+from coffer.agent_wiring import skill
 
 HOOK_TIMEOUT = 30  # seconds; the no-op path takes milliseconds
 
@@ -65,4 +70,6 @@ def edits(ctx: Context, launch: Launch, config: Path) -> Sequence[ConfigEdit]:
             if read_json(settings).get("disableAllHooks") is True
             else "",
         ),
+        # personal skills: <config>/skills/<name>/SKILL.md (Claude Code's skills docs)
+        skill(config / "skills"),
     ]

@@ -17,6 +17,11 @@ docs/adr/0009-mcp-and-setup.md):
   ``events/session_start.rs``), and Codex reads ``AGENTS.md`` before the hook runs: the hook
   is ``coffer project --hook --for codex``, which prints the handoffs waiting for Codex and
   the memory a run put in place after Codex read its files (docs/adr/0012).
+- User skills are ``$CODEX_HOME/skills/<name>/SKILL.md`` (frontmatter ``name``, at most 100
+  characters, and ``description``, at most 500, one line each; Codex lists name, description
+  and path after AGENTS.md and reads the body when it uses the skill): coffer's guidance goes
+  there as ``coffer-memory`` (docs/adr/0033). Codex 0.171.0's bundled skill installer writes
+  to ``os.path.join(codex_home, "skills")``.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Launch, session_start_hook
 from coffer.adapter_helpers import read_toml
+from coffer.agent_wiring import skill
 
 HOOK_TIMEOUT = 30  # seconds
 
@@ -70,4 +76,7 @@ def edits(home: Path, launch: Launch) -> Sequence[ConfigEdit]:
             or "Codex runs a new hook only after you trust it: start codex and open /hooks "
             "to review and trust coffer's SessionStart hook",
         ),
+        # user skills: $CODEX_HOME/skills/<name>/SKILL.md (where Codex's own skill
+        # installer puts them)
+        skill(home / "skills"),
     ]
