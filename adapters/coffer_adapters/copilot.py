@@ -3,8 +3,9 @@
 user-level instructions).
 
 Facts, from GitHub's documentation ("Adding custom instructions for GitHub Copilot CLI" and
-"Adding repository custom instructions", docs.github.com, read 2026-12-01; the CLI refuses to
-start without a GitHub login, so it was not run): the CLI loads
+"Adding repository custom instructions", docs.github.com, read 2026-12-01; the CLI 1.0.102 was
+run in its bring-your-own-model mode, which needs no GitHub login, by
+tests/agents/test_every_agent.py: both files below marked Run reached the request): the CLI loads
 ``$HOME/.copilot/copilot-instructions.md`` and ``$HOME/.copilot/instructions/**/*.instructions
 .md``, then ``.github/copilot-instructions.md``, ``.github/instructions/**/*.instructions.md``
 and agent instruction files (``AGENTS.md``) from the repository root, the working directory
@@ -45,7 +46,7 @@ SPEC = AgentSpec(
     facts=AgentFacts(
         title="GitHub Copilot",
         loads=(
-            Load("{config}/copilot-instructions.md", "global", when="CLI", how="Docs"),
+            Load("{config}/copilot-instructions.md", "global", when="CLI", how="Run"),
             Load("{config}/instructions/**/*.instructions.md", "global", when="CLI", how="Docs"),
             Load("{cwd}/.github/copilot-instructions.md", "project", "cwd-up-to-root", how="Docs"),
             Load(
@@ -55,7 +56,7 @@ SPEC = AgentSpec(
                 when="path-specific (applyTo)",
                 how="Docs",
             ),
-            Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root", how="Docs"),
+            Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root", how="Run"),
         ),
         mcp=McpFacts("{config}/mcp-config.json", "json", ("mcpServers",), "Copilot CLI"),
         hook=HookFacts(
@@ -65,7 +66,15 @@ SPEC = AgentSpec(
             "CLI; the CLI and the cloud agent also run .github/hooks/*.json; the documentation "
             "does not say the output reaches the model (docs.github.com, About hooks)",
         ),
-        checked=(Checked("CLI 1.0 (documentation)", ("Docs",), _DOCS, "2026-12-01"),),
+        checked=(
+            Checked("CLI 1.0 (documentation)", ("Docs",), _DOCS, "2026-12-01"),
+            Checked(
+                "CLI 1.0.102",
+                ("Run",),
+                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
+                "2026-12-01",
+            ),
+        ),
         notes=("VS Code reads AGENTS.md when chat.useAgentsMdFile is on",),
     ),
 )

@@ -71,8 +71,9 @@ npm_agent pi @mariozechner/pi-coding-agent@0.73.1
 npm_agent cline cline@3.0.65
 npm_agent openclaw openclaw@2026.9.6 "$node24"
 npm_agent cn @continuedev/cli@1.5.47  # Continue's CLI
+npm_agent copilot @github/copilot@1.0.102  # GitHub Copilot CLI, in its BYOK mode
 # Not installed: Crush (@charmland/crush), whose install script downloads the binary from
-# outside the registry; Copilot, Amp, Auggie and Droid need a vendor login.
+# outside the registry; Amp, Auggie and Droid need a vendor login.
 
 pyenv=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")/versions
 agents_python=${AGENTS_PYTHON:-$pyenv/3.12.1/bin/python3}

@@ -218,6 +218,17 @@ def _continue(w: Where) -> list[Run]:
     return [Run([w.exe, "-p", "say hello"])]
 
 
+def _copilot(w: Where) -> list[Run]:
+    # Bring-your-own-model mode needs no GitHub login; COPILOT_OFFLINE keeps it off GitHub.
+    env = {
+        "COPILOT_OFFLINE": "true",
+        "COPILOT_PROVIDER_BASE_URL": f"{w.url}/v1",
+        "COPILOT_PROVIDER_API_KEY": KEY,
+        "COPILOT_MODEL": "m",
+    }
+    return [Run([w.exe, "-p", "say hello", "--allow-all-tools"], env)]
+
+
 def _aider(w: Where) -> list[Run]:
     # Aider reads no file by itself; its adapter's note tells the user to add this line,
     # which gives it the AGENTS.md block another agent (the companion) has projected.
@@ -280,6 +291,7 @@ CASES = [
     # and OpenClaw seeds no template while it is there: docs/adr/0031).
     Case("openclaw", "2026.9.6", _openclaw, used_before=(".openclaw/workspace/AGENTS.md",)),
     Case("continue", "1.5.47", _continue, exe="cn"),
+    Case("copilot", "1.0.102", _copilot),
     # Aider's tiers are NONE: the project fact comes through `read: AGENTS.md`, the global
     # tier has no file Aider reads.
     Case("aider", "0.86.2", _aider, global_=False, companion="codex"),
