@@ -1,0 +1,79 @@
+"""`coffer setup` seen from the real agents (docs/adr/0033): after setup, each agent's first
+request offers the model coffer's MCP tools (so the agent read the entry coffer wrote into its
+own config and started `coffer mcp`), and Claude Code's and Codex's list the guidance skill.
+Offline, against the recorder (tests/agents/conftest.py), with the sessions of
+tests/agents/test_every_agent.py."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from coffer.guidance import DESCRIPTION, SKILL_NAME
+from tests.agents.conftest import Recorder, agent_binary, agent_env, git_repo
+from tests.agents.test_every_agent import CASES, Where, _session
+from tests.helpers import coffer
+
+pytestmark = [
+    pytest.mark.agents,
+    pytest.mark.skipif(
+        not os.environ.get("COFFER_AGENTS_BIN"), reason="run by tests/agents/run.sh"
+    ),
+]
+
+# two of coffer's tool names (coffer/mcp/specs.py), in every tool list whatever prefix the
+# agent gives MCP tools (mcp__coffer__list_memory, coffer_list_memory, …)
+TOOLS = ("list_memory", "update_memory")
+# Mistral Vibe 3.0.2 offers MCP tools on demand: its prompt names the server's group instead
+SEEN = {"vibe": ("mcp_coffer",)}
+WIRED = {c.agent: c for c in CASES if not c.used_before}
+MCP_AGENTS = ["claude", "codex", "qwen", "opencode", "kilo", "cline", "kimi", "vibe", "copilot"]
+NOT_SEEN = {
+    # the first request Gemini CLI sends is its model router's, which carries no tools, and
+    # the recorder's error ends the session there
+    "gemini": "Gemini's first request (its router's) carries no tools",
+    # Hermes starts MCP servers only with its `mcp` extra, which the suite's install lacks
+    "hermes": "the suite's Hermes has no `mcp` extra: it disables MCP without a word",
+}
+
+
+def _wired_session(tmp_path: Path, fake_home: Path, recorder: Recorder, agent: str) -> str:
+    case = WIRED[agent]
+    exe = agent_binary(case.command)
+    repo = git_repo(tmp_path / "repo")
+    on_path = tmp_path / "agent-bin"
+    on_path.mkdir()
+    (on_path / case.command).symlink_to(exe)
+    env = agent_env({"PATH": f"{on_path}{os.pathsep}{agent_env({})['PATH']}"})
+    w = Where(fake_home, repo, recorder.url, exe, env)
+    runs = case.setup(w)  # the agent's own config first (its provider): setup edits it
+    done = coffer("setup", "--yes", "--no-service", "--agent", agent, cwd=repo, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return _session(recorder, runs, w)
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    "agent",
+    [
+        *MCP_AGENTS,
+        *(pytest.param(a, marks=pytest.mark.skip(reason=why)) for a, why in NOT_SEEN.items()),
+    ],
+)
+def test_the_agent_offers_coffers_tools_after_setup(
+    tmp_path: Path, fake_home: Path, recorder: Recorder, agent: str
+) -> None:
+    sent = _wired_session(tmp_path, fake_home, recorder, agent)
+    seen = SEEN.get(agent, TOOLS)
+    assert all(t in sent for t in seen), f"{agent} did not offer coffer's MCP tools"
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_the_agent_lists_the_guidance_skill(
+    tmp_path: Path, fake_home: Path, recorder: Recorder, agent: str
+) -> None:
+    sent = _wired_session(tmp_path, fake_home, recorder, agent)
+    assert SKILL_NAME in sent and DESCRIPTION[:60] in sent
