@@ -47,7 +47,7 @@ def test_the_list_says_what_setup_wired(fake_home: Path, tmp_path: Path) -> None
     (fake_home / ".claude").mkdir()
     repo = make_repo(tmp_path / "repo")
     before = coffer("adapter", "list", cwd=repo).stdout
-    assert "setup: MCP server and hook not wired (`coffer setup` wires them)" in before
+    assert "setup: not wired (`coffer setup` wires its MCP server and more)" in before
     done = coffer("setup", "--yes", "--agent", "claude", "--no-service", cwd=repo)
     assert done.returncode == 0, done.stdout + done.stderr
     wired = {"hook": "wired", "mcp": "wired", "skill": "wired"}

@@ -209,7 +209,7 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
             echo(f"  native memory: {s.native}")
         if s.wireable and s.enabled:
             wired = ", ".join(f"{k} {v}" for k, v in sorted(s.wiring.items()))
-            echo(f"  setup: {wired or 'MCP server and hook not wired (`coffer setup` wires them)'}")
+            echo(f"  setup: {wired or 'not wired (`coffer setup` wires its MCP server and more)'}")
         if s.error:
             echo(f"  error: {s.error}")
         for t in s.targets:
