@@ -340,20 +340,29 @@ def _session(recorder: Recorder, runs: list[Run], w: Where) -> str:
     return sent_text(bodies)
 
 
+def installed(
+    case: Case, tmp_path: Path, home: Path, recorder: Recorder
+) -> tuple[Where, list[Run]]:
+    """The agent installed in the fake home as a user has it: its executable alone on PATH
+    (so `coffer` detects it), a git repository, and its provider pointed at the recorder;
+    the runs of one session."""
+    exe = agent_binary(case.command)
+    repo = git_repo(tmp_path / "repo")
+    on_path = tmp_path / "agent-bin"
+    on_path.mkdir()
+    (on_path / case.command).symlink_to(exe)
+    env = agent_env({"PATH": f"{on_path}{os.pathsep}{agent_env({})['PATH']}"})
+    w = Where(home, repo, recorder.url, exe, env)
+    return w, case.setup(w)
+
+
 @pytest.mark.timeout(900)  # two sessions; OpenClaw's take half a minute each
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_memory_in_the_prompt_and_gone_after_unproject(
     tmp_path: Path, fake_home: Path, recorder: Recorder, case: Case
 ) -> None:
-    exe = agent_binary(case.command)
-    repo = git_repo(tmp_path / "repo")
-    # The agent is installed: its executable is on PATH, so `coffer project` detects it.
-    on_path = tmp_path / "agent-bin"
-    on_path.mkdir()
-    (on_path / case.command).symlink_to(exe)
-    env = agent_env({"PATH": f"{on_path}{os.pathsep}{agent_env({})['PATH']}"})
-    w = Where(fake_home, repo, recorder.url, exe, env)
-    runs = case.setup(w)
+    w, runs = installed(case, tmp_path, fake_home, recorder)
+    repo, env = w.repo, w.env
 
     def run_coffer(*args: str) -> None:
         done = coffer(*args, cwd=repo, env=env)
