@@ -4,7 +4,7 @@
 #   tests/agents/run.sh [pytest args]     e.g. tests/agents/run.sh -k qwen
 #   COFFER_AGENTS_INSTALL_ONLY=1 tests/agents/run.sh   (install, run nothing)
 # Needs node/npm, git and pyenv's Python 3.12 (or $AGENTS_PYTHON); the first run downloads
-# the agents from the npm registry and PyPI (4.7 GB on disk), later runs are offline.
+# the agents from the npm registry and PyPI (5 GB, 4½ minutes), later runs are offline.
 # Versions: docs/adr/0031-real-agent-suite.md says why each pin and why some agents cannot run.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
