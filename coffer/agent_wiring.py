@@ -65,6 +65,9 @@ class Wire:
     # why no hook is written although the agent has one (its output is discarded): said
     # when the agent is wired
     no_hook: str = ""
+    # the directory of the agent's own personal skills (a template): coffer's guidance goes
+    # there as <skills>/coffer-memory/SKILL.md (see skill())
+    skills: str = ""
 
 
 Resolve = Callable[[str], Path | None]
@@ -94,6 +97,9 @@ def edits(
             }
             hook = session_start_hook(path, group, note=wire.hook.note)
             out.append(_as(hook, wire.hook.format))
+    skills = resolve(wire.skills) if wire.skills else None
+    if skills is not None:
+        out.append(skill(skills))
     return out
 
 

@@ -41,7 +41,8 @@ SPEC = AgentSpec(
             ("mcpServers",),
             extra={"type": "local", "tools": ["*"]},
             note="read by the Copilot CLI; VS Code keeps its MCP servers elsewhere",
-        )
+        ),
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="GitHub Copilot",

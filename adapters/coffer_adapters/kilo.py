@@ -54,6 +54,7 @@ SPEC = AgentSpec(
             extra={"type": "local", "enabled": True},
         ),
         no_hook="no session-start hook: Kilo CLI runs only JS/TS plugins at session start",
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="Kilo",

@@ -35,6 +35,7 @@ SPEC = AgentSpec(
         mcp=McpServer("{config}/mcp.json", "json", ("mcpServers",)),
         no_hook="no session-start hook: Kimi CLI does not give a SessionStart hook's output "
         "to the model",
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="Kimi CLI",

@@ -37,6 +37,7 @@ SPEC = AgentSpec(
             extra={"type": "local", "enabled": True},
         ),
         no_hook="no session-start hook: OpenCode runs only JS/TS plugins at session start",
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="OpenCode",

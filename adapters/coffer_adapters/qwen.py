@@ -45,6 +45,7 @@ SPEC = AgentSpec(
             note="restart Qwen Code (or run /mcp) to connect to coffer's MCP server",
         ),
         hook=SessionHook("{config}/settings.json"),
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="Qwen Code",

@@ -33,6 +33,7 @@ SPEC = AgentSpec(
             extra={"transport": "stdio"},
         ),
         no_hook="no session-start hook: Mistral Vibe has none",
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="Mistral Vibe",

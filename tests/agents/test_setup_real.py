@@ -1,6 +1,6 @@
 """`coffer setup` seen from the real agents (docs/adr/0033): after setup, each agent's first
 request offers the model coffer's MCP tools (so the agent read the entry coffer wrote into its
-own config and started `coffer mcp`), and Claude Code's and Codex's list the guidance skill.
+own config and started `coffer mcp`), and the agents that read skills list the guidance skill.
 Offline, against the recorder (tests/agents/conftest.py), with the sessions of
 tests/agents/test_every_agent.py."""
 
@@ -71,7 +71,9 @@ def test_the_agent_offers_coffers_tools_after_setup(
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("agent", ["claude", "codex"])
+@pytest.mark.parametrize(
+    "agent", ["claude", "codex", "gemini", "qwen", "opencode", "kilo", "kimi", "vibe", "copilot"]
+)
 def test_the_agent_lists_the_guidance_skill(
     tmp_path: Path, fake_home: Path, recorder: Recorder, agent: str
 ) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Launch, session_start_hook
+from coffer.agent_wiring import skill
 
 HOOK_TIMEOUT_MS = 30_000  # Gemini's hook timeout is in milliseconds
 
@@ -51,4 +52,7 @@ def edits(settings: Path, launch: Launch) -> Sequence[ConfigEdit]:
             note="if your Gemini CLI release keeps hooks behind a setting, enable hooks "
             "there; coffer does not change that switch",
         ),
+        # personal skills: ~/.gemini/skills/<name>/SKILL.md (seen in Gemini CLI 0.61.0's
+        # requests, tests/agents/test_setup_real.py)
+        skill(settings.parent / "skills"),
     ]
