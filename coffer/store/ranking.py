@@ -3,11 +3,8 @@ term scores, re-weighted with an IDF that stays positive for terms common in a s
 
 from __future__ import annotations
 
-import heapq
 import math
 import sqlite3
-from collections import Counter
-from operator import itemgetter
 
 # Column weights for bm25(): a hit in the name or description says more than one in the body.
 _WEIGHTS = "8.0, 3.0, 1.0"
@@ -16,7 +13,13 @@ _WEIGHTS = "8.0, 3.0, 1.0"
 # weighted, length-normalised frequency is recovered by dividing that clamp back out and
 # re-weighted with an IDF that is always positive (docs/adr/0014-writes-blocks-ranking.md).
 # The only interpolation is the constant weights.
-_TERM_SQL = f"SELECT rowid, bm25(fts, {_WEIGHTS}) FROM fts WHERE fts MATCH ?"  # noqa: S608
+_SCALED_SQL = f"SELECT rowid, bm25(fts, {_WEIGHTS}) * ? AS s FROM fts WHERE fts MATCH ?"  # noqa: S608
+_COUNT_SQL = "SELECT count(*) FROM fts WHERE fts MATCH ?"
+_ONE_SQL = _SCALED_SQL + " ORDER BY s DESC, rowid LIMIT ?"
+# The per-term parts are only ever _SCALED_SQL: no text from a query is interpolated.
+_SUM_SQL = (
+    "SELECT rowid, sum(s) AS score FROM ({}) GROUP BY rowid ORDER BY score DESC, rowid LIMIT ?"
+)
 
 
 def fts_idf(rows: int, hits: int) -> float:
@@ -34,14 +37,25 @@ def idf(rows: int, hits: int) -> float:
 def rank(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[tuple[int, float]]:
     """The ``limit`` best (rowid, BM25 score) pairs of rows matching any of ``terms``.
 
-    Equal scores keep FTS5's row order; the store then orders them by name.
+    Each term's IDF needs only its count of matching rows; the sum over terms, the order and
+    the cut are one query, so SQLite adds up thousands of rows, not Python (a word common to
+    most of 10,000 entries matches thousands). Equal scores keep rowid order; the store then
+    orders them by name.
     """
     total = conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()[0]
-    scores: Counter[int] = Counter()
+    parts: list[str] = []
+    params: list[object] = []
     for term in terms:
-        rows = conn.execute(_TERM_SQL, ('"' + term.replace('"', '""') + '"',)).fetchall()
-        if rows:
+        phrase = '"' + term.replace('"', '""') + '"'
+        hits = conn.execute(_COUNT_SQL, (phrase,)).fetchone()[0]
+        if hits:
             # -bm25 = fts_idf * (weighted, saturated term frequency): swap the IDF.
-            scale = -idf(total, len(rows)) / fts_idf(total, len(rows))
-            scores.update({rowid: bm25 * scale for rowid, bm25 in rows})
-    return heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+            parts.append(_SCALED_SQL)
+            params += [-idf(total, hits) / fts_idf(total, hits), phrase]
+    if not parts:
+        return []
+    # One term is ordered as it is: SQLite would flatten a lone subquery into the sum, and
+    # bm25() may not run inside an aggregate. Two or more stay a compound, never flattened.
+    query = _ONE_SQL if len(parts) == 1 else _SUM_SQL.format(" UNION ALL ".join(parts))
+    rows = conn.execute(query, (*params, limit)).fetchall()
+    return [(int(rowid), float(score)) for rowid, score in rows]
