@@ -112,7 +112,8 @@ def test_features_are_what_the_builtin_adapters_declare() -> None:
     assert registry.features(claude_code).wiring is not None
     assert registry.features(gemini).session_context is gemini.session_context
     assert registry.features(codex).session_context_limit == 10_000
-    plain = registry.features(cursor)
+    assert registry.features(cursor).wiring is not None  # a spec's setup= (ADR 0033)
+    plain = registry.features(tiny_agent)
     assert (plain.harnesses, plain.wiring, plain.session_context_limit) == ((), None, None)
 
 
