@@ -13,7 +13,7 @@ import pytest
 
 from coffer.guidance import DESCRIPTION, SKILL_NAME
 from tests.agents.conftest import Recorder, agent_binary, agent_env, git_repo
-from tests.agents.test_every_agent import CASES, Where, _session
+from tests.agents.test_every_agent import CASES, Run, Where, _session
 from tests.helpers import coffer
 
 pytestmark = [
@@ -39,7 +39,11 @@ NOT_SEEN = {
 }
 
 
-def _wired_session(tmp_path: Path, fake_home: Path, recorder: Recorder, agent: str) -> str:
+def _wired(
+    tmp_path: Path, fake_home: Path, recorder: Recorder, agent: str
+) -> tuple[Where, list[Run]]:
+    """The agent installed and pointed at the recorder (its own config first: its provider),
+    then `coffer setup` for it: where it runs, and a session's commands."""
     case = WIRED[agent]
     exe = agent_binary(case.command)
     repo = git_repo(tmp_path / "repo")
@@ -48,9 +52,14 @@ def _wired_session(tmp_path: Path, fake_home: Path, recorder: Recorder, agent: s
     (on_path / case.command).symlink_to(exe)
     env = agent_env({"PATH": f"{on_path}{os.pathsep}{agent_env({})['PATH']}"})
     w = Where(fake_home, repo, recorder.url, exe, env)
-    runs = case.setup(w)  # the agent's own config first (its provider): setup edits it
+    runs = case.setup(w)
     done = coffer("setup", "--yes", "--no-service", "--agent", agent, cwd=repo, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
+    return w, runs
+
+
+def _wired_session(tmp_path: Path, fake_home: Path, recorder: Recorder, agent: str) -> str:
+    w, runs = _wired(tmp_path, fake_home, recorder, agent)
     return _session(recorder, runs, w)
 
 
@@ -79,3 +88,23 @@ def test_the_agent_lists_the_guidance_skill(
 ) -> None:
     sent = _wired_session(tmp_path, fake_home, recorder, agent)
     assert SKILL_NAME in sent and DESCRIPTION[:60] in sent
+
+
+FACT = "The staging cluster is called walrus-77 and is rebuilt every Tuesday"
+HANDOVER = "Coffer put this memory in place after the session had loaded its files"
+
+
+@pytest.mark.timeout(600)
+def test_qwens_first_session_gets_the_memory_through_the_hook(
+    tmp_path: Path, fake_home: Path, recorder: Recorder
+) -> None:
+    """Qwen Code reads its files before its SessionStart hook ends: in a project coffer has
+    never projected, the memory reaches the first session only as the hook's output, which
+    Qwen adds to the context (agents-more.md), and the second session reads it from
+    AGENTS.md itself."""
+    w, runs = _wired(tmp_path, fake_home, recorder, "qwen")
+    assert coffer("remember", FACT, cwd=w.repo, env=w.env).returncode == 0
+    first = _session(recorder, runs, w)
+    assert FACT in first and HANDOVER in first
+    second = _session(recorder, runs, w)
+    assert FACT in second and HANDOVER not in second
