@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from coffer.store import entry
-from coffer_adapters import hermes_native
+from coffer_adapters.hermes import native as hermes_native
 from tests.helpers import coffer, make_repo, store
 
 NOTES = "Staging is walrus-77.\n§\nCI runs on Tuesdays;\nnever on Fridays.\n"

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from coffer.store import entry
-from coffer_adapters import openclaw_native
+from coffer_adapters.openclaw import native as openclaw_native
 from tests.helpers import coffer, make_repo, store
 
 MEMORY = "# Memory\n\n- The user deploys from host orca-9.\n"

@@ -10,7 +10,7 @@ import pytest
 
 from coffer.errors import CofferError
 from coffer.store import entry
-from coffer_adapters import qwen_native
+from coffer_adapters.qwen import native as qwen_native
 from tests.helpers import coffer, make_repo, store
 
 TOPIC = (

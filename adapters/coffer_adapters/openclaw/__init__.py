@@ -7,7 +7,7 @@ Facts, as observed with OpenClaw 2026.9.6: the workspace's bootstrap files ``AGE
 the workspace directory only; ``agent exec`` makes the start directory the workspace, ``agent
 --local`` uses ``~/.openclaw/workspace`` and ignores the repository. Each file is capped at
 20,000 characters (60,000 in all; docs). OpenClaw's own memory (workspace ``MEMORY.md``) is
-imported into the global tier at every run and left on (openclaw_native.py, docs/adr/0032).
+imported into the global tier at every run and left on (openclaw/native.py, docs/adr/0032).
 A workspace moved by ``agents.defaults.workspace`` in openclaw.json is not followed.
 """
 
@@ -27,7 +27,7 @@ from coffer.agent_facts import (
     NativeFacts,
 )
 from coffer.agent_spec import AgentSpec, Place, Render
-from coffer_adapters import openclaw_native
+from coffer_adapters.openclaw import native as openclaw_native
 
 _RUN = "capture run of openclaw (npm): one offline request to a local recording server"
 _DOCS = "docs.openclaw.ai (uninstall: ${OPENCLAW_STATE_DIR:-$HOME/.openclaw})"
@@ -91,7 +91,7 @@ FACTS = SPEC.facts
 
 
 def native_memory(ctx: Context) -> NativeMemory:
-    """The workspace's MEMORY.md, imported and left on (openclaw_native.py)."""
+    """The workspace's MEMORY.md, imported and left on (openclaw/native.py)."""
     return openclaw_native.native_memory(SPEC.config_dir(ctx) / "workspace")
 
 

@@ -9,7 +9,7 @@ has one, else the shared ``AGENTS.md``. Each source is cut at 20,000 characters 
 Hermes' only global file is ``~/.hermes/SOUL.md``, the agent's identity (its docs keep project
 facts out of it), so the global tier is NONE. Hermes' own memories
 (``~/.hermes/memories/MEMORY.md`` and ``USER.md``, on by default) are imported into the
-global tier at every run and left on (hermes_native.py, docs/adr/0032).
+global tier at every run and left on (hermes/native.py, docs/adr/0032).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 from coffer.agent_wiring import McpServer, Wire
-from coffer_adapters import hermes_native
+from coffer_adapters.hermes import native as hermes_native
 
 _RUN = "capture run of hermes-agent (PyPI): one offline request to a local recording server"
 _DOCS = "hermes-agent.nousresearch.com/docs/user-guide/features/context-files, personality"
@@ -139,7 +139,7 @@ wiring = SPEC.wiring
 
 
 def native_memory(ctx: Context) -> NativeMemory:
-    """Hermes' memories, imported and left on (hermes_native.py)."""
+    """Hermes' memories, imported and left on (hermes/native.py)."""
     return hermes_native.native_memory(SPEC.config_dir(ctx))
 
 

@@ -7,7 +7,7 @@ from every directory between the start directory and the parent of the git root,
 global ``~/.qwen/QWEN.md`` / ``~/.qwen/AGENTS.md``. ``context.fileName`` in settings.json
 replaces the list (not followed by coffer: a list without AGENTS.md stops Qwen reading the
 shared block; coffer adapter list cannot see that yet). Qwen's auto-memory is on by default;
-coffer imports it and switches it off, reversibly (qwen_native.py, docs/adr/0032).
+coffer imports it and switches it off, reversibly (qwen/native.py, docs/adr/0032).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, SessionHook, Wire
-from coffer_adapters import qwen_native
+from coffer_adapters.qwen import native as qwen_native
 
 _RUN = "capture run of @qwen-code/qwen-code: one offline request to a local recording server"
 
@@ -116,7 +116,7 @@ FACTS = SPEC.facts
 
 
 def native_memory(ctx: Context) -> NativeMemory:
-    """Qwen's auto-memory, imported and then switched off (qwen_native.py)."""
+    """Qwen's auto-memory, imported and then switched off (qwen/native.py)."""
     return qwen_native.native_memory(ctx, SPEC.config_dir(ctx))
 
 
