@@ -12,15 +12,23 @@ the context. The IDE plugins load ``.amazonq/rules/**/*.md``. The Q CLI is now K
 (the ``kiro`` adapter). MCP: ``~/.aws/amazonq/mcp.json`` and ``.amazonq/mcp.json``.
 Detection: ``~/.aws/amazonq``, ``qchat`` or the VS Code extension (``q`` alone names other
 tools too).
+
+Setup (docs/adr/0033): the built-in default agent sets ``useLegacyMcpJson: true``, so it
+starts the servers of ``~/.aws/amazonq/mcp.json`` (``mcpServers``, keyed by name;
+aws/amazon-q-developer-cli ``docs/default-agent-behavior.md``); coffer's server goes there.
+No hook: ``agentSpawn`` hooks belong to an agent file, the built-in default agent has none,
+and a ``q_cli_default.json`` would replace that agent whole (its resources and tools).
 """
 
 from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _CODE = "aws/amazon-q-developer-cli paths::workspace DEFAULT_AGENT_RESOURCES, RULES_PATTERN"
 _DOCS = "docs.aws.amazon.com/amazonq/latest/qdeveloper-ug/command-line-context.html"
+_MCP = "aws/amazon-q-developer-cli docs/default-agent-behavior.md (useLegacyMcpJson)"
 
 SPEC = AgentSpec(
     name="amazonq",
@@ -32,6 +40,11 @@ SPEC = AgentSpec(
         "Amazon Q loads user-level context only as an agent's resources "
         "(~/.aws/amazonq/cli-agents/*.json), not from a file of its own"
     ),
+    setup=Wire(
+        mcp=McpServer("{config}/mcp.json", "json", ("mcpServers",)),
+        no_hook="no session-start hook: Amazon Q runs agentSpawn hooks only from an agent "
+        "file, and its built-in default agent has none",
+    ),
     facts=AgentFacts(
         title="Amazon Q Developer",
         loads=(
@@ -40,16 +53,23 @@ SPEC = AgentSpec(
             Load("{cwd}/README.md", "project", "cwd", when="default agent", how="Code"),
             Load("{cwd}/.amazonq/rules/**/*.md", "project", "cwd", how="Code"),
         ),
-        mcp=McpFacts("{config}/mcp.json", "json", ("mcpServers",), "also .amazonq/mcp.json"),
+        mcp=McpFacts(
+            "{config}/mcp.json",
+            "json",
+            ("mcpServers",),
+            "read by the built-in default agent (useLegacyMcpJson); also .amazonq/mcp.json",
+        ),
         hook=HookFacts(
             "{config}/cli-agents/*.json", "agentSpawn", True, "per agent; output joins context"
         ),
         checked=(
             Checked("main (paths module)", ("Code",), _CODE, "2026-12-01"),
             Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),
+            Checked("main (default agent, MCP)", ("Code",), _MCP, "2026-12-01"),
         ),
         notes=("only the start directory's files load: a session in a subdirectory misses them",),
     ),
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -9,6 +9,13 @@ workspace rules are ``GEMINI.md`` and, since 1.20.3 (March 2026), ``AGENTS.md`` 
 workspace root, plus ``.agents/rules/*.md`` (``.agent/rules/`` when ``.agents`` is absent),
 each by its activation mode; a rule file is limited to 12,000 characters. MCP servers:
 ``~/.gemini/antigravity/mcp_config.json``.
+
+Not wired by ``coffer setup`` (docs/adr/0033): the sources disagree on the file. Server
+vendors' Antigravity IDE instructions name ``~/.gemini/antigravity/mcp_config.json``; those
+for Antigravity 2.0 and the ``agy`` CLI name ``~/.gemini/config/mcp_config.json``
+(MESCIUS' Antigravity CLI page; jgravelle/jcodemunch-mcp v1.108.89, which reverted an
+installer that wrote the first). Antigravity's own MCP page was not in reach, so coffer
+writes neither until one is checked against a release.
 """
 
 from __future__ import annotations
@@ -45,7 +52,13 @@ SPEC = AgentSpec(
                 how="Docs",
             ),
         ),
-        mcp=McpFacts("{config}/mcp_config.json", "json", ("mcpServers",)),
+        mcp=McpFacts(
+            "{config}/mcp_config.json",
+            "json",
+            ("mcpServers",),
+            "the IDE; Antigravity 2.0 and agy are reported to read "
+            "~/.gemini/config/mcp_config.json instead: not wired until checked",
+        ),
         checked=(Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),),
         notes=("~/.gemini/GEMINI.md is Gemini CLI's global file too",),
     ),

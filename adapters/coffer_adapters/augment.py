@@ -12,14 +12,24 @@ rules in ``~/.augment/rules/``, which always apply. The extensions also keep Use
 Guidelines in their settings (VS Code stores them in ``~/.augment/user-guidelines.md``).
 Augment's Memories, written by the agent per workspace, are recorded in FACTS and not
 managed yet (issue 12 §2).
+
+Setup (docs/adr/0033): Auggie reads MCP servers from ``~/.augment/settings.json``
+(augmentcode/auggie CHANGELOG 0.5.4; a record keyed by name since 0.5.5), under
+``mcpServers`` with ``command``/``args``/``env`` (the key as users' generated Auggie configs
+write it: ldeck/decknix, github/gh-aw#42199; the docs page was cut off before its example);
+coffer's server goes there. Auggie's hooks (the same
+file) were not checked to give a session-start hook's output to the model, so none is
+written.
 """
 
 from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts, NativeFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "docs.augmentcode.com/cli/rules, /setup-augment/guidelines"
+_MCP = "augmentcode/auggie CHANGELOG.md (0.5.4, 0.5.5); docs.augmentcode.com/cli/integrations"
 
 SPEC = AgentSpec(
     name="augment",
@@ -28,6 +38,14 @@ SPEC = AgentSpec(
     installed=("~/.vscode/extensions/augment.vscode-augment-*",),
     project=Render(("{root}/AGENTS.md",)),
     global_=Render(("{config}/rules/coffer-memory.md",), note="user rules always apply"),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/settings.json",
+            "json",
+            ("mcpServers",),
+            note="Auggie CLI; the IDE extensions keep their servers in their own settings",
+        )
+    ),
     facts=AgentFacts(
         title="Augment",
         loads=(
@@ -47,9 +65,13 @@ SPEC = AgentSpec(
             on_by_default=True,
         ),
         mcp=McpFacts("{config}/settings.json", "json", ("mcpServers",), "Auggie CLI"),
-        checked=(Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),),
+        checked=(
+            Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),
+            Checked("0.5.5 and later (changelog)", ("Docs",), _MCP, "2026-12-01"),
+        ),
         notes=("workspace rules without a type are attached manually, user rules always",),
     ),
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -11,6 +11,10 @@ built from the repository, so the block reaches it only after
 ``coffer project --git-block commit`` and a push; nothing on this machine is detected, so
 the adapter is off until ``coffer adapter enable firebase-studio``. MCP servers:
 ``.idx/mcp.json``.
+
+Not wired by ``coffer setup`` (docs/adr/0033): the only MCP file is the workspace's
+``.idx/mcp.json``, part of the repository and run in Google's VM, where a ``coffer`` of this
+machine is not; there is no user-level file.
 """
 
 from __future__ import annotations
@@ -35,7 +39,12 @@ SPEC = AgentSpec(
             Load("{root}/.idx/airules.md", "project", when="as committed and pushed", how="Docs"),
             Load("{root}/GEMINI.md", "project", when="Gemini CLI in its terminal", how="Inferred"),
         ),
-        mcp=McpFacts("{root}/.idx/mcp.json", "json", ("mcpServers",)),
+        mcp=McpFacts(
+            "{root}/.idx/mcp.json",
+            "json",
+            ("mcpServers",),
+            "the workspace's, in the repository and run in the cloud VM: coffer writes none",
+        ),
         checked=(Checked("hosted, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),),
         notes=("hosted: only what is pushed reaches it", ".aiexclude hides files from Gemini"),
     ),

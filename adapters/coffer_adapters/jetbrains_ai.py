@@ -9,11 +9,15 @@ in dyoshikawa/rulesync#3015 (plugin 262.10968.63, 2026-09-16): rules are Markdow
 Off) is the ``apply:`` line of a leading ``---`` block; AI Assistant 2026.2 reads no root
 ``AGENTS.md`` (dyoshikawa/rulesync#2427). The agents AI Assistant hosts (Junie, Claude
 Agent, Codex) read their own files: those adapters cover them.
+
+Not wired by ``coffer setup`` (docs/adr/0033): AI Assistant's MCP servers are added in the
+IDE (Settings | Tools | AI Assistant | Model Context Protocol), stored in its settings, not
+in a file of its own.
 """
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load
+from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place
 
 _DOCS = "jetbrains.com/help/ai-assistant/2026.1/configure-project-rules.html"
@@ -37,6 +41,12 @@ SPEC = AgentSpec(
                 when="by the apply: line of each file (none: Off)",
                 how="Inferred",
             ),
+        ),
+        mcp=McpFacts(
+            "",
+            "ui",
+            (),
+            "Settings | Tools | AI Assistant | Model Context Protocol (MCP), in the IDE",
         ),
         checked=(
             Checked("2026.1 documentation", ("Docs",), _DOCS, "2026-12-01"),

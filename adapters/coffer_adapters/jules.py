@@ -9,7 +9,8 @@ coffer hides its block from git by default, so Jules sees it only after
 ``coffer project --git-block commit`` and a push. Jules keeps its own memory of a
 repository's preferences (hosted, not reachable from here).
 The ``jules`` CLI (Jules Tools) only starts and lists remote sessions; coffer detects Jules
-by it.
+by it. No MCP configuration of this machine reaches Jules, so ``coffer setup`` writes none
+(docs/adr/0033).
 """
 
 from __future__ import annotations
@@ -43,7 +44,10 @@ SPEC = AgentSpec(
             coffer="out of reach: hosted",
         ),
         checked=(Checked("hosted, 2026-12-01", ("Inferred",), _DOCS, "2026-12-01"),),
-        notes=("hosted: only what is pushed reaches it",),
+        notes=(
+            "hosted: only what is pushed reaches it",
+            "no MCP configuration of this machine reaches it: coffer setup writes none",
+        ),
     ),
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()

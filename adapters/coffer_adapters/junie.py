@@ -12,18 +12,27 @@ coffer cannot see), ``.junie/AGENTS.md`` ("the most preferred standard location"
 or ``.junie/guidelines/``. User-level guidelines are ``~/.junie/AGENTS.md``. MCP servers
 (stdio) are configured in ``~/.junie/mcp/mcp.json`` or the project's
 ``.junie/mcp/mcp.json``. No session-start hook.
+
+Setup (docs/adr/0033): coffer's server goes into ``~/.junie/mcp/mcp.json`` (``mcpServers``,
+keyed by name, ``command``/``args``/``env``), the file Junie's MCP Settings page saves
+(jetbrains.com/help/junie "Model Context Protocol (MCP)"; Vaadin's Junie setup page).
 """
 
 from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = (
     "junie.jetbrains.com/docs/guidelines-and-memory.html (2026-08, quoted in "
     "Chemaclass/agnostic-ai#552, Gentleman-Programming/gentle-ai#591)"
 )
 _OLD = "jetbrains.com/help/junie/customize-guidelines.html (November 2025)"
+_MCP = (
+    "jetbrains.com/help/junie/model-context-protocol-mcp.html; "
+    "vaadin.com/docs agentic-development/mcp/supported-tools/junie"
+)
 _DOT = ("{root}/.junie/AGENTS.md",)
 
 SPEC = AgentSpec(
@@ -37,6 +46,14 @@ SPEC = AgentSpec(
         displaces=(".junie/guidelines.md", ".junie/guidelines"),
     ),
     global_=Render(("{config}/AGENTS.md",)),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/mcp/mcp.json",
+            "json",
+            ("mcpServers",),
+            note="Junie reads it when a task starts; see Settings | Tools | Junie | MCP Settings",
+        )
+    ),
     facts=AgentFacts(
         title="Junie",
         loads=(
@@ -62,6 +79,7 @@ SPEC = AgentSpec(
         checked=(
             Checked("documentation of 2026-08 (Junie 26.7)", ("Docs",), _DOCS, "2026-12-01"),
             Checked("documentation of November 2025", ("Docs",), _OLD, "2026-12-01"),
+            Checked("MCP documentation, 2026-12-01", ("Docs",), _MCP, "2026-12-01"),
         ),
         notes=(
             "any AGENTS.md at the root hides the legacy .junie/guidelines.md",
@@ -71,3 +89,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

@@ -10,14 +10,22 @@ demand. User skills in ``~/.agents/skills/`` are read by the CLI and headless mo
 (not a docker run), and that folder is shared with every Agent Skills client, so coffer
 does not write there. OpenHands Cloud reads the repository as pushed: it sees the block
 only with ``coffer project --git-block commit``.
+
+Setup (docs/adr/0033): the CLI (1.0.0 and later) reads its MCP servers from
+``~/.openhands/mcp.json`` (``mcpServers``, keyed by name, ``command``/``args``/``env``;
+docs.openhands.dev "CLI settings" and "MCP servers": the format moved from the TOML
+``[mcp]`` section to this JSON file in 1.0.0); coffer's server goes there. The local GUI and
+Cloud keep theirs in Settings > MCP, which coffer does not touch.
 """
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load
+from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "docs.openhands.dev/overview/skills, /overview/skills/org"
+_MCP = "docs.openhands.dev/openhands/usage/run-openhands/cli-settings, /usage/cli/mcp-servers"
 
 SPEC = AgentSpec(
     name="openhands",
@@ -30,6 +38,14 @@ SPEC = AgentSpec(
     global_=Nothing(
         "OpenHands reads user skills (~/.agents/skills, CLI only), not an instruction file"
     ),
+    setup=Wire(
+        mcp=McpServer(
+            "{config}/mcp.json",
+            "json",
+            ("mcpServers",),
+            note="the OpenHands CLI (1.0.0 and later); the GUI keeps its servers in Settings",
+        )
+    ),
     facts=AgentFacts(
         title="OpenHands",
         loads=(
@@ -40,9 +56,19 @@ SPEC = AgentSpec(
             Load("{root}/.agents/skills/*", "project", when="on demand or triggers", how="Docs"),
             Load("~/.agents/skills/*", "global", when="CLI and headless", how="Docs"),
         ),
-        checked=(Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),),
+        mcp=McpFacts(
+            "{config}/mcp.json",
+            "json",
+            ("mcpServers",),
+            "CLI 1.0.0 and later (before: [mcp] in config.toml); the GUI: Settings > MCP",
+        ),
+        checked=(
+            Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),
+            Checked("CLI documentation (1.x), 2026-12-01", ("Docs",), _MCP, "2026-12-01"),
+        ),
         notes=("OpenHands Cloud: only what is pushed reaches it",),
     ),
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring

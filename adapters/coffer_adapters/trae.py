@@ -9,6 +9,10 @@ manual ``#Rule`` mentions); Trae can also read ``AGENTS.md`` and ``CLAUDE.md`` f
 project when that is switched on in its Rules settings. User rules (formerly
 ``user_rules.md``) are now edited in the settings panel. MCP servers: ``.trae/mcp.json`` in
 the project and Trae's MCP settings. No memory of its own.
+
+Not wired by ``coffer setup`` (docs/adr/0033): Trae's user-level MCP servers are added in
+its MCP settings panel, not a file coffer can edit; ``.trae/mcp.json`` belongs to one
+project and its repository.
 """
 
 from __future__ import annotations
@@ -35,7 +39,12 @@ SPEC = AgentSpec(
             Load("{root}/AGENTS.md", "project", when="Rules setting on", how="Docs"),
             Load("{root}/CLAUDE.md", "project", when="Rules setting on", how="Docs"),
         ),
-        mcp=McpFacts("{root}/.trae/mcp.json", "json", ("mcpServers",), "and Trae's settings"),
+        mcp=McpFacts(
+            "{root}/.trae/mcp.json",
+            "json",
+            ("mcpServers",),
+            "project only; user-level servers are added in Trae's MCP settings (UI)",
+        ),
         checked=(Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),),
         notes=("AGENTS.md is read only when its Rules setting is on",),
     ),

@@ -10,6 +10,11 @@ directory ``WARP.md`` hides ``AGENTS.md``. The global rule file is ``~/.agents/A
 is global, then project ``WARP.md``, then project ``AGENTS.md``. Warp may suggest Global
 Rules from usage (they live in Warp Drive, in the cloud). MCP servers come from
 ``~/.warp/.mcp.json`` and the Claude, Codex and ``.agents/.mcp.json`` files.
+
+Not wired by ``coffer setup`` (docs/adr/0033): Warp's own servers are added in its UI (Warp
+Drive), and the files it reads beside them include ``~/.claude.json`` and
+``~/.codex/config.toml``, where coffer's server already is once Claude Code or Codex is set
+up; a second entry in ``~/.warp/.mcp.json`` would list it twice.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ SPEC = AgentSpec(
             "json",
             ("mcpServers",),
             "also ~/.claude.json, ~/.codex/config.toml, ~/.agents/.mcp.json and their "
-            "project counterparts, and servers added in Warp Drive",
+            "project counterparts, and servers added in Warp Drive (UI); coffer writes none",
         ),
         hook=HookFacts("", "", False, "no session-start hook"),
         checked=(
