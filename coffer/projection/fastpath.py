@@ -20,10 +20,12 @@ import stat
 import sys
 import zlib
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 from coffer.locations import known_store_root
 
+# Not `from typing import TYPE_CHECKING`: importing typing is ~3 ms of the no-op path,
+# a sixth of a bare interpreter start. mypy and ruff take the name as true when checking.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 

@@ -11,8 +11,10 @@ the no-op path of ``coffer project`` where even importing pathlib costs (docs/ad
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
+# Not `from typing import TYPE_CHECKING`: importing typing is ~3 ms of the no-op path,
+# a sixth of a bare interpreter start. mypy and ruff take the name as true when checking.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
