@@ -1,12 +1,13 @@
 """What `coffer setup` writes for a spec adapter, as data (issue 12 §6, docs/adr/0033).
 
 A spec's optional ``setup`` is one :class:`Wire`: where the agent's config holds its MCP
-servers and in which shape one entry is written (:class:`McpServer`), and, for an agent
-whose session-start hook output reaches the model, where that hook goes
-(:class:`SessionHook`). :func:`edits` turns it into the :class:`~coffer.adapter.ConfigEdit`
-values every adapter's ``wiring`` returns, so coffer.setup plans, journals and undoes a
-spec's edits exactly as a hand-written adapter's. Names no agent; does no I/O but the
-existence checks that choose between a config's alternative names.
+servers and in which shape one entry is written (:class:`McpServer`; ``also`` for an agent
+with more than one such file), and, for an agent whose session-start hook output reaches
+the model, where that hook goes (:class:`SessionHook`). :func:`edits` turns it into the
+:class:`~coffer.adapter.ConfigEdit` values every adapter's ``wiring`` returns, so
+coffer.setup plans, journals and undoes a spec's edits exactly as a hand-written adapter's.
+Names no agent; does no I/O but the existence checks that choose between a config's
+alternative names (and whether its directory exists).
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class McpServer:
     extra: Mapping[str, Any] = field(default_factory=dict)
     named: str = ""
     note: str = ""  # what the user still has to do (restart the agent, …)
+    # only where the file or its directory already exists (an editor's profile directory,
+    # whose place differs between systems): coffer never creates that directory itself
+    existing_dir: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,9 @@ class Wire:
     """What `coffer setup` adds to one agent's config."""
 
     mcp: McpServer | None = None
+    # more MCP configs of the same agent, each wired the same way (the Copilot CLI's file
+    # and VS Code's user mcp.json): every one that applies gets coffer's entry
+    also: tuple[McpServer, ...] = ()
     hook: SessionHook | None = None
     # why no hook is written although the agent has one (its output is discarded): said
     # when the agent is wired
@@ -79,10 +86,10 @@ def edits(
     """The edits ``wire`` asks for, for the agent ``name`` (its vault harness and ``--for``
     name); ``resolve`` turns the spec's templates into paths (None: does not apply)."""
     out: list[ConfigEdit] = []
-    if wire.mcp is not None:
-        path = _mcp_path(wire.mcp, ctx, resolve)
-        if path is not None:
-            out.append(_server(wire.mcp, path, name, launch, wire.no_hook))
+    for mcp in [m for m in (wire.mcp, *wire.also) if m is not None]:
+        path = _mcp_path(mcp, ctx, resolve)
+        if path is not None:  # the reason without a hook is said once, with the first
+            out.append(_server(mcp, path, name, launch, "" if out else wire.no_hook))
     if wire.hook is not None:
         path = resolve(wire.hook.path)
         if path is not None:
@@ -123,7 +130,10 @@ def _mcp_path(mcp: McpServer, ctx: Context, resolve: Resolve) -> Path | None:
     if value:
         return Path(value).expanduser()
     found = [p for p in (resolve(t) for t in (mcp.path, *mcp.alternatives)) if p is not None]
-    return next((p for p in found if p.is_file()), found[0] if found else None)
+    existing = next((p for p in found if p.is_file()), None)
+    if existing is not None or not mcp.existing_dir:
+        return existing or (found[0] if found else None)
+    return next((p for p in found if p.parent.is_dir()), None)
 
 
 def _server(mcp: McpServer, path: Path, name: str, launch: Launch, no_hook: str) -> ConfigEdit:

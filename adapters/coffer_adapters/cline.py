@@ -3,8 +3,14 @@ block in ``~/.agents/AGENTS.md`` ("Global AGENTS.md").
 
 Facts, as observed with Cline CLI 3.0.65: only the start directory is read, no parent, so a
 session started in a subdirectory misses the root's ``AGENTS.md``; ``CLAUDE.md``,
-``.cursorrules`` and ``.windsurfrules`` are not read. The VS Code extension was not checked.
-No memory of its own; its TaskStart hook runs but its output did not reach the prompt.
+``.cursorrules`` and ``.windsurfrules`` are not read. The VS Code extension's instruction
+files were not checked; its MCP servers are the CLI's file: Cline 4.x for VS Code keeps them
+in ``~/.cline/data/settings/cline_mcp_settings.json``, "shared across VSCode, CLI, and
+JetBrains clients", and copies those of the old globalStorage file
+(``saoudrizwan.claude-dev/settings/``) into it once (cline/cline ``apps/vscode/src/sdk/
+SdkController.ts``, ``apps/vscode/src/hosts/vscode/mcp-settings-legacy-migration.ts``,
+4.1.13), so the one entry ``coffer setup`` writes reaches both. No memory of its own; its
+TaskStart hook runs but its output did not reach the prompt.
 """
 
 from __future__ import annotations
@@ -14,6 +20,10 @@ from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, Wire
 
 _RUN = "capture run of cline (npm): one offline request to a local recording server"
+_VSCODE = (
+    "cline/cline apps/vscode/src/sdk/SdkController.ts, "
+    "apps/vscode/src/hosts/vscode/mcp-settings-legacy-migration.ts (4.1.13, 21cb8d25)"
+)
 
 SPEC = AgentSpec(
     name="cline",
@@ -49,7 +59,7 @@ SPEC = AgentSpec(
             "{config}/data/settings/cline_mcp_settings.json",
             "json",
             ("mcpServers",),
-            "CLINE_MCP_SETTINGS_PATH moves it",
+            "CLINE_MCP_SETTINGS_PATH moves it; the VS Code extension (4.x) reads the same file",
         ),
         hook=HookFacts(
             "{config}/hooks/TaskStart",
@@ -59,6 +69,7 @@ SPEC = AgentSpec(
         ),
         checked=(
             Checked("3.0.65", ("Run", "Code"), _RUN, "2026-11"),
+            Checked("VS Code extension 4.1.13 (MCP file)", ("Code",), _VSCODE, "2026-12-01"),
             Checked(
                 "3.0.65",
                 ("Run",),

@@ -12,8 +12,10 @@ and agent instruction files (``AGENTS.md``) from the repository root, the workin
 and the directories between. VS Code reads ``.github/copilot-instructions.md`` and
 ``AGENTS.md``; the cloud coding agent reads the repository as pushed, so it sees coffer's block
 only with ``coffer project --git-block commit``; its hooks are the repository's
-``.github/hooks/*.json``. A CLI report says the user-level file was
-listed but not loaded (github/copilot-cli#2179, 1.0.9 on Windows).
+``.github/hooks/*.json``. ``coffer setup`` registers coffer's MCP server with the CLI
+(``~/.copilot/mcp-config.json``) and with Copilot in VS Code (the user profile's
+``mcp.json``, JSONC, where VS Code's user directory exists). A CLI report says the
+user-level file was listed but not loaded (github/copilot-cli#2179, 1.0.9 on Windows).
 """
 
 from __future__ import annotations
@@ -23,6 +25,24 @@ from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, Wire
 
 _DOCS = "docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions"
+_MCP_DOCS = (
+    "code.visualstudio.com/docs/copilot/reference/mcp-configuration (servers, stdio: type, "
+    "command, args, env); VS Code's user data directory: getDefaultUserDataPath "
+    "(userDataPath.js: VSCODE_APPDATA, else Linux $XDG_CONFIG_HOME or ~/.config, macOS "
+    "~/Library/Application Support)"
+)
+# VS Code's user-profile mcp.json (JSONC; "MCP: Open User Configuration"): in the user data
+# directory's User/, which is ~/.config/Code on Linux and ~/Library/Application Support/Code
+# on macOS; only where that directory exists, so coffer never makes one for the wrong system
+_VSCODE_MCP = McpServer(
+    "$XDG_CONFIG_HOME/Code/User/mcp.json",
+    "jsonc",
+    ("servers",),
+    alternatives=("~/Library/Application Support/Code/User/mcp.json",),
+    extra={"type": "stdio"},
+    existing_dir=True,
+    note="read by Copilot in VS Code (its default profile)",
+)
 
 SPEC = AgentSpec(
     name="copilot",
@@ -40,8 +60,9 @@ SPEC = AgentSpec(
             "json",
             ("mcpServers",),
             extra={"type": "local", "tools": ["*"]},
-            note="read by the Copilot CLI; VS Code keeps its MCP servers elsewhere",
+            note="read by the Copilot CLI",
         ),
+        also=(_VSCODE_MCP,),
         skills="{config}/skills",
     ),
     facts=AgentFacts(
@@ -59,7 +80,16 @@ SPEC = AgentSpec(
             ),
             Load("{cwd}/AGENTS.md", "project", "cwd-up-to-root", how="Run"),
         ),
-        mcp=McpFacts("{config}/mcp-config.json", "json", ("mcpServers",), "Copilot CLI"),
+        mcp=McpFacts(
+            "{config}/mcp-config.json",
+            "json",
+            ("mcpServers",),
+            "Copilot CLI; Copilot in VS Code reads the user profile's mcp.json (JSONC, "
+            "servers.<name> {type: stdio, command, args, env}: "
+            "$XDG_CONFIG_HOME/Code/User/mcp.json on Linux, ~/Library/Application Support/"
+            "Code/User/mcp.json on macOS, VSCODE_APPDATA (not followed) moves both; a profile "
+            "other than the default keeps its own under User/profiles/) and .vscode/mcp.json",
+        ),
         hook=HookFacts(
             "{config}/hooks/*.json",
             "sessionStart",
@@ -69,6 +99,9 @@ SPEC = AgentSpec(
         ),
         checked=(
             Checked("CLI 1.0 (documentation)", ("Docs",), _DOCS, "2026-12-01"),
+            Checked(
+                "VS Code MCP (documentation, source)", ("Docs", "Code"), _MCP_DOCS, "2026-12-01"
+            ),
             Checked(
                 "CLI 1.0.102",
                 ("Run",),

@@ -92,7 +92,13 @@ SPEC = AgentSpec(
                 "{cwd}/.kilocode/rules/*.md", "project", "cwd", shadowed_by=("{cwd}/.kilo/rules",)
             ),
         ),
-        mcp=McpFacts("{config}/kilo.json", "jsonc", ("mcp",), 'type "local" or "remote"'),
+        mcp=McpFacts(
+            "{config}/kilo.json",
+            "jsonc",
+            ("mcp",),
+            'type "local" or "remote"; the VS Code extension (7.x) runs the bundled CLI, so '
+            "coffer's one entry reaches both",
+        ),
         hook=HookFacts("", "", False, "no shell hook; JS/TS plugins in {plugin,plugins}/"),
         checked=(
             Checked("7.7.7", ("Run", "Code"), _RUN, "2026-11"),

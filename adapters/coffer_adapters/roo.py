@@ -12,13 +12,16 @@ else ``.clinerules-<mode>``), ``AGENTS.md`` (else ``AGENT.md``) in the workspace
 workspace, alphabetically. Only when none of those directories holds a file are
 ``.roorules`` or ``.clinerules`` read: a coffer file in ``~/.roo/rules/`` would hide them in
 every project. Roo Code was shut down on 2026-05-15 (the repository is archived); installed
-copies keep working, so the adapter stays. No memory of its own, no hooks.
+copies keep working, so the adapter stays. No memory of its own, no hooks. ``coffer setup``
+registers coffer's MCP server in Roo's global ``mcp_settings.json`` (in VS Code's
+globalStorage), once Roo has made its settings directory there.
 """
 
 from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.agent_wiring import McpServer, Wire
 
 _CODE = (
     "RooCodeInc/Roo-Code src/core/prompts/sections/custom-instructions.ts, "
@@ -26,6 +29,13 @@ _CODE = (
 )
 _DOCS = "docs.roocode.com/features/custom-instructions, /features/mcp/using-mcp-in-roo"
 _RULES = ("{config}/rules/*", "{root}/.roo/rules/*")  # any file there hides the legacy files
+_MCP_CODE = (
+    "RooCodeInc/Roo-Code src/services/mcp/McpHub.ts getMcpSettingsFilePath, "
+    "src/utils/storage.ts, src/shared/globalFileNames.ts (src/package.json 3.52.1, cb836567)"
+)
+# Roo's global MCP settings: <VS Code globalStorage>/rooveterinaryinc.roo-cline/settings/
+# mcp_settings.json (plain JSON: Roo reads it with JSON.parse and reloads it when it changes)
+_STORAGE = "Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json"
 
 SPEC = AgentSpec(
     name="roo",
@@ -40,6 +50,18 @@ SPEC = AgentSpec(
         "Roo Code's global file is any file in ~/.roo/rules/, and one there makes it skip "
         "every project's .roorules and .clinerules; its global instructions live in its "
         "settings"
+    ),
+    setup=Wire(
+        mcp=McpServer(
+            f"$XDG_CONFIG_HOME/{_STORAGE}",
+            "json",
+            ("mcpServers",),
+            alternatives=(f"~/Library/Application Support/{_STORAGE}",),
+            existing_dir=True,  # Roo makes settings/ when it first runs in VS Code
+            note="Roo Code reloads mcp_settings.json when it changes; a "
+            "roo-cline.customStoragePath setting moves it, and coffer does not follow that",
+        ),
+        no_hook="no session-start hook: Roo Code has no hooks",
     ),
     facts=AgentFacts(
         title="Roo Code",
@@ -63,11 +85,15 @@ SPEC = AgentSpec(
             "json",
             ("mcpServers",),
             "global: settings/mcp_settings.json in VS Code's globalStorage "
-            "rooveterinaryinc.roo-cline; the project file wins per server name",
+            "rooveterinaryinc.roo-cline ($XDG_CONFIG_HOME/Code/User/globalStorage/... on "
+            "Linux, ~/Library/Application Support/Code/User/globalStorage/... on macOS; "
+            "roo-cline.customStoragePath moves it), mcpServers.<name> {type: stdio "
+            "(optional), command, args, env}; the project file wins per server name",
         ),
         hook=HookFacts("", "", False, "no hooks"),
         checked=(
             Checked("3.31.1 (source)", ("Code",), _CODE, "2026-12-01"),
+            Checked("3.52.1 (source)", ("Code",), _MCP_CODE, "2026-12-01"),
             Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),
         ),
         notes=(
@@ -80,3 +106,4 @@ SPEC = AgentSpec(
 )
 NAME, detect, targets, inputs, native_memory = SPEC.members()
 FACTS = SPEC.facts
+wiring = SPEC.wiring
