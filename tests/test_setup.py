@@ -333,7 +333,8 @@ def test_nothing_is_written_without_the_users_go_ahead(home: Path) -> None:
 def test_absent_agents_are_skipped_unless_named(home: Path) -> None:
     nothing = coffer("setup", "--yes")
     assert nothing.returncode == 0, nothing.stderr
-    assert "claude: not found on this machine" in nothing.stdout
+    assert "not found on this machine, skipped (" in nothing.stdout
+    assert "claude" in nothing.stdout.split("not found on this machine, skipped (")[1]
     assert snapshot(home) == {}
 
     unknown = coffer("setup", "--agent", "vim")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from coffer import fsutil
-from coffer.adapter import Adapter, ConfigEdit, Context, Launch, Wiring
+from coffer.adapter import ConfigEdit, Context, Launch, Wiring
 from coffer.errors import CofferError, UnknownNameError
 from coffer.projection.common import (
     ensure_parent,
@@ -117,33 +117,41 @@ def plan(
     journal = Journal(store_root)
     for err in loaded.errors:
         out.report.problems.append(Problem(Path("adapters"), "error", err))
+    absent: dict[bool, list[str]] = {True: [], False: []}  # by: could setup wire it?
     for name, adapter in loaded.adapters.items():
         if wanted and name not in wanted:
             continue
         wiring = loaded.features(name).wiring
-        edits = _edits(out, ctx, (name, adapter), wiring, detect=not wanted)
+        if not wanted and not _call(out.report, name, partial(adapter.detect, ctx), False):
+            absent[wiring is not None].append(name)
+            continue
+        edits = _edits(out, ctx, name, wiring)
         if edits:
             _plan_agent(out, journal, name, edits)
+    _absent_notices(out.report, absent)
     return out
 
 
-def _edits(
-    out: Plan,
-    ctx: Context,
-    named: tuple[str, Adapter],
-    wiring: Wiring | None,
-    *,
-    detect: bool,
-) -> Sequence[ConfigEdit]:
-    """The entries one agent's adapter asks for; none (and a notice why) when the agent
-    is not found (only asked when ``detect``) or its adapter has no setup side."""
-    name, adapter = named
-    if detect and not _call(out.report, name, partial(adapter.detect, ctx), False):
-        # Suggest --agent only where it would work: an adapter without a setup step
-        # would refuse it.
-        hint = f" (`--agent {name}` wires it anyway)" if wiring is not None else ""
-        out.report.notices.append(f"{name}: not found on this machine, skipped{hint}")
-        return ()
+def _absent_notices(report: Report, absent: dict[bool, list[str]]) -> None:
+    """One line for the agents not on this machine (two dozen of them, on most), not one
+    each; `--agent` is suggested only where it would work."""
+    if absent[True]:
+        names = ", ".join(absent[True])
+        report.notices.append(
+            f"not found on this machine, skipped ({len(absent[True])}): {names} "
+            "(`coffer setup --agent NAME` wires one anyway)"
+        )
+    if absent[False]:
+        names = ", ".join(absent[False])
+        report.notices.append(
+            f"not found on this machine, and nothing for setup to wire ({len(absent[False])}):"
+            f" {names}"
+        )
+
+
+def _edits(out: Plan, ctx: Context, name: str, wiring: Wiring | None) -> Sequence[ConfigEdit]:
+    """The entries one agent's adapter asks for; none (and a notice why) when its adapter
+    has no setup side."""
     if wiring is None:
         out.report.notices.append(
             f"{name}: its adapter does not support `coffer setup`; register `coffer mcp` "
