@@ -52,9 +52,73 @@ def output(result: subprocess.CompletedProcess[bytes] | None) -> str | None:
 
 
 def locate(path: Path) -> Repo | None:
-    """The git work tree holding ``path`` and its common git dir, or None."""
+    """The git work tree holding ``path`` and its common git dir, or None.
+
+    Read from git's own files, as git discovers them (the nearest ``.git`` directory, or a
+    ``.git`` file's ``gitdir:``, then its ``commondir``), so a block written outside a
+    repository, or in one, starts no git process to learn where it is. git itself is asked
+    only where a file cannot tell: a repository whose config sets ``core.worktree``.
+    """
     if not path.parent.is_dir():
         return None
+    found = _discover(os.path.realpath(path.parent))
+    if found is None:
+        return None
+    top, gitdir = found
+    common = _common_dir(gitdir)
+    if not _is_git_dir(gitdir, common):
+        return None  # git would not take it for a repository either
+    if _sets_worktree(os.path.join(common, "config")):
+        return _locate_with_git(path)
+    return Repo(Path(top), Path(os.path.realpath(common)))
+
+
+def _discover(start: str) -> tuple[str, str] | None:
+    """(work tree, git dir) of the nearest ``.git`` at or above ``start``."""
+    from coffer.store.identity import gitdir_of
+
+    probe = start
+    while True:
+        dotgit = os.path.join(probe, ".git")
+        if os.path.isdir(dotgit):
+            return probe, dotgit
+        if os.path.isfile(dotgit):
+            gitdir = gitdir_of(dotgit)
+            return (probe, gitdir) if gitdir is not None else None
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def _common_dir(gitdir: str) -> str:
+    # A linked worktree's git dir names the shared one in `commondir` (relative to itself).
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
+            text = fh.read().strip()
+    except OSError:
+        return gitdir
+    return os.path.join(gitdir, text) if text else gitdir
+
+
+def _is_git_dir(gitdir: str, common: str) -> bool:
+    # git's is_git_directory: a HEAD, and objects/ and refs/ (in the common dir).
+    return (
+        os.path.lexists(os.path.join(gitdir, "HEAD"))
+        and os.path.isdir(os.path.join(common, "objects"))
+        and os.path.isdir(os.path.join(common, "refs"))
+    )
+
+
+def _sets_worktree(config: str) -> bool:
+    try:
+        with open(config, encoding="utf-8", errors="replace") as fh:
+            return "worktree" in fh.read().lower()
+    except OSError:
+        return False
+
+
+def _locate_with_git(path: Path) -> Repo | None:
     out = output(git(path.parent, "rev-parse", "--show-toplevel", "--git-common-dir"))
     lines = out.splitlines() if out else []
     if len(lines) != 2:

@@ -27,7 +27,7 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _gitdir_of(dotgit: str) -> str | None:
+def gitdir_of(dotgit: str) -> str | None:
     # A `.git` *file* holds "gitdir: <path>" (linked worktrees and submodules).
     text = _read(dotgit)
     if text is None:
@@ -75,7 +75,7 @@ def git_root_of(start: str) -> str | None:
         if os.path.isdir(dotgit):
             return probe
         if os.path.isfile(dotgit):
-            gitdir = _gitdir_of(dotgit)
+            gitdir = gitdir_of(dotgit)
             if gitdir is not None:
                 main = _main_root_of_worktree(probe, gitdir)
                 if main is not None:

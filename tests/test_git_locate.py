@@ -1,0 +1,91 @@
+"""Where a block file's repository is, read from git's files, is what git itself answers
+(coffer.projection.git_repo.locate; git runs only for a `core.worktree` setting)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from coffer.projection import git_repo
+from coffer.projection.git_repo import Repo
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def _init(path: Path) -> Path:
+    path.mkdir(parents=True)
+    _git(path, "init", "-q")
+    _git(
+        path,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "0",
+    )
+    return path
+
+
+def _by_git(path: Path) -> Repo | None:
+    return git_repo._locate_with_git(path)
+
+
+def test_a_repository_its_subdirectory_and_a_linked_worktree(tmp_path: Path) -> None:
+    repo = _init(tmp_path / "repo")
+    (repo / "sub").mkdir()
+    _git(repo, "worktree", "add", "-q", str(tmp_path / "wt"))
+    for path in (repo / "AGENTS.md", repo / "sub" / "AGENTS.md", tmp_path / "wt" / "AGENTS.md"):
+        found = git_repo.locate(path)
+        assert found is not None and found == _by_git(path), path
+    assert git_repo.locate(tmp_path / "wt" / "AGENTS.md") == Repo(
+        (tmp_path / "wt").resolve(), (repo / ".git").resolve()
+    )
+
+
+def test_a_submodule_is_its_own_repository(tmp_path: Path) -> None:
+    lib = _init(tmp_path / "lib")
+    app = _init(tmp_path / "app")
+    _git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    path = app / "lib" / "AGENTS.md"
+    assert git_repo.locate(path) == _by_git(path)
+    assert git_repo.locate(path) == Repo(
+        (app / "lib").resolve(), (app / ".git" / "modules" / "lib").resolve()
+    )
+
+
+@pytest.mark.parametrize("make", ["nothing", "empty .git", "dangling .git file"])
+def test_no_repository_where_git_sees_none(tmp_path: Path, make: str) -> None:
+    here = tmp_path / "dir"
+    here.mkdir()
+    if make == "empty .git":
+        (here / ".git").mkdir()  # no HEAD, objects or refs: git says "not a git repository"
+    elif make == "dangling .git file":
+        (here / ".git").write_text("gitdir: /nowhere/at/all\n")
+    assert git_repo.locate(here / "AGENTS.md") is None
+    assert _by_git(here / "AGENTS.md") is None
+
+
+def test_a_core_worktree_setting_is_left_to_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = _init(tmp_path / "repo")
+    _git(repo, "config", "core.worktree", str(repo))
+    asked: list[tuple[str, ...]] = []
+    real = git_repo.git
+
+    def recording(cwd: Path, *args: str) -> object:
+        asked.append(args)
+        return real(cwd, *args)
+
+    monkeypatch.setattr(git_repo, "git", recording)
+    assert git_repo.locate(repo / "AGENTS.md") == Repo(repo.resolve(), (repo / ".git").resolve())
+    assert asked == [("rev-parse", "--show-toplevel", "--git-common-dir")]
