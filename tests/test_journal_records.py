@@ -24,6 +24,8 @@ from coffer.projection.records import (
     LinkRecord,
     NativeRecord,
     OtherRecord,
+    ServiceRecord,
+    SetupRecord,
     parse,
     validate,
 )
@@ -76,8 +78,30 @@ OLD: list[dict[str, Any]] = [
         "edits": [{"op": "add"}],
         "before_sha256": None,
     },
+    {
+        "key": "service:/h/.config/systemd/user/coffer-watch.service",
+        "path": "/h/.config/systemd/user/coffer-watch.service",
+        "kind": "service",
+        "manager": "systemd",
+        "service": "coffer-watch.service",
+        "adapters": [],
+        "created_file": True,
+        "created_dirs": ["/h/.config/systemd/user"],
+        "before_sha256": None,
+        "created_at": "2026-11-20T10:00:00Z",
+        "after_sha256": "cd" * 32,
+        "updated_at": "2026-11-20T10:00:00Z",
+        "seq": 1763632800000000000,
+    },
+    {
+        "key": "future:/x",
+        "path": "/x",
+        "kind": "something-newer",
+        "adapters": ["claude"],
+        "whatever": {"it": ["holds"]},
+    },
 ]
-TYPES = [BlockRecord, LinkRecord, NativeRecord, GitRecord, OtherRecord]
+TYPES = [BlockRecord, LinkRecord, NativeRecord, GitRecord, SetupRecord, ServiceRecord, OtherRecord]
 
 
 @pytest.mark.parametrize(("raw", "kind"), list(zip(OLD, TYPES, strict=True)))
@@ -124,6 +148,30 @@ def test_new_records_write_the_keys_the_old_writers_wrote() -> None:
         "top": "/t",
         "pattern": "/A",
     }
+
+
+def test_a_new_setup_record_writes_the_keys_the_dict_writer_wrote() -> None:
+    fresh = SetupRecord(key="setup:claude:/h/.claude.json", path="/h/.claude.json")
+    assert set(fresh.to_json()) == {
+        "key",
+        "path",
+        "kind",
+        "format",
+        "tier",
+        "project_id",
+        "adapters",
+        "edits",
+        "created_file",
+        "created_dirs",
+        "before_sha256",
+        "before_mtime_ns",
+        "after_sha256",
+        "exact",
+        "eof",
+        "created_at",
+        "updated_at",
+    }  # no "link" unless the config is a dotfile manager's link, no "seq" before a write
+    assert set(fresh.but(seq=1).to_json()) - set(fresh.to_json()) == {"seq"}
 
 
 def test_a_nested_value_goes_back_to_the_adapter_as_it_was_read() -> None:

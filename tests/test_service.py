@@ -18,6 +18,7 @@ import pytest
 from coffer import registry
 from coffer.adapter import Launch
 from coffer.projection.journal import Journal
+from coffer.projection.records import ServiceRecord
 from coffer.setup import launch, service, service_launchd, service_managers
 from coffer.store import watch_state
 from coffer.store.paths import store_root
@@ -54,7 +55,7 @@ def outside(tmp_path: Path) -> dict[str, object]:
     }
 
 
-def service_records() -> list[dict[str, object]]:
+def service_records() -> list[ServiceRecord]:
     return service.records(Journal(store_root(os.environ)))
 
 
@@ -95,7 +96,7 @@ def test_setup_installs_and_starts_the_unit_and_undo_removes_it_exactly(
     assert "WantedBy=default.target" in text
     assert (unit_path().parent / "default.target.wants" / UNIT).is_symlink()
     [record] = service_records()
-    assert record["path"] == str(unit_path()) and record["manager"] == "systemd"
+    assert record.path == str(unit_path()) and record.manager == "systemd"
 
     status = coffer("watch", "--status")
     assert status.returncode == 3  # the fake manager runs nothing: no daemon holds the lock

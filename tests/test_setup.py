@@ -12,6 +12,7 @@ import pytest
 from coffer import registry
 from coffer.adapter import Launch
 from coffer.projection.journal import Journal
+from coffer.projection.records import SetupRecord
 from coffer.setup import launch, unwiring
 from coffer.setup import wiring as setup_mod
 from coffer.setup.json_text import JsonText
@@ -147,7 +148,7 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
     return out
 
 
-def setup_records() -> list[dict[str, object]]:
+def setup_records() -> list[SetupRecord]:
     return unwiring.records(Journal(store_root(os.environ)))
 
 
@@ -198,14 +199,14 @@ def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
     )
 
     records = setup_records()
-    assert {Path(str(r["path"])).name for r in records} == {
+    assert {Path(r.path).name for r in records} == {
         ".claude.json",
         "settings.json",
         "config.toml",
         "hooks.json",
         "SKILL.md",  # the guidance skill, once for Claude and once for Codex
     }
-    assert all(str(r["key"]).startswith("setup:") for r in records)
+    assert all(r.key.startswith("setup:") for r in records)
 
     undone = coffer("setup", "--undo")
     assert undone.returncode == 0, undone.stderr
@@ -286,7 +287,7 @@ def test_undo_refuses_when_coffers_entry_was_edited_and_keeps_the_record(home: P
     assert "refused" in refused.stderr and str(settings) in refused.stderr
     assert "edited since coffer wrote it" in refused.stderr
     assert settings.read_text() == edited
-    assert any(Path(str(r["path"])) == settings for r in setup_records())
+    assert any(Path(r.path) == settings for r in setup_records())
     # ~/.claude.json was still undone (one refusal does not block the others)
     assert (home / ".claude.json").read_text() == CLAUDE_JSON
 

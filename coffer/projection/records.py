@@ -210,8 +210,48 @@ class GitRecord(JournalRecord):
 
 
 @dataclass(frozen=True)
+class SetupRecord(JournalRecord):
+    """Entries `coffer setup` added to one agent's config file (coffer/setup/wiring.py):
+    ``edits`` are what coffer.setup.config_docs needs to find and remove each one again."""
+
+    kind: str = "setup"
+    format: str = "json"
+    edits: tuple[Mapping[str, Any], ...] = ()
+    created_file: bool = False
+    created_dirs: tuple[str, ...] = ()
+    before_sha256: str | None = None
+    before_mtime_ns: int | None = None
+    after_sha256: str | None = None
+    # False once someone changed the file between coffer's writes: undo then removes only
+    # coffer's entries, since the pre-image no longer holds everything that should survive
+    exact: bool = True
+    eof: str | None = None  # how the original ended (a TOML file's last blank lines)
+    created_at: str | None = None
+    updated_at: str | None = None
+    seq: int = field(default=0, metadata=_ONLY_IF_SET)  # orders writes within one second
+    link: Mapping[str, str] | None = field(default=None, metadata=_ONLY_IF_SET)
+
+
+@dataclass(frozen=True)
+class ServiceRecord(JournalRecord):
+    """The watcher's service file `coffer setup` installed (coffer/setup/service.py)."""
+
+    kind: str = "service"
+    manager: str = ""  # systemd, launchd
+    service: str = ""
+    created_file: bool = True
+    created_dirs: tuple[str, ...] = ()
+    before_sha256: str | None = None
+    after_sha256: str | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    seq: int = field(default=0, metadata=_ONLY_IF_SET)
+
+
+@dataclass(frozen=True)
 class OtherRecord(JournalRecord):
-    """A record written by setup or the service (coffer/setup), which undo them itself."""
+    """A record of a kind this coffer does not know (written by a newer one): kept, and
+    written back, exactly as it was read."""
 
 
 _TYPES: dict[str, type[JournalRecord]] = {
@@ -220,6 +260,8 @@ _TYPES: dict[str, type[JournalRecord]] = {
     "native": NativeRecord,
     "git-lines": GitRecord,
     "git-config": GitRecord,
+    "setup": SetupRecord,
+    "service": ServiceRecord,
 }
 
 

@@ -16,7 +16,7 @@ from coffer.adapter import Adapter, Mode, Target, modes
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.kinds import Run
-from coffer.projection.records import BlockRecord
+from coffer.projection.records import BlockRecord, JournalRecord, SetupRecord
 from coffer.report import Report
 from coffer.store.here import Here
 from coffer.store.store import Tier
@@ -80,7 +80,7 @@ def status(
     run = Run(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report())).blocks
-    journal = agents.journal.load_all(), list(agents.journal.records())
+    journal = agents.journal.load_all()
     out = []
     for name, adapter in agents.loaded.adapters.items():
         report = Report()
@@ -99,15 +99,12 @@ def status(
     return out, list(agents.loaded.errors)
 
 
-Records = tuple[list[Any], list[dict[str, Any]]]  # the journal: typed, and as raw JSON
-
-
 def _fill(
     run: Run,
     st: AdapterStatus,
     adapter: Adapter,
     readers: dict[Path, list[Reader]],
-    journal: Records,
+    journal: list[JournalRecord],
     report: Report,
 ) -> None:
     agents, ctx, name = run.agents, run.ctx, st.name
@@ -120,30 +117,30 @@ def _fill(
     native = agents.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
     if native is not None:
         st.native, _ = kinds.NATIVES.state(run, (name, native))
-    st.targets += _orphans(journal[0], name, {t.path for t in targets}, run.tiers["project"])
-    st.wiring = _wiring(journal[1], name)
+    st.targets += _orphans(journal, name, {t.path for t in targets}, run.tiers["project"])
+    st.wiring = _wiring(journal, name)
     st.wireable = agents.loaded.features(name).wiring is not None
     if report.problems:
         st.error = "; ".join(p.message for p in report.problems)
 
 
-def _wiring(records: list[dict[str, Any]], name: str) -> dict[str, str]:
-    """What `coffer setup` registered for ``name`` (its journal records of kind setup): the
-    MCP server, the session-start hook (the edits under ``hooks``) and the guidance skill
-    (a ``SKILL.md``). "wired" while the file is as setup left it; "wired, file edited since"
-    when someone changed it after."""
+def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
+    """What `coffer setup` registered for ``name`` (its setup records): the MCP server, the
+    session-start hook (the edits under ``hooks``) and the guidance skill (a ``SKILL.md``).
+    "wired" while the file is as setup left it; "wired, file edited since" when someone
+    changed it after."""
     from coffer import fsutil
     from coffer.projection.journal import sha256
 
     out: dict[str, str] = {}
     for r in records:
-        if r.get("kind") != "setup" or name not in (r.get("adapters") or []):
+        if not isinstance(r, SetupRecord) or name not in r.adapters:
             continue
-        data = fsutil.read_bytes_or_none(Path(str(r.get("path"))))
-        state = "wired" if data is not None and sha256(data) == r.get("after_sha256") else ""
+        data = fsutil.read_bytes_or_none(Path(r.path))
+        state = "wired" if data is not None and sha256(data) == r.after_sha256 else ""
         state = state or ("wired, file edited since" if data is not None else "file removed")
-        for edit in r.get("edits") or []:
-            keys = edit.get("keys") if isinstance(edit, dict) else None
+        for edit in r.edits:
+            keys = edit.get("keys")
             kind = {"hooks": "hook", "SKILL.md": "skill"}.get(keys[0] if keys else "", "mcp")
             out[kind] = state
     return out

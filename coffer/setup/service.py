@@ -21,7 +21,8 @@ from pathlib import Path
 from coffer import fsutil
 from coffer.adapter import Context, Launch
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs, text_diff
-from coffer.projection.journal import Journal, Record, sha256
+from coffer.projection.journal import Journal, sha256
+from coffer.projection.records import ServiceRecord
 from coffer.registry import Loaded
 from coffer.report import Change, Problem, Report
 from coffer.setup import service_managers as sm
@@ -117,8 +118,8 @@ def plan(
     out = ServicePlan(m)
     before = fsutil.read_bytes_or_none(m.path)
     after = m.render(launch.argv, service_env(environ, loaded, launch))
-    record = Journal(store_root).get(key(m.path))
-    if before is not None and (record is None or sha256(before) != record.get("after_sha256")):
+    record = Journal(store_root).load(key(m.path), ServiceRecord)
+    if before is not None and (record is None or sha256(before) != record.after_sha256):
         whose = "coffer did not write it" if record is None else "it was edited since"
         out.report.notices.append(
             f"coffer watch: left {m.path} alone: {whose}. Remove it and run `coffer setup` "
@@ -178,33 +179,25 @@ def apply(
                 Problem(path, "refused", "changed since the plan was made; run coffer setup again")
             )
             return report
-        record = journal.get(key(path))
-        if record is None:
-            record = {
-                "key": key(path),
-                "path": str(path),
-                "kind": KIND,
-                "manager": m.kind,
-                "service": m.name,
-                "adapters": [],
-                "created_file": True,
-                "created_dirs": ensure_parent(path),
-                "before_sha256": None,
-                "created_at": now_iso(),
-            }
-        record.update(after_sha256=None, updated_at=now_iso(), seq=time.time_ns())
-        journal.put(record)  # before the write: a crash leaves a record of what was there
+        record = journal.load(key(path), ServiceRecord) or ServiceRecord(
+            key=key(path),
+            path=str(path),
+            manager=m.kind,
+            service=m.name,
+            created_dirs=tuple(ensure_parent(path)),
+            created_at=now_iso(),
+        )
+        record = record.but(after_sha256=None, updated_at=now_iso(), seq=time.time_ns())
+        journal.save(record)  # before the write: a crash leaves a record of what was there
         fsutil.atomic_write_bytes(path, the_plan.after, mode=FILE_MODE)
-        record["after_sha256"] = sha256(the_plan.after)
-        journal.put(record)
+        journal.save(record.but(after_sha256=sha256(the_plan.after)))
         report.changes.append(Change(path, the_plan.action, f"coffer watch as a {m.describe()}"))
     commands = m.start(update=update)
-    record = journal.get(key(path))
-    if record is not None:
+    installed = journal.load(key(path), ServiceRecord)
+    if installed is not None:
         made = [str(d) for d in m.side_dirs() if not d.exists()]
         if made:
-            record["created_dirs"] = [*record.get("created_dirs", []), *made]
-            journal.put(record)
+            journal.save(installed.but(created_dirs=(*installed.created_dirs, *made)))
     if _run_all(run, commands, report, path):
         started = "; ".join(shlex.join(_short(c)) for c in commands)
         report.changes.append(Change(path, "start", f"{m.describe()} ({started})"))
@@ -215,8 +208,8 @@ def apply(
 # ---- undo -------------------------------------------------------------------------------------
 
 
-def records(journal: Journal) -> list[Record]:
-    return [r for r in journal.records() if r.get("kind") == KIND]
+def records(journal: Journal) -> list[ServiceRecord]:
+    return [r for r in journal.load_all() if isinstance(r, ServiceRecord)]
 
 
 def undo(
@@ -236,22 +229,22 @@ def undo(
 
 def _undo_record(
     journal: Journal,
-    record: Record,
+    record: ServiceRecord,
     environ: Mapping[str, str],
     run: sm.Runner,
     *,
     dry_run: bool,
 ) -> Report:
     report = Report()
-    path = Path(record["path"])
-    found = sm.by_kind(str(record.get("manager")), environ)
+    path = Path(record.path)
+    found = sm.by_kind(record.manager, environ)
     if isinstance(found, str):
         report.problems.append(
             Problem(path, "refused", f"cannot stop the service: {found} (the journal keeps it)")
         )
         return report
     data = fsutil.read_bytes_or_none(path)
-    if data is not None and sha256(data) != record.get("after_sha256"):
+    if data is not None and sha256(data) != record.after_sha256:
         report.problems.append(
             Problem(
                 path,
@@ -269,8 +262,8 @@ def _undo_record(
         report.notices.append(f"{path}: already gone; nothing to undo")
         for argv in found.after_remove():
             run(argv)
-        remove_created_dirs(list(record.get("created_dirs", [])))
-        journal.drop(record["key"])
+        remove_created_dirs(list(record.created_dirs))
+        journal.drop(record.key)
         return report
     return _stop_and_remove(journal, record, found, run)
 
@@ -290,11 +283,13 @@ def _planned_undo(path: Path, m: sm.Manager, data: bytes | None) -> Report:
     return report
 
 
-def _stop_and_remove(journal: Journal, record: Record, m: sm.Manager, run: sm.Runner) -> Report:
+def _stop_and_remove(
+    journal: Journal, record: ServiceRecord, m: sm.Manager, run: sm.Runner
+) -> Report:
     """Stop the service coffer installed, then delete its file and forget the record; a
     manager that cannot be asked, or a stop that fails, keeps both."""
     report = Report()
-    path = Path(record["path"])
+    path = Path(record.path)
     state = m.query(run)
     if isinstance(state, str):
         report.problems.append(
@@ -307,11 +302,11 @@ def _stop_and_remove(journal: Journal, record: Record, m: sm.Manager, run: sm.Ru
     shown = "; ".join(shlex.join(_short(c)) for c in stop)
     report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
     fsutil.unlink(path)
-    remove_created_dirs(list(record.get("created_dirs", [])))
+    remove_created_dirs(list(record.created_dirs))
     for argv in m.after_remove():
         run(argv)  # only tidies the manager's view; the service is already stopped
     report.changes.append(Change(path, "remove", "deleted the service file coffer created"))
-    journal.drop(record["key"])
+    journal.drop(record.key)
     return report
 
 

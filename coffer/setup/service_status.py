@@ -73,9 +73,10 @@ def status(
     data = fsutil.read_bytes_or_none(m.path)
     if data is not None:
         from coffer.projection.journal import Journal, sha256
+        from coffer.projection.records import ServiceRecord
 
-        record = Journal(store_root).get(key(m.path))
-        ours = record is not None and sha256(data) == record.get("after_sha256")
+        record = Journal(store_root).load(key(m.path), ServiceRecord)
+        ours = record is not None and sha256(data) == record.after_sha256
         info["file"] = "coffer" if ours else ("edited" if record else "other")
     elif not any(p.exists() for p in m.elsewhere()):
         # Nothing installed anywhere the manager looks: a file read says so, no need to

@@ -15,21 +15,22 @@ from coffer import fsutil
 from coffer.errors import CofferError
 from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
-from coffer.projection.journal import Journal, Record, sha256
+from coffer.projection.journal import Journal, sha256
+from coffer.projection.records import SetupRecord
 from coffer.report import Change, Problem, Report
 from coffer.setup.config_docs import _Changed, _load, _remove
 from coffer.setup.wiring import KIND
 
 
-def records(journal: Journal, agents: Iterable[str] = ()) -> list[Record]:
+def records(journal: Journal, agents: Iterable[str] = ()) -> list[SetupRecord]:
     """Setup records, newest first (so chained exact restores line up)."""
     wanted = set(agents)
     out = [
         r
-        for r in journal.records()
-        if r.get("kind") == KIND and (not wanted or wanted & set(r.get("adapters", [])))
+        for r in journal.load_all()
+        if isinstance(r, SetupRecord) and (not wanted or wanted & set(r.adapters))
     ]
-    return sorted(out, key=lambda r: (str(r.get("updated_at", "")), r.get("seq", 0)), reverse=True)
+    return sorted(out, key=lambda r: (r.updated_at or "", r.seq), reverse=True)
 
 
 def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False) -> Report:
@@ -41,11 +42,11 @@ def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False)
             report.extend(_undo_record(journal, record, dry_run=dry_run))
         except CofferError as exc:
             report.problems.append(
-                Problem(Path(record["path"]), "refused", f"{exc} (the journal keeps this path)")
+                Problem(Path(record.path), "refused", f"{exc} (the journal keeps this path)")
             )
             continue
-        if journal.get(record["key"]) is None:
-            dirs += record.get("created_dirs", [])
+        if journal.get(record.key) is None:
+            dirs += record.created_dirs
     wanted = set(agents)
     for damage in journal.damaged():
         if damage.kind in (KIND, None) and not (
@@ -62,23 +63,23 @@ def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False)
     return report
 
 
-def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
+def _undo_record(journal: Journal, record: SetupRecord, *, dry_run: bool) -> Report:
     report = Report()
-    path = Path(record["path"])
-    agent = ", ".join(record.get("adapters", []))
-    target = common.recorded_target(record["path"], record.get("link"))
+    path = Path(record.path)
+    agent = ", ".join(record.adapters)
+    target = common.recorded_target(record.path, record.link)
     data = fsutil.read_bytes_or_none(target)
     if data is None:
         report.notices.append(f"{path}: already gone; nothing to undo")
         if not dry_run:
-            remove_created_dirs(list(record.get("created_dirs", [])))
-            journal.drop(record["key"])
+            remove_created_dirs(list(record.created_dirs))
+            journal.drop(record.key)
         return report
     new: bytes | None
-    if record.get("exact") and sha256(data) == record.get("after_sha256"):
+    if record.exact and sha256(data) == record.after_sha256:
         # Untouched since coffer wrote it: put back the exact original bytes.
-        before = record.get("before_sha256")
-        new = None if record.get("created_file") else journal.read_backup(str(before))
+        before = record.before_sha256
+        new = None if record.created_file else journal.read_backup(str(before))
         how = "the original bytes" if new is not None else "the file coffer created"
     else:
         try:
@@ -96,7 +97,7 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
         if edited is None:
             report.notices.append(f"{path}: coffer's entries were already removed")
             if not dry_run:
-                journal.drop(record["key"])
+                journal.drop(record.key)
             return report
         new, how = edited
     report.changes.append(
@@ -111,26 +112,28 @@ def _undo_record(journal: Journal, record: Record, *, dry_run: bool) -> Report:
         return report
     if new is None:
         fsutil.unlink(path)
-        remove_created_dirs(list(record.get("created_dirs", [])))
+        remove_created_dirs(list(record.created_dirs))
     elif new != data:
         fsutil.atomic_write_bytes(target, new, mode=None)
-        restore_mtime(target, new, record.get("before_sha256"), record.get("before_mtime_ns"))
-    journal.drop(record["key"])
+        restore_mtime(target, new, record.before_sha256, record.before_mtime_ns)
+    journal.drop(record.key)
     return report
 
 
-def _without_entries(record: Record, data: bytes, path: Path) -> tuple[bytes | None, str] | None:
+def _without_entries(
+    record: SetupRecord, data: bytes, path: Path
+) -> tuple[bytes | None, str] | None:
     """The file changed since setup: its bytes minus coffer's entries (None for "gone"), or
     None when they were already removed. Raises ``_Changed`` when an entry was edited."""
-    doc = _load(str(record.get("format", "json")), data, path)
-    removed = [_remove(doc, e) for e in reversed(record.get("edits", []))]
+    doc = _load(record.format, data, path)
+    removed = [_remove(doc, e) for e in reversed(record.edits)]
     if not any(removed):
         return None
-    if record.get("created_file") and doc.empty():
+    if record.created_file and doc.empty():
         return None, "the file coffer created"
     new = doc.dump()
-    if record.get("format") == "toml" and new.strip() and record.get("eof") is not None:
+    if record.format == "toml" and new.strip() and record.eof is not None:
         # tomlkit may leave the blank line it put before coffer's table at the end.
         # (An empty original got none: what ends the file now is someone else's.)
-        new = new.rstrip() + str(record["eof"]).encode()
+        new = new.rstrip() + record.eof.encode()
     return new, "without coffer's entries (the file changed since, so only those)"

@@ -33,6 +33,7 @@ from coffer.projection.common import (
     text_diff,
 )
 from coffer.projection.journal import Journal, sha256
+from coffer.projection.records import SetupRecord
 from coffer.registry import Loaded, unknown_agents
 from coffer.report import Change, Problem, Report
 from coffer.setup.config_docs import _add, _eof, _load
@@ -205,9 +206,9 @@ def _plan_file(
         # A dotfile manager's link: edit the file it points to; the link stays as it is.
         before = fsutil.read_bytes_or_none(fsutil.edit_target(path))
         doc = _load(fmt, before, path)
-        record = journal.get(key(agent, path))
+        record = journal.load(key(agent, path), SetupRecord)
         previous = {
-            (tuple(e["keys"]), bool(e.get("append"))): e for e in (record or {}).get("edits", [])
+            (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
         }
         entries = dict(previous)
         whats = []
@@ -231,6 +232,44 @@ def _plan_file(
 # ---- applying -------------------------------------------------------------------------------
 
 
+def _record(journal: Journal, fp: FilePlan, target: Path) -> SetupRecord:
+    """The record to journal before ``fp`` is written: the existing one brought up to date,
+    or a new one holding the file's pre-image."""
+    k = key(fp.agent, fp.path)
+    record = journal.load(k, SetupRecord)
+    if record is not None and fp.before is None:
+        record = None  # the file is gone: nothing of the old record is left to undo
+    if record is None:
+        if fp.before is not None:
+            journal.backup_bytes(fp.before)
+        link = fsutil.link_of(fp.path)
+        record = SetupRecord(
+            key=k,
+            path=str(fp.path),
+            format=fp.format,
+            adapters=(fp.agent,),
+            created_file=fp.before is None,
+            before_sha256=None if fp.before is None else sha256(fp.before),
+            before_mtime_ns=None if fp.before is None else mtime_ns(target),
+            # None: nothing of the original to end the file with (see unwiring)
+            eof=_eof(fp.before) if fp.before and fp.before.strip() else None,
+            created_at=now_iso(),
+            link={"readlink": link, "target": str(target)} if link is not None else None,
+        )
+    elif fp.before is None or sha256(fp.before) != record.after_sha256:
+        # Someone changed the file between coffer's writes: the pre-image no longer
+        # describes everything that should survive an undo.
+        record = record.but(exact=False)
+    record = record.but(
+        edits=tuple(fp.entries),
+        updated_at=now_iso(),
+        seq=time.time_ns(),  # orders writes within one second, for undo
+    )
+    if fp.before is None:
+        record = record.but(created_dirs=tuple(ensure_parent(fp.path)))
+    return record
+
+
 def apply(journal: Journal, the_plan: Plan) -> Report:
     """Write every pending file of ``the_plan`` (journal first, then an atomic write)."""
     report = Report()
@@ -251,48 +290,11 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
             Problem(fp.path, "refused", "changed since the plan was made; run coffer setup again")
         )
         return report
-    k = key(fp.agent, fp.path)
-    record = journal.get(k)
-    if record is not None and fp.before is None:
-        record = None  # the file is gone: nothing of the old record is left to undo
-    if record is None:
-        if fp.before is not None:
-            journal.backup_bytes(fp.before)
-        record = {
-            "key": k,
-            "path": str(fp.path),
-            "kind": KIND,
-            "format": fp.format,
-            "tier": None,
-            "project_id": None,
-            "adapters": [fp.agent],
-            "created_file": fp.before is None,
-            "created_dirs": [],
-            "before_sha256": None if fp.before is None else sha256(fp.before),
-            "before_mtime_ns": None if fp.before is None else mtime_ns(target),
-            "after_sha256": None,
-            "exact": True,
-            # None: nothing of the original to end the file with (see _undo_record)
-            "eof": _eof(fp.before) if fp.before and fp.before.strip() else None,
-            "created_at": now_iso(),
-        }
-        link = fsutil.link_of(fp.path)
-        if link is not None:
-            record["link"] = {"readlink": link, "target": str(target)}
-    elif fp.before is None or sha256(fp.before) != record.get("after_sha256"):
-        # Someone changed the file between coffer's writes: the pre-image no longer
-        # describes everything that should survive an undo.
-        record["exact"] = False
-    record["edits"] = fp.entries
-    record["updated_at"] = now_iso()
-    record["seq"] = time.time_ns()  # orders writes within one second, for undo
-    if fp.before is None:
-        record["created_dirs"] = ensure_parent(fp.path)
-    journal.put(record)  # before the write: a crash leaves a record of what was there
+    record = _record(journal, fp, target)
+    journal.save(record)  # before the write: a crash leaves a record of what was there
     mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
     fsutil.atomic_write_bytes(target, fp.after, mode=mode)
-    record["after_sha256"] = sha256(fp.after)
-    journal.put(record)
+    journal.save(record.but(after_sha256=sha256(fp.after)))
     report.changes.append(
         Change(
             fp.path,
