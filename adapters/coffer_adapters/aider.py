@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, Load
 from coffer.agent_spec import AgentSpec, Nothing, Place
+from coffer_adapters import suite_run
 
 _RUN = "capture run of aider-chat (PyPI): one offline request to a local recording server"
 
@@ -42,12 +43,7 @@ SPEC = AgentSpec(
         ),
         checked=(
             Checked("0.86.2", ("Run", "Code"), _RUN, "2026-11"),
-            Checked(
-                "0.86.2",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("0.86.2"),
         ),
         notes=("a repository's .aider.conf.yml read: replaces the home one's",),
     ),

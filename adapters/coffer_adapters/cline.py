@@ -18,6 +18,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 
 _RUN = "capture run of cline (npm): one offline request to a local recording server"
 _VSCODE = (
@@ -70,12 +71,7 @@ SPEC = AgentSpec(
         checked=(
             Checked("3.0.65", ("Run", "Code"), _RUN, "2026-11"),
             Checked("VS Code extension 4.1.13 (MCP file)", ("Code",), _VSCODE, "2026-12-01"),
-            Checked(
-                "3.0.65",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("3.0.65"),
         ),
         notes=("rules are keyed by file name: same-named rule files collapse into one",),
     ),

@@ -19,6 +19,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 
 _CODE = "continuedev/continue core/config/markdown/loadMarkdownRules.ts (11fa0e26)"
 _DOCS = "docs.continue.dev/customize/deep-dives/rules"
@@ -75,12 +76,7 @@ SPEC = AgentSpec(
             Checked("main at 11fa0e26", ("Code",), _CODE, "2026-12-01"),
             Checked("documentation, 2026-12-01", ("Docs",), _DOCS, "2026-12-01"),
             Checked("main at d0a3c0b6 (MCP files)", ("Code",), _MCP_CODE, "2026-12-01"),
-            Checked(
-                "cn 1.5.47",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("cn 1.5.47"),
         ),
         notes=(
             "AGENT.md and CLAUDE.md are never read: the lookup stops after AGENTS.md",

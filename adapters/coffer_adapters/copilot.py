@@ -23,6 +23,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 
 _DOCS = "docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions"
 _MCP_DOCS = (
@@ -102,12 +103,7 @@ SPEC = AgentSpec(
             Checked(
                 "VS Code MCP (documentation, source)", ("Docs", "Code"), _MCP_DOCS, "2026-12-01"
             ),
-            Checked(
-                "CLI 1.0.102",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("CLI 1.0.102"),
         ),
         notes=("VS Code reads AGENTS.md when chat.useAgentsMdFile is on",),
     ),

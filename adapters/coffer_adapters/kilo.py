@@ -23,6 +23,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Candidate, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 
 _RUN = "capture run of @kilocode/cli: one offline request to a local recording server"
 _VSCODE = "Kilo-Org/kilocode packages/kilo-vscode/src/services/cli-backend/server-manager.ts"
@@ -103,12 +104,7 @@ SPEC = AgentSpec(
         checked=(
             Checked("7.7.7", ("Run", "Code"), _RUN, "2026-11"),
             Checked("VS Code extension 7.x", ("Code",), _VSCODE, "2026-12-01"),
-            Checked(
-                "7.7.7",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("7.7.7"),
         ),
         notes=(
             "any project AGENTS.md hides every project CLAUDE.md",

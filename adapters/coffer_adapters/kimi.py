@@ -14,6 +14,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Cap, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 
 _RUN = "capture run of kimi-cli (PyPI): one offline request to a local recording server"
 _BUDGET = 32 * 1024
@@ -60,12 +61,7 @@ SPEC = AgentSpec(
         ),
         checked=(
             Checked("1.51.0", ("Run", "Code"), _RUN, "2026-11"),
-            Checked(
-                "1.51.0",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("1.51.0"),
         ),
         notes=("the successor, Kimi Code CLI, installs from a script and was not checked",),
     ),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Candidate, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 
 _NO_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")
 _RUN = "capture runs of opencode-ai: offline requests to a local recording server"
@@ -77,12 +78,7 @@ SPEC = AgentSpec(
         hook=HookFacts("", "", False, "no shell hook; JS/TS plugins get session.created"),
         checked=(
             Checked("1.18.33", ("Run", "Code"), _RUN, "2026-11"),
-            Checked(
-                "1.18.33",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("1.18.33"),
         ),
         notes=("any project AGENTS.md hides every project CLAUDE.md",),
     ),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load
 from coffer.agent_spec import AgentSpec, Place, Render
+from coffer_adapters import suite_run
 
 _RUN = (
     "capture run of @mariozechner/pi-coding-agent: one offline request to a local recording server"
@@ -57,12 +58,7 @@ SPEC = AgentSpec(
         ),
         checked=(
             Checked("0.73.1", ("Run", "Code", "Docs"), _RUN, "2026-11"),
-            Checked(
-                "0.73.1",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("0.73.1"),
         ),
         notes=(
             "no git boundary: an AGENTS.md in any directory above the repository loads too",

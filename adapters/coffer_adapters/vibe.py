@@ -12,6 +12,7 @@ from __future__ import annotations
 from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 
 _RUN = "capture run of mistral-vibe (PyPI): one offline request to a local recording server"
 
@@ -57,12 +58,7 @@ SPEC = AgentSpec(
         ),
         checked=(
             Checked("3.0.2", ("Run", "Code"), _RUN, "2026-11"),
-            Checked(
-                "3.0.2",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("3.0.2"),
         ),
     ),
 )

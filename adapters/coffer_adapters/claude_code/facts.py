@@ -22,6 +22,7 @@ from coffer.agent_facts import (
     Setting,
     Walk,
 )
+from coffer_adapters import suite_run
 
 _RUN = "capture runs of @anthropic-ai/claude-code: offline requests to a local recording server"
 _WALK: Walk = "fs-root-down-to-cwd"
@@ -84,12 +85,7 @@ FACTS = AgentFacts(
     checked=(
         Checked("2.1.332", ("Run", "Code"), _RUN, "2026-11"),
         Checked("2.1.197", ("Run",), _RUN + " (no AGENTS.md support)", "2026-11"),
-        Checked(
-            "2.1.332",
-            ("Run",),
-            "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-            "2026-12-01",
-        ),
+        suite_run("2.1.332"),
     ),
     notes=(
         "any project CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md here or above hides "

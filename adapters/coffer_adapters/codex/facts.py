@@ -21,6 +21,7 @@ from coffer.agent_facts import (
     Setting,
     Walk,
 )
+from coffer_adapters import suite_run
 
 _RUN = "capture runs of @openai/codex: offline requests to a local recording server"
 _WALK: Walk = "root-down-to-cwd"
@@ -75,12 +76,7 @@ FACTS = AgentFacts(
     ),
     checked=(
         Checked("0.171.0", ("Run",), _RUN, "2026-11"),
-        Checked(
-            "0.171.0",
-            ("Run",),
-            "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-            "2026-12-01",
-        ),
+        suite_run("0.171.0"),
     ),
     notes=(
         "AGENTS.override.md hides AGENTS.md in its directory (and in CODEX_HOME)",

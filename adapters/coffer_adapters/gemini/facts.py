@@ -19,6 +19,7 @@ from coffer.agent_facts import (
     Setting,
     Walk,
 )
+from coffer_adapters import suite_run
 
 _RUN = "capture runs of @google/gemini-cli: offline requests to a local recording server"
 _WALK: Walk = "root-down-to-cwd"
@@ -54,12 +55,7 @@ FACTS = AgentFacts(
     ),
     checked=(
         Checked("0.61.0", ("Run", "Code"), _RUN, "2026-11"),
-        Checked(
-            "0.61.0",
-            ("Run",),
-            "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-            "2026-12-01",
-        ),
+        suite_run("0.61.0"),
     ),
     notes=(
         "project context is ignored in untrusted folders",

@@ -29,6 +29,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Nothing, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 from coffer_adapters.hermes import native as hermes_native
 
 _RUN = "capture run of hermes-agent (PyPI): one offline request to a local recording server"
@@ -120,12 +121,7 @@ SPEC = AgentSpec(
         checked=(
             Checked("0.19.0", ("Run", "Code"), _RUN, "2026-11"),
             Checked("docs, newer than 0.19.0", ("Docs",), _DOCS, "2026-12-01"),
-            Checked(
-                "0.19.0",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("0.19.0"),
         ),
         notes=(
             "one project source only: .hermes.md hides AGENTS.md, which hides CLAUDE.md",

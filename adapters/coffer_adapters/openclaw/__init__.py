@@ -35,6 +35,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, Wire
+from coffer_adapters import suite_run
 from coffer_adapters.openclaw import native as openclaw_native
 
 _RUN = "capture run of openclaw (npm): one offline request to a local recording server"
@@ -109,12 +110,7 @@ SPEC = AgentSpec(
             Checked("2026.9.6", ("Run",), _RUN, "2026-11"),
             Checked("2026.9.6", ("Docs",), _DOCS, "2026-12-01"),
             Checked("2026.9.6", ("Code", "Docs", "Run"), _MCP, "2026-12-01"),
-            Checked(
-                "2026.9.6",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("2026.9.6"),
         ),
         notes=("needs Node >= 24.16",),
     ),

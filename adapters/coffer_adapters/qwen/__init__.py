@@ -27,6 +27,7 @@ from coffer.agent_facts import (
 )
 from coffer.agent_spec import AgentSpec, Place, Render
 from coffer.agent_wiring import McpServer, SessionHook, Wire
+from coffer_adapters import suite_run
 from coffer_adapters.qwen import native as qwen_native
 
 _RUN = "capture run of @qwen-code/qwen-code: one offline request to a local recording server"
@@ -97,12 +98,7 @@ SPEC = AgentSpec(
         ),
         checked=(
             Checked("0.24.4", ("Run", "Code"), _RUN, "2026-11"),
-            Checked(
-                "0.24.4",
-                ("Run",),
-                "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject",
-                "2026-12-01",
-            ),
+            suite_run("0.24.4"),
         ),
         notes=(
             "walks one directory above the git root: a QWEN.md or AGENTS.md beside the "
