@@ -20,7 +20,7 @@ from _timing import TempDir, coffer_cmd, isolated_env, median, ms, time_cmd
 ASK = """
 import os
 from pathlib import Path
-from coffer import registry
+from coffer.adapter import registry
 from coffer.adapter import Context
 ctx = Context(Path.home(), dict(os.environ), Path(os.environ["COFFER_HOME"]), Path.cwd())
 loaded = registry.load_adapters()

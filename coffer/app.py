@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from coffer.adapter.registry import Loaded
     from coffer.projection.engine import Engine
     from coffer.projection.writes import Writer
-    from coffer.registry import Loaded
     from coffer.store.here import Here
     from coffer.store.store import Store
 
@@ -52,7 +52,7 @@ class App:
     def adapters(self) -> Loaded:
         """The installed adapters, loaded once per process."""
         if self._loaded is None:
-            from coffer import registry
+            from coffer.adapter import registry
 
             self._loaded = registry.load_adapters(self.environ)
         return self._loaded

@@ -26,8 +26,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from coffer import registry
-from coffer.adapter import TIERS, Adapter, Context, Mode, modes
+from coffer.adapter import TIERS, Adapter, Context, Mode, modes, registry
 from coffer.projection.engine import Engine
 from coffer.store import settings
 from coffer.store.store import Store

@@ -15,9 +15,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from coffer import registry
-from coffer.adapter import Context, Mode, modes
-from coffer.adapter_helpers import detected_by, env_dir, per_tier, read_json, read_toml
+from coffer.adapter import Context, Mode, modes, registry
+from coffer.adapter.helpers import detected_by, env_dir, per_tier, read_json, read_toml
 from coffer.testing import AdapterContract
 from coffer_adapters import claude_code, codex, cursor, gemini, opencode
 from tests.adapters import tiny_agent

@@ -1,4 +1,4 @@
-"""The declarative adapter shape (coffer/agent_spec.py, docs/adr/0027): templates, the choice
+"""The declarative adapter shape (coffer/adapter/spec.py, docs/adr/0027): templates, the choice
 of file, notes, derived inputs and detection, on an imaginary agent."""
 
 from __future__ import annotations
@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from coffer import registry
-from coffer.adapter import Context, Mode
-from coffer.agent_facts import AgentFacts, Checked, Load
-from coffer.agent_spec import AgentSpec, Candidate, Nothing, Place, Render, SpecError, resolve
+from coffer.adapter import Context, Mode, registry
+from coffer.adapter.facts import AgentFacts, Checked, Load
+from coffer.adapter.spec import AgentSpec, Candidate, Nothing, Place, Render, SpecError, resolve
 
 FACTS = AgentFacts(
     title="Imaginary",

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from coffer.errors import BlockError
+from coffer.base.errors import BlockError
 from coffer.projection.block_format import (
     END_MARKER,
     START_MARKER,

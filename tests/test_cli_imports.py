@@ -80,7 +80,7 @@ def test_watch_status_and_adapter_list_skip_typer(repo: Path) -> None:
         "coffer.setup.wiring",
         "coffer.watch.daemon",
         "coffer.adapter",
-        "coffer.agent_facts",
+        "coffer.adapter.facts",
     )
     code, found = imported_after(["watch", "--status"], repo, (*status_skips, "yaml"))
     assert found == []

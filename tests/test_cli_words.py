@@ -168,7 +168,7 @@ def test_outside_git_the_hints_name_init_and_real_options(tmp_path: Path) -> Non
 
 def test_one_list_of_agent_names_in_every_unknown_agent_message(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    from coffer import registry
+    from coffer.adapter import registry
 
     # every installed adapter, in the registry's order (the list grows with each new agent)
     known = "known agents: " + ", ".join(registry.load_adapters().adapters)

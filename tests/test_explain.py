@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from coffer.adapter import Context, Mode, Target
-from coffer.agent_facts import AgentFacts, Cap, Load, Setting
+from coffer.adapter.facts import AgentFacts, Cap, Load, Setting
 from coffer.projection.explain.caps import measure
 from coffer.projection.explain.files import Session, found, walk_dirs
 from tests.helpers import coffer, make_repo

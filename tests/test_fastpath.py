@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from coffer import locations
+from coffer.base import locations
 from coffer.projection import fastpath
 from tests.helpers import coffer, imported_after, make_repo, store
 

@@ -385,7 +385,7 @@ def test_stale_temp_files_are_removed_by_the_next_write_and_by_unproject(repo: P
 
 
 def test_temp_files_are_created_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from coffer import fsutil
+    from coffer.base import fsutil
 
     seen: list[int] = []
     real_fdopen = os.fdopen

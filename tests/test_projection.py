@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer import registry
+from coffer.adapter import registry
 from coffer.projection import block_format
 from coffer.projection.engine import Engine
 from coffer.testing import snapshot
@@ -509,8 +509,8 @@ def test_agents_starting_at_once_do_not_race(repo, home):
 def test_a_disable_switch_that_does_not_work_is_refused(repo, home):
     """Coffer verifies the effect of turning a native memory off, not just its edit."""
     from coffer.adapter import NativeMemory
+    from coffer.base.report import Report
     from coffer.projection import native_memory as native
-    from coffer.report import Report
 
     config = home / "agent.toml"
     config.write_text("memories = true\n")

@@ -1,5 +1,5 @@
 """The adapter entry points are read from a cache while the import path is unchanged
-(coffer.registry; docs/adr/0023): installing or removing a distribution changes its
+(coffer.adapter.registry; docs/adr/0023): installing or removing a distribution changes its
 directory's mtime, and with it the key, so a plugin is never missed."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer import registry
+from coffer.adapter import registry
 
 
 def _scan_refused(*args: object, **kwargs: object) -> object:
@@ -64,9 +64,11 @@ def test_no_store_no_cache_and_a_damaged_cache_is_ignored(store: Path) -> None:
 
 
 def test_entry_point_values_load_like_importlib() -> None:
-    assert registry.Plugin("x", "coffer.registry:Plugin", "d").load() is registry.Plugin
-    assert registry.Plugin("x", "coffer.registry", "d").load() is registry
-    assert registry.Plugin("x", "coffer.registry:GROUP [extra]", "d").load() == registry.GROUP
+    assert registry.Plugin("x", "coffer.adapter.registry:Plugin", "d").load() is registry.Plugin
+    assert registry.Plugin("x", "coffer.adapter.registry", "d").load() is registry
+    assert (
+        registry.Plugin("x", "coffer.adapter.registry:GROUP [extra]", "d").load() == registry.GROUP
+    )
 
 
 def test_a_directory_changed_a_moment_ago_keeps_no_cache(

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer import registry
-from coffer.adapter import Launch
+from coffer.adapter import Launch, registry
 from coffer.projection.journal import Journal
 from coffer.projection.records import ServiceRecord
 from coffer.setup import launch, service, service_launchd, service_managers

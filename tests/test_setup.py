@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer import registry
-from coffer.adapter import Launch
+from coffer.adapter import Launch, registry
 from coffer.projection.journal import Journal
 from coffer.projection.records import SetupRecord
 from coffer.setup import launch, unwiring
@@ -340,7 +339,7 @@ def test_absent_agents_are_skipped_unless_named(home: Path) -> None:
 
     unknown = coffer("setup", "--agent", "vim")
     assert unknown.returncode == 2  # a usage error
-    from coffer import registry
+    from coffer.adapter import registry
 
     known = ", ".join(registry.load_adapters().adapters)  # grows with every new agent
     assert f"unknown agent vim; known agents: {known}" in unknown.stderr

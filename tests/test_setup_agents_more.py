@@ -128,7 +128,7 @@ def test_amazon_q_gets_no_hook_and_is_told_why(home: Path) -> None:
 def test_agents_without_a_file_to_wire_have_no_setup_and_say_why(module: str) -> None:
     import importlib
 
-    from coffer import registry
+    from coffer.adapter import registry
 
     adapter = importlib.import_module(f"coffer_adapters.{module}")
     assert registry.features(adapter).wiring is None

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from coffer.guidance import skill_document
+from coffer.adapter.guidance import skill_document
 from tests.helpers import coffer
 
 

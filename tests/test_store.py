@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.errors import (
+from coffer.base.errors import (
     EntryExistsError,
     InvalidInputError,
     ProjectError,
@@ -296,7 +296,7 @@ def test_store_directories_and_lock_are_private(repo, tier):
 
 
 def test_forget_in_the_wrong_tier_says_where_the_entry_is(tier):
-    from coffer.errors import EntryNotFoundError
+    from coffer.base.errors import EntryNotFoundError
 
     s = store()
     s.remember(s.global_tier(create=True), "Prefer tabs.", name="tabs")

@@ -439,7 +439,7 @@ def test_a_failing_refresh_is_logged_and_survived(
 def test_engine_refresh_reports_an_unwritable_target(
     project: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from coffer import fsutil
+    from coffer.base import fsutil
 
     repo = project("repo")
     write_entry(tier_of(repo).dir, "fact", "a fact")

@@ -6,7 +6,7 @@ adapter, so coffer's core never imports them (docs/adr/0003-adapter-contract.md)
 
 from __future__ import annotations
 
-from coffer.agent_facts import Checked
+from coffer.adapter.facts import Checked
 
 # What tests/agents/test_every_agent.py proves of each agent it runs (tests/agents/run.sh):
 # the projected tiers reach the recorded request, and nothing of coffer's after unproject.

@@ -11,8 +11,8 @@ hooks.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load
-from coffer.agent_spec import AgentSpec, Nothing, Place
+from coffer.adapter.facts import AgentFacts, Checked, Load
+from coffer.adapter.spec import AgentSpec, Nothing, Place
 from coffer_adapters import suite_run
 
 _RUN = "capture run of aider-chat (PyPI): one offline request to a local recording server"

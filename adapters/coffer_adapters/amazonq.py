@@ -22,9 +22,9 @@ and a ``q_cli_default.json`` would replace that agent whole (its resources and t
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = "aws/amazon-q-developer-cli paths::workspace DEFAULT_AGENT_RESOURCES, RULES_PATTERN"
 _DOCS = "docs.aws.amazon.com/amazonq/latest/qdeveloper-ug/command-line-context.html"

@@ -9,9 +9,9 @@ instead), and ``~/.config/amp/AGENTS.md`` is "always included if it exists".
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _DOCS = "ampcode.com/manual (AGENTS.md; settings)"
 

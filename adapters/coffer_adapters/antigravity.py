@@ -20,8 +20,8 @@ writes neither until one is checked against a release.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Cap, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.adapter.facts import AgentFacts, Cap, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
 
 _DOCS = "antigravity.google/docs/rules-workflows; discuss.ai.google.dev/t/126165"
 _CAP = (Cap(12_000, "chars"),)

@@ -24,9 +24,9 @@ written.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts, NativeFacts
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts, NativeFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _DOCS = "docs.augmentcode.com/cli/rules, /setup-augment/guidelines"
 _MCP = "augmentcode/auggie CHANGELOG.md (0.5.4, 0.5.5); docs.augmentcode.com/cli/integrations"

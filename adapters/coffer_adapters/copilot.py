@@ -20,9 +20,9 @@ user-level file was listed but not loaded (github/copilot-cli#2179, 1.0.9 on Win
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 from coffer_adapters import suite_run
 
 _DOCS = "docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions"

@@ -12,9 +12,9 @@ in an install script, so it was not run.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = "charmbracelet/crush internal/config/config.go defaultContextPaths (main at 003f5dbf)"
 _NAMES = (

@@ -19,8 +19,8 @@ machine is not; there is no user-level file.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
 
 _DOCS = "firebase.google.com/docs/studio/set-up-gemini"
 _HOSTED = (

@@ -12,9 +12,9 @@ imports inside the git root. ``GOOSE_PATH_ROOT`` moves the config directory unde
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = "block/goose crates/goose/src/hints/load_hints.rs (main at 0086ae65)"
 

@@ -17,8 +17,8 @@ in a file of its own.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place
 
 _DOCS = "jetbrains.com/help/ai-assistant/2026.1/configure-project-rules.html"
 _CODE = "plugin 262.10968.63 AiRulesService, as read in dyoshikawa/rulesync#3015"

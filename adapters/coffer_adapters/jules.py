@@ -15,8 +15,8 @@ by it. No MCP configuration of this machine reaches Jules, so ``coffer setup`` w
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, NativeFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.facts import AgentFacts, Checked, Load, NativeFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
 
 _DOCS = "jules.google/docs; agents.md (supporting agents)"
 _HOSTED = (

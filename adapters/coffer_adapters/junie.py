@@ -20,9 +20,9 @@ keyed by name, ``command``/``args``/``env``), the file Junie's MCP Settings page
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _DOCS = (
     "junie.jetbrains.com/docs/guidelines-and-memory.html (2026-08, quoted in "

@@ -20,9 +20,9 @@ directory. The legacy 5.x extension (the Roo Code fork) read ``.kilocode/rules/`
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Candidate, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Candidate, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 from coffer_adapters import suite_run
 
 _RUN = "capture run of @kilocode/cli: one offline request to a local recording server"

@@ -11,9 +11,9 @@ SessionStart hook runs but its output is not used for the prompt.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Cap, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Cap, Checked, HookFacts, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 from coffer_adapters import suite_run
 
 _RUN = "capture run of kimi-cli (PyPI): one offline request to a local recording server"

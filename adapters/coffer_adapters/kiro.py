@@ -10,9 +10,9 @@ steering (kirodotdev/Kiro#6171, #9117).
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _DOCS = "kiro.dev/docs/steering (AGENTS.md support, global steering)"
 

@@ -10,9 +10,9 @@ that is ``~/.claude/CLAUDE.md``. OpenCode has no memory of its own to switch off
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Candidate, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Candidate, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 from coffer_adapters import suite_run
 
 _NO_CLAUDE = ("OPENCODE_DISABLE_CLAUDE_CODE", "OPENCODE_DISABLE_CLAUDE_CODE_PROMPT")

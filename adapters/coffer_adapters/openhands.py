@@ -20,9 +20,9 @@ Cloud keep theirs in Settings > MCP, which coffer does not touch.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _DOCS = "docs.openhands.dev/overview/skills, /overview/skills/org"
 _MCP = "docs.openhands.dev/openhands/usage/run-openhands/cli-settings, /usage/cli/mcp-servers"

@@ -10,8 +10,8 @@ hook configuration of its own.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load
-from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load
+from coffer.adapter.spec import AgentSpec, Place, Render
 from coffer_adapters import suite_run
 
 _RUN = (

@@ -19,9 +19,9 @@ globalStorage), once Roo has made its settings directory there.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = (
     "RooCodeInc/Roo-Code src/core/prompts/sections/custom-instructions.ts, "

@@ -17,8 +17,8 @@ project and its repository.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load, McpFacts
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
 
 _DOCS = "docs.trae.ai Rules; TRAE blog on multiple rules and AGENTS.md/CLAUDE.md import"
 

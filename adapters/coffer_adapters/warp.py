@@ -19,8 +19,8 @@ up; a second entry in ``~/.warp/.mcp.json`` would list it twice.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, HookFacts, Load, McpFacts, NativeFacts
-from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts, NativeFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
 
 _CODE = (
     "warpdotdev/warp 19548aec crates/ai/src/project_context/{model,global_rules}.rs, "

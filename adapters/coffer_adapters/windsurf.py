@@ -13,9 +13,9 @@ FACTS, not imported or switched off: their format and switch are not documented 
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Cap, Checked, Load, McpFacts, NativeFacts
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Cap, Checked, Load, McpFacts, NativeFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _DOCS = "docs.windsurf.com/windsurf/cascade/memories and /agents-md"
 _CAPS = (Cap(6_000, "chars"), Cap(12_000, "chars", "total", keeps="global rules first"))

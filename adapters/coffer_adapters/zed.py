@@ -11,9 +11,9 @@ already reads, else the shared ``AGENTS.md``.
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts, Checked, Load
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.facts import AgentFacts, Checked, Load
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = "zed-industries/zed crates/agent RULES_FILE_NAMES (main, two orders seen)"
 _FIRST = (".rules", ".cursorrules", ".windsurfrules", ".clinerules",

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from coffer.base.errors import InvalidInputError
 from coffer.cli._out import (
     build_engine,
     coffer_app,
@@ -22,7 +23,6 @@ from coffer.cli._out import (
     scope,
     store,
 )
-from coffer.errors import InvalidInputError
 from coffer.store.entry import TYPES
 
 SCOPES = ("project", "global")
@@ -63,7 +63,7 @@ SCOPE_METAVAR = "[" + "|".join(SCOPES) + "]"
 
 def complete_agent() -> list[str]:
     """Installed adapter names, for shell completion of --agent and NAME."""
-    from coffer import registry
+    from coffer.adapter import registry
 
     return list(registry.load_adapters().adapters)
 

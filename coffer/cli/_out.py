@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from coffer.app import App
-from coffer.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
+from coffer.base.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
 from coffer.secrets import redact
 
 if TYPE_CHECKING:
+    from coffer.base.report import Report
     from coffer.projection.engine import Engine
-    from coffer.report import Report
     from coffer.store.here import Here
     from coffer.store.store import Found, Scope, Store
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from coffer.base.errors import UnknownNameError
 from coffer.cli import reading
 from coffer.cli._common import (
     JsonOpt,
@@ -15,7 +16,6 @@ from coffer.cli._common import (
     echo,
 )
 from coffer.cli.typer_app import app
-from coffer.errors import UnknownNameError
 from coffer.store import settings as settings_mod
 
 adapter_app = typer.Typer(no_args_is_help=True, help="Inspect and choose agent adapters.")
@@ -38,7 +38,7 @@ AgentArg = Annotated[str, typer.Argument(metavar="NAME", autocompletion=complete
 
 
 def _set_adapter(name: str, on: bool) -> None:
-    from coffer.registry import unknown_agents
+    from coffer.adapter.registry import unknown_agents
 
     engine = build_engine()
     if name not in engine.loaded.adapters:

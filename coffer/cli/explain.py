@@ -37,10 +37,10 @@ def explain_command(
     """Show what each agent loads at session start here, in order: files, sizes, what its
     caps cut and what hides what; whether coffer's memory is in it, and what to change if
     not. Always exits 0: it only explains."""
-    from coffer.errors import UnknownNameError
+    from coffer.adapter.registry import unknown_agents
+    from coffer.base.errors import UnknownNameError
     from coffer.projection.agents import AgentSet
     from coffer.projection.explain import explain
-    from coffer.registry import unknown_agents
 
     root = coffer_app()
     loaded = root.adapters()

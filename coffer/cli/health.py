@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from coffer.base.report import plural
 from coffer.cli._common import (
     JsonOpt,
     ProjectOpt,
@@ -17,7 +18,6 @@ from coffer.cli._common import (
     store,
 )
 from coffer.cli.typer_app import app
-from coffer.report import plural
 
 
 @app.command()
@@ -47,7 +47,7 @@ def doctor(
 
     Reports only, unless asked to rebuild the project list; exits 1 when anything needs attention.
     """
-    from coffer.errors import StoreError
+    from coffer.base.errors import StoreError
     from coffer.projection import journal_check
     from coffer.store import health as doctor_mod
     from coffer.store import projects

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from coffer.base.errors import CofferError
+from coffer.base.report import Report
 from coffer.cli._out import build_engine, named, print_report
-from coffer.errors import CofferError
 from coffer.projection import hook as hook_mode
-from coffer.report import Report
 from coffer.store import settings
 
 if TYPE_CHECKING:

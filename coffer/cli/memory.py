@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from coffer.base.errors import InvalidInputError
 from coffer.cli._common import (
     JsonOpt,
     ProjectOpt,
@@ -23,7 +24,6 @@ from coffer.cli._common import (
     usage_checked,
 )
 from coffer.cli.typer_app import app
-from coffer.errors import InvalidInputError
 from coffer.store.entry import TYPES, check_name
 from coffer.store.store import Saved, Tier
 from coffer.store.views import tier_json

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from coffer.base.errors import InvalidInputError
 from coffer.cli._common import (
     ProjectOpt,
     build_engine,
@@ -16,7 +17,6 @@ from coffer.cli._common import (
     project_path,
 )
 from coffer.cli.typer_app import app
-from coffer.errors import InvalidInputError
 from coffer.store import settings as settings_mod
 from coffer.store.identity import in_git
 

@@ -178,8 +178,8 @@ def _valid(option: str, value: str) -> bool:
 
 
 def _call(spec: Spec, parsed: Parsed) -> int:
+    from coffer.base.errors import CofferError
     from coffer.cli._out import fresh_app
-    from coffer.errors import CofferError
 
     fresh_app()
     try:

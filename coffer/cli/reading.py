@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
+from coffer.base import fsutil
+from coffer.base.errors import NotAProjectError
 from coffer.cli._out import (
     build_engine,
     coffer_app,
@@ -21,7 +22,6 @@ from coffer.cli._out import (
     scope,
     store,
 )
-from coffer.errors import NotAProjectError
 from coffer.secrets import find_secrets, redact
 
 # Each command imports what only it needs (the entry format, the shared views, the report's

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from coffer.base.errors import CofferError
+from coffer.base.report import Report
 from coffer.cli._common import complete_agent, echo, print_report, store
 from coffer.cli.typer_app import app
-from coffer.errors import CofferError
-from coffer.report import Report
 
 if TYPE_CHECKING:
     from coffer.projection.journal import Journal
@@ -89,7 +89,7 @@ def _undo(journal: Journal, agents: Sequence[str], *, service: bool, dry_run: bo
 
 
 def _wire(root: Path, agents: Sequence[str], *, service: bool, dry_run: bool, yes: bool) -> int:
-    from coffer import registry
+    from coffer.adapter import registry
     from coffer.projection.journal import Journal
     from coffer.setup import service as service_mod
     from coffer.setup import wiring as setup_mod

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
+from coffer.base.errors import CofferError, NotAProjectError
 from coffer.cli._out import fresh_app, report_error
-from coffer.errors import CofferError, NotAProjectError
 
 app = typer.Typer(
     no_args_is_help=True,

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coffer.app import App
-from coffer.errors import (
+from coffer.base.errors import (
     CofferError,
     EntryExistsError,
     EntryNotFoundError,
@@ -36,7 +36,7 @@ from coffer.store.store import Found, Scope, Store, Tier
 from coffer.store.views import entry_json, tier_json
 
 if TYPE_CHECKING:
-    from coffer import registry
+    from coffer.adapter import registry
     from coffer.projection.writes import Writer
 
 

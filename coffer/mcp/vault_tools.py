@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 from coffer.mcp.about import HARNESS_RE, STARTUP_ERROR, StartupError, harness
 from coffer.mcp.arguments import Issue, check, invalid_arguments
 

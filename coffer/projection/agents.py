@@ -17,13 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from coffer import registry
-from coffer.adapter import Adapter, Context, Mode, Target
-from coffer.errors import JournalError, LockTimeoutError
+from coffer.adapter import Adapter, Context, Mode, Target, registry
+from coffer.base.errors import JournalError, LockTimeoutError
+from coffer.base.report import Problem, Report
 from coffer.projection import block_content
 from coffer.projection.hook import Deadline
 from coffer.projection.journal import Journal
-from coffer.report import Problem, Report
 from coffer.store import settings
 from coffer.store.entry import Entry
 from coffer.store.identity import root_of

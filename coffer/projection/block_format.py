@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from coffer.errors import BlockError
+from coffer.base.errors import BlockError
 
 START_MARKER = "<!-- coffer:memory:start (managed, do not edit) -->"
 END_MARKER = "<!-- coffer:memory:end -->"

@@ -7,8 +7,8 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from coffer import fsutil
-from coffer.errors import CofferError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError
 from coffer.store.projects import now_iso
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
+from coffer.base import fsutil
 
 
 def same_tree(a: Path, b: Path) -> bool:

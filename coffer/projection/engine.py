@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.adapter import Target
-from coffer.errors import CofferError, InvalidInputError, LockTimeoutError
+from coffer.base.errors import CofferError, InvalidInputError, LockTimeoutError
+from coffer.base.report import Problem, Report
 from coffer.projection import kinds, moves
 from coffer.projection.agents import AgentSet, BlockPlan, HandoffSource, Targets, block_title
 from coffer.projection.hook import Deadline
 from coffer.projection.kinds import Run
-from coffer.report import Problem, Report
 from coffer.store import projects, settings
 
 if TYPE_CHECKING:

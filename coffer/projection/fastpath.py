@@ -21,7 +21,7 @@ import sys
 import zlib
 from collections.abc import Iterable, Mapping
 
-from coffer.locations import known_store_root
+from coffer.base.locations import known_store_root
 
 # Not `from typing import TYPE_CHECKING`: importing typing is ~3 ms of the no-op path,
 # a sixth of a bare interpreter start. mypy and ruff take the name as true when checking.
@@ -138,7 +138,7 @@ def _digest(stamp_text: str) -> str:
 
 
 def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
-    from coffer.report import Report
+    from coffer.base.report import Report
 
     store = engine.store
     env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
@@ -192,7 +192,8 @@ class _Unsignable(Exception):
 
 def record(engine: Engine, here: Here) -> None:
     """Write the stamp for the project at ``here`` (after a clean run)."""
-    from coffer import __version__, fsutil
+    from coffer import __version__
+    from coffer.base import fsutil
 
     # Keyed by where `unchanged` will look: the git-or-directory root of the path, which
     # for the home directory (global tier only) is not a project root.
@@ -228,7 +229,7 @@ def record_output(engine: Engine, here: Here, agent: str, output: str) -> None:
     """Keep what `coffer project --for AGENT` printed, bound to the current stamp."""
     from pathlib import Path as _Path
 
-    from coffer import fsutil
+    from coffer.base import fsutil
 
     if not _AGENT_RE.fullmatch(agent):
         return

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer import fsutil
+from coffer.base import fsutil
+from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
 from coffer.projection.git_repo import Repo, filter_command, git, output
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import GitRecord
-from coffer.report import Change, Problem, Report
 
 FILTER = "coffer"
 EXCLUDE_HEADER = "# coffer: memory files it created (`coffer unproject` removes these lines)"

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coffer.base.report import Report
 from coffer.projection import git_files
 from coffer.projection.git_files import ATTRIBUTES_HEADER, EXCLUDE_HEADER, FILTER, Edit, Line
 from coffer.projection.git_repo import Repo, forget_stat, ignored, index_entry, locate, relative
 from coffer.projection.git_repo import refresh_index as refresh_index
 from coffer.projection.journal import Journal
 from coffer.projection.records import BlockRecord, GitState
-from coffer.report import Report
 
 __all__ = ["ATTRIBUTES_HEADER", "EXCLUDE_HEADER", "FILTER", "forget", "sync"]
 

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from coffer.errors import CofferError
-from coffer.report import Problem
+from coffer.base.errors import CofferError
+from coffer.base.report import Problem
 
 TIMEOUT_ENV = "COFFER_HOOK_TIMEOUT"
 DEFAULT_TIMEOUT = 5.0
@@ -124,7 +124,7 @@ def news(store: Path, key_root: str, lines: Sequence[str]) -> list[str]:
     """Of ``lines`` (the known conditions now), those not said at the previous hook run
     for this project; remembers ``lines`` as said. A condition that goes away and comes
     back is said again."""
-    from coffer import fsutil
+    from coffer.base import fsutil
 
     path = _state_path(store, key_root)
     try:

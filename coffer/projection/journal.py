@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
-from coffer.errors import CofferError, JournalError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError, JournalError
 from coffer.projection.records import JournalRecord, R, parse, validate
 from coffer.store.paths import ledger_dir
 

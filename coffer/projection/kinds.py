@@ -15,11 +15,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from coffer import fsutil
 from coffer.adapter import Context, Mode, NativeMemory
-from coffer.errors import CofferError, JournalError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError, JournalError
+from coffer.base.report import Change, Problem, Report
 from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
-from coffer.report import Change, Problem, Report
 
 if TYPE_CHECKING:
     from coffer.projection import render_targets

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from coffer.base.report import Report
 from coffer.projection.journal import Journal
 from coffer.projection.records import parse
-from coffer.report import Report
 from coffer.store.projects import ProjectInfo
 
 

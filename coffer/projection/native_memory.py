@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
 from coffer.adapter import Imported, NativeMemory
-from coffer.errors import CofferError, JournalError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError, JournalError
+from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import NativeRecord
-from coffer.report import Change, Problem, Report
 from coffer.store.drafts import RememberOptions
 from coffer.store.entry import TYPES
 from coffer.store.store import Store, Tier

@@ -13,13 +13,13 @@ import os
 import stat
 from pathlib import Path
 
-from coffer import fsutil
 from coffer.adapter import Mode, NativeMemory
-from coffer.errors import BlockError, CofferError
+from coffer.base import fsutil
+from coffer.base.errors import BlockError, CofferError
+from coffer.base.report import Change, Problem, Report
 from coffer.projection import block_format, git_files
 from coffer.projection.agents import AgentSet
 from coffer.projection.common import lstat_or_none, text_diff
-from coffer.report import Change, Problem, Report
 
 
 def _inside(target: str, root: Path) -> bool:

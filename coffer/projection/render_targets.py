@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer import fsutil
-from coffer.errors import BlockError
+from coffer.base import fsutil
+from coffer.base.errors import BlockError
+from coffer.base.report import Change, Problem, Report, plural
 from coffer.projection import block_content, block_format
 from coffer.projection.common import (
     ensure_parent,
@@ -19,7 +20,6 @@ from coffer.projection.common import (
 )
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import BlockRecord
-from coffer.report import Change, Problem, Report, plural
 from coffer.store.entry import Entry
 
 _BOM = b"\xef\xbb\xbf"

@@ -7,13 +7,13 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer import fsutil
-from coffer.errors import BlockError
+from coffer.base import fsutil
+from coffer.base.errors import BlockError
+from coffer.base.report import Change, Problem, Report
 from coffer.projection import block_format
 from coffer.projection.common import lstat_or_none, remove_created_dirs, restore_mtime, text_diff
 from coffer.projection.journal import Journal
 from coffer.projection.records import BlockRecord
-from coffer.report import Change, Problem, Report
 
 _BOM = b"\xef\xbb\xbf"
 

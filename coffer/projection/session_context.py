@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer import fsutil
 from coffer.adapter import Mode, Target
+from coffer.base import fsutil
+from coffer.base.report import Report
 from coffer.projection import block_content
-from coffer.report import Report
 from coffer.store import index
 
 if TYPE_CHECKING:

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from coffer.adapter import Adapter, Mode, Target, modes
+from coffer.base.report import Report
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.kinds import Run
 from coffer.projection.records import BlockRecord, JournalRecord, SetupRecord
-from coffer.report import Report
 from coffer.store.here import Here
 from coffer.store.store import Tier
 
@@ -129,7 +129,7 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     session-start hook (the edits under ``hooks``) and the guidance skill (a ``SKILL.md``).
     "wired" while the file is as setup left it; "wired, file edited since" when someone
     changed it after."""
-    from coffer import fsutil
+    from coffer.base import fsutil
     from coffer.projection.journal import sha256
 
     out: dict[str, str] = {}

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer import fsutil
+from coffer.base import fsutil
+from coffer.base.report import Change, plural
 from coffer.projection import dirbackup
 from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal, sha256
-from coffer.report import Change, plural
 from coffer.store import entry, index
 
 

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from coffer import fsutil
+from coffer.base import fsutil
 from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal
 from coffer.projection.records import LinkRecord

@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer import faults, fsutil
+from coffer.base import faults, fsutil
+from coffer.base.report import Change, Problem, Report, plural
 from coffer.projection import dirbackup, symlink_merge, symlink_swap
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.projection.journal import Journal
 from coffer.projection.records import LinkRecord
 from coffer.projection.symlink_merge import MergePlan
 from coffer.projection.symlink_swap import points_to
-from coffer.report import Change, Problem, Report, plural
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,14 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from coffer import fsutil, registry
-from coffer.errors import CofferError, UnknownNameError
+from coffer.adapter import registry
+from coffer.base import fsutil
+from coffer.base.errors import CofferError, UnknownNameError
+from coffer.base.report import Problem, Report
 from coffer.projection import kinds, moves, orphans
 from coffer.projection.agents import AgentSet
 from coffer.projection.journal import Damage
 from coffer.projection.records import JournalRecord
-from coffer.report import Problem, Report
 from coffer.store import projects, settings
 from coffer.store.here import Here
 

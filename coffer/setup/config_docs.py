@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from coffer.adapter import ConfigEdit
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 from coffer.setup.json_text import MISSING, JsonText
 
 _BOM = b"\xef\xbb\xbf"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 
 MISSING: Any = object()
 _WS = " \t\n\r"

@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer import fsutil
 from coffer.adapter import Context, Launch
+from coffer.adapter.registry import Loaded
+from coffer.base import fsutil
+from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs, text_diff
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import ServiceRecord
-from coffer.registry import Loaded
-from coffer.report import Change, Problem, Report
 from coffer.setup import service_managers as sm
 from coffer.setup.service_status import (
     describe,

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coffer import fsutil
+from coffer.base import fsutil
 from coffer.setup import service_managers as sm
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 from coffer.setup.json_text import MISSING
 
 

@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coffer.base.report import Problem, Report
 from coffer.projection import dirbackup
 from coffer.projection.engine import Engine
-from coffer.report import Problem, Report
 from coffer.setup import service, unwiring
 
 

@@ -11,13 +11,13 @@ import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from coffer import fsutil
-from coffer.errors import CofferError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError
+from coffer.base.report import Change, Problem, Report
 from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
-from coffer.report import Change, Problem, Report
 from coffer.setup.config_docs import _Changed, _load, _remove
 from coffer.setup.wiring import KIND
 

@@ -23,9 +23,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
 from coffer.adapter import ConfigEdit, Context, Launch, Wiring
-from coffer.errors import CofferError, UnknownNameError
+from coffer.adapter.registry import Loaded, unknown_agents
+from coffer.base import fsutil
+from coffer.base.errors import CofferError, UnknownNameError
+from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import (
     ensure_parent,
     mtime_ns,
@@ -34,8 +36,6 @@ from coffer.projection.common import (
 )
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
-from coffer.registry import Loaded, unknown_agents
-from coffer.report import Change, Problem, Report
 from coffer.setup.config_docs import _add, _eof, _load
 from coffer.setup.launch import resolve_launch
 from coffer.store.paths import home_dir

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 from coffer.setup.json_text import MISSING
 
 _CHILD = "  "

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from coffer.errors import EntryExistsError, InvalidInputError, SecretRefusedError
+from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.secrets import find_secrets
 from coffer.store import projects
 from coffer.store.entry import (

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from coffer.errors import InvalidInputError
+from coffer.base.errors import InvalidInputError
 from coffer.secrets import find_secrets, redact, visible
 
 TYPES = ("user", "feedback", "project", "reference")

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from coffer.errors import StoreError
-from coffer.report import plural
+from coffer.base.errors import StoreError
+from coffer.base.report import plural
 from coffer.secrets import redact
 from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.errors import CofferError, InvalidInputError, NotAProjectError
+from coffer.base.errors import CofferError, InvalidInputError, NotAProjectError
 from coffer.store import identity, projects
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import quote
 
-from coffer import fsutil
+from coffer.base import fsutil
 from coffer.store.entry import Entry, one_line
 
 INDEX_NAME = "MEMORY.md"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from coffer import fsutil
-from coffer.errors import StoreError
+from coffer.base import fsutil
+from coffer.base.errors import StoreError
 from coffer.secrets import find_secrets
 from coffer.store import index
 from coffer.store.entry import MAX_SHOWN_NAME, Entry, shown_field, withheld

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from coffer import locations
+from coffer.base import locations
 
 
 def store_root(environ: Mapping[str, str]) -> Path:
     """``$COFFER_HOME`` if set, else the platform's user data directory for coffer."""
-    # One rule for every layer, with the fast path and the vault cache (coffer.locations).
+    # One rule for every layer, with the fast path and the vault cache (coffer.base.locations).
     return Path(locations.store_root(environ))
 
 

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from coffer import fsutil
-from coffer.errors import NotAProjectError, ProjectError, StoreError
+from coffer.base import fsutil
+from coffer.base.errors import NotAProjectError, ProjectError, StoreError
 from coffer.store.identity import git_remote, in_git
 from coffer.store.ulid import GLOBAL_ID, new_id
 

@@ -19,7 +19,7 @@ from array import array
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from coffer import fsutil
+from coffer.base import fsutil
 from coffer.store.entry import Entry, EntryParseError, parse
 from coffer.store.index import INDEX_NAME
 from coffer.store.ranking import rank

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from coffer import fsutil
-from coffer.errors import StoreError
+from coffer.base import fsutil
+from coffer.base.errors import StoreError
 
 CONFIG = "config.json"
 

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer import fsutil
-from coffer.errors import (
+from coffer.base import fsutil
+from coffer.base.errors import (
     EntryNotFoundError,
     InvalidInputError,
     LockTimeoutError,

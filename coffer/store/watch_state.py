@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
-from coffer.errors import CofferError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError
 
 # `coffer watch --status` when no daemon holds the lock; here, not in the daemon, so the
 # status check does not import the watcher (ADR 0023).
@@ -167,7 +167,7 @@ def status_lines(data: Mapping[str, Any]) -> list[str]:
                 f"{data.get('stopped_at') or data.get('updated_at') or '?'}"
             )
     else:
-        from coffer.report import plural  # its dataclasses: only a running watcher needs it
+        from coffer.base.report import plural  # its dataclasses: only a running watcher needs it
 
         lines = [
             f"coffer watch: running (pid {data.get('pid')}) since {data.get('started_at', '?')}",

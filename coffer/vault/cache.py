@@ -22,7 +22,7 @@ exactly as without it, and any doubt means "read the file for real":
   another scope or root;
 * a read error (§6.5) is never cached: it is retried every time, as the reference does.
 
-Writes go through :func:`coffer.fsutil.atomic_write_bytes`, only when something changed, and
+Writes go through :func:`coffer.base.fsutil.atomic_write_bytes`, only when something changed, and
 never in dry-run mode (``ECC_DRY_RUN=1``); ``COFFER_VAULT_CACHE=0`` turns the cache off. A
 cache problem is never an error: it costs a re-parse at most.
 """
@@ -38,7 +38,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from coffer.locations import store_root
+from coffer.base.locations import store_root
 from coffer.vault.validate import MEMORY_KEYS
 
 _FORMAT = 1
@@ -196,7 +196,7 @@ class ScanCache:
             data = _MAGIC + f"{zlib.crc32(payload):08x}".encode() + payload
             from pathlib import Path
 
-            from coffer import fsutil
+            from coffer.base import fsutil
 
             target = Path(self._path)
             fsutil.ensure_dir(target.parent)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import errno
 import os
 
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 
 
 class VaultError(CofferError):

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
-from coffer.errors import CofferError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError
 from coffer.secrets import redact
 from coffer.store.watch_state import EXIT_NOT_RUNNING as EXIT_NOT_RUNNING
 from coffer.store.watch_state import lock_path, read_pid, read_status_file

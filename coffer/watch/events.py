@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from coffer import fsutil
+from coffer.base import fsutil
 from coffer.store.index import INDEX_NAME
 from coffer.store.settings import CONFIG
 

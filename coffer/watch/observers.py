@@ -25,7 +25,7 @@ from watchdog.events import (
 )
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
-from coffer.report import Problem
+from coffer.base.report import Problem
 from coffer.store.tier import Tier
 from coffer.store.watch_state import Status
 

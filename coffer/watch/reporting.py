@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import time
 
-from coffer.report import Problem
+from coffer.base.report import Problem
 from coffer.store.projects import now_iso
 from coffer.store.watch_state import Status
 from coffer.watch.daemon import MAX_PROBLEMS

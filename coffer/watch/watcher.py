@@ -32,10 +32,10 @@ from watchdog.events import (
     FileSystemEvent,
 )
 
-from coffer import fsutil
 from coffer.app import App
+from coffer.base import fsutil
+from coffer.base.report import Problem, Report
 from coffer.projection.engine import Engine
-from coffer.report import Problem, Report
 from coffer.store import watch_state
 from coffer.store.index import INDEX_NAME
 from coffer.store.projects import now_iso

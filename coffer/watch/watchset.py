@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer import fsutil
-from coffer.errors import CofferError
-from coffer.report import Problem
+from coffer.base import fsutil
+from coffer.base.errors import CofferError
+from coffer.base.report import Problem
 from coffer.store.settings import CONFIG
 from coffer.store.store import Store
 from coffer.store.tier import Tier

@@ -89,7 +89,7 @@ class TestCodex(AdapterContract):
     def test_restore_refuses_a_value_someone_changed(self):
         import pytest
 
-        from coffer.errors import CofferError
+        from coffer.base.errors import CofferError
 
         _, previous = switch.disable(b"[features]\nmemories = true\n")
         with pytest.raises(CofferError, match="someone changed it"):

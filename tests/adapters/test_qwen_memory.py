@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 from coffer.store import entry
 from coffer_adapters.qwen import native as qwen_native
 from tests.helpers import coffer, make_repo, store

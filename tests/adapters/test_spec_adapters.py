@@ -9,9 +9,8 @@ from types import ModuleType
 
 import pytest
 
-from coffer import registry
-from coffer.adapter import Context, Mode
-from coffer.agent_spec import AgentSpec
+from coffer.adapter import Context, Mode, registry
+from coffer.adapter.spec import AgentSpec
 from coffer.testing import AdapterContract
 from coffer_adapters import aider, cline, hermes, kilo, kimi, openclaw, opencode, pi, qwen, vibe
 from tests import conftest

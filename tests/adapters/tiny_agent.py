@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from coffer.agent_facts import AgentFacts
-from coffer.agent_spec import AgentSpec, Place, Render
+from coffer.adapter.facts import AgentFacts
+from coffer.adapter.spec import AgentSpec, Place, Render
 
 SPEC = AgentSpec(
     name="tiny",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.guidance import DESCRIPTION, SKILL_NAME
+from coffer.adapter.guidance import DESCRIPTION, SKILL_NAME
 from tests.agents.conftest import Recorder, agent_binary, agent_env, git_repo
 from tests.agents.test_every_agent import CASES, Run, Where, _session
 from tests.helpers import coffer

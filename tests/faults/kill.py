@@ -2,7 +2,7 @@
 
 A sandbox is a fresh fake home with Claude (an existing auto-memory directory with entries,
 ``MEMORY.md`` and a hand-written file), Codex (its own memory on, a hooks file) and a
-repository with a hand-written ``AGENTS.md``. ``COFFER_KILL_AT=N`` (coffer/faults.py) kills
+repository with a hand-written ``AGENTS.md``. ``COFFER_KILL_AT=N`` (coffer/base/faults.py) kills
 the command with SIGKILL just before its Nth file-system change; ``COFFER_FAULTS_LOG`` lists
 those changes, so a sweep knows every kill point a command has.
 """

@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from coffer.errors import BlockError
+from coffer.base.errors import BlockError
 from coffer.projection import block_format, render_targets, render_undo
 from coffer.projection.journal import Journal
 from coffer.projection.records import BlockRecord

@@ -24,8 +24,7 @@ from typing import Any
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from coffer import registry
-from coffer.adapter import Context, Launch
+from coffer.adapter import Context, Launch, registry
 from coffer.projection.journal import Journal
 from coffer.setup import unwiring, wiring
 from coffer_adapters import codex

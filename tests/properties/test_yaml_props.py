@@ -95,7 +95,7 @@ def test_yaml_member_keeps_every_comment_and_removing_gives_the_text_back(
 def test_a_flow_style_document_is_refused_unchanged() -> None:
     import pytest
 
-    from coffer.errors import CofferError
+    from coffer.base.errors import CofferError
 
     doc = YamlText("{model: x}\n")
     with pytest.raises(CofferError, match="could not edit this YAML"):

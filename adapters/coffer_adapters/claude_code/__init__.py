@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
-from coffer.adapter_helpers import detected_by, per_tier, read_json
+from coffer.adapter.helpers import detected_by, per_tier, read_json
 from coffer_adapters.claude_code.facts import FACTS as FACTS
 
 NAME = "claude"

@@ -11,7 +11,7 @@ index ``MEMORY.md``, cut at 200 lines and 25,000 characters. The managed policy 
 
 from __future__ import annotations
 
-from coffer.agent_facts import (
+from coffer.adapter.facts import (
     AgentFacts,
     Cap,
     Checked,

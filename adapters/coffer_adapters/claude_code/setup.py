@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
-from coffer.adapter_helpers import read_json
-from coffer.agent_wiring import skill
+from coffer.adapter.helpers import read_json
+from coffer.adapter.wiring import skill
 
 HOOK_TIMEOUT = 30  # seconds; the no-op path takes milliseconds
 

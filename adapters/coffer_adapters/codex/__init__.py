@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target
-from coffer.adapter_helpers import detected_by, env_dir, per_tier, read_toml
+from coffer.adapter.helpers import detected_by, env_dir, per_tier, read_toml
 from coffer_adapters.codex import memories, switch
 from coffer_adapters.codex.facts import FACTS as FACTS
 

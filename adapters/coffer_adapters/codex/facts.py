@@ -10,7 +10,7 @@ memory summary follows, cut to about 2,500 tokens in the middle.
 
 from __future__ import annotations
 
-from coffer.agent_facts import (
+from coffer.adapter.facts import (
     AgentFacts,
     Cap,
     Checked,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import Imported
-from coffer.native_helpers import import_file, link_in
+from coffer.adapter.native import import_file, link_in
 
 
 def imports(home: Path) -> Sequence[Imported]:

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Launch, session_start_hook
-from coffer.adapter_helpers import read_toml
-from coffer.agent_wiring import skill
+from coffer.adapter.helpers import read_toml
+from coffer.adapter.wiring import skill
 
 HOOK_TIMEOUT = 30  # seconds
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 
 _COMMENT = "turned off by coffer; `coffer unproject --agent codex` restores it"
 

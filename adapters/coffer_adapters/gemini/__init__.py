@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
-from coffer.adapter_helpers import detected_by, env_dir, per_tier, read_json
+from coffer.adapter.helpers import detected_by, env_dir, per_tier, read_json
 from coffer_adapters.gemini import memory
 from coffer_adapters.gemini.facts import FACTS as FACTS
 

@@ -9,7 +9,7 @@ removes ``GEMINI.md``. No size cap was found.
 
 from __future__ import annotations
 
-from coffer.agent_facts import (
+from coffer.adapter.facts import (
     AgentFacts,
     Checked,
     HookFacts,

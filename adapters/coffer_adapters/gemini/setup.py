@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Launch, session_start_hook
-from coffer.agent_wiring import skill
+from coffer.adapter.wiring import skill
 
 HOOK_TIMEOUT_MS = 30_000  # Gemini's hook timeout is in milliseconds
 

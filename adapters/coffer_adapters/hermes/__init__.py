@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import Context, NativeMemory
-from coffer.agent_facts import (
+from coffer.adapter.facts import (
     AgentFacts,
     Cap,
     Checked,
@@ -27,8 +27,8 @@ from coffer.agent_facts import (
     McpFacts,
     NativeFacts,
 )
-from coffer.agent_spec import AgentSpec, Nothing, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 from coffer_adapters import suite_run
 from coffer_adapters.hermes import native as hermes_native
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import Imported, NativeMemory
-from coffer.native_helpers import import_file, import_only
+from coffer.adapter.native import import_file, import_only
 
 _DELIMITER = "\n§\n"  # tools/memory_tool.py ENTRY_DELIMITER
 _FILES = (

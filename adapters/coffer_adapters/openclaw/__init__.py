@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import Context, NativeMemory
-from coffer.agent_facts import (
+from coffer.adapter.facts import (
     AgentFacts,
     Cap,
     Checked,
@@ -33,8 +33,8 @@ from coffer.agent_facts import (
     McpFacts,
     NativeFacts,
 )
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, Wire
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, Wire
 from coffer_adapters import suite_run
 from coffer_adapters.openclaw import native as openclaw_native
 

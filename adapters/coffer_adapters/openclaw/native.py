@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import Imported, NativeMemory
-from coffer.native_helpers import import_file, import_only
+from coffer.adapter.native import import_file, import_only
 
 _FILES = (("MEMORY.md", "openclaw-memory", "OpenClaw's memory (workspace MEMORY.md)"),)
 WHY = "its only off switch, agents.defaults.skipBootstrap, would hide coffer's AGENTS.md block too"

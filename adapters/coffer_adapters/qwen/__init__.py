@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.adapter import Context, NativeMemory
-from coffer.agent_facts import (
+from coffer.adapter.facts import (
     AgentFacts,
     Cap,
     Checked,
@@ -25,8 +25,8 @@ from coffer.agent_facts import (
     McpFacts,
     NativeFacts,
 )
-from coffer.agent_spec import AgentSpec, Place, Render
-from coffer.agent_wiring import McpServer, SessionHook, Wire
+from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.wiring import McpServer, SessionHook, Wire
 from coffer_adapters import suite_run
 from coffer_adapters.qwen import native as qwen_native
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from coffer.adapter import Context, Imported, NativeMemory
-from coffer.errors import CofferError
-from coffer.native_helpers import import_file, markdown_files, split_frontmatter
+from coffer.adapter.native import import_file, markdown_files, split_frontmatter
+from coffer.base.errors import CofferError
 
 KEY = ("memory", "enableManagedAutoMemory")
 _SETTING = "memory.enableManagedAutoMemory"

@@ -2,7 +2,7 @@
 files, sizes, what caps cut, what hides what — whether coffer's memory is in it, and what
 to change when it is not (issue 12 §5, docs/adr/0029).
 
-Everything agent-specific comes from the adapters: their ``FACTS`` (coffer.agent_facts) say
+Everything agent-specific comes from the adapters: their ``FACTS`` (coffer.adapter.facts) say
 what the agent reads, their targets where coffer put the memory, their ``config_dir`` (or
 spec's ``Place``) what ``{config}`` is. Read-only; names no agent.
 """
@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from coffer.adapter import Adapter, Context, Target
-from coffer.agent_facts import AgentFacts
-from coffer.agent_spec import AgentSpec
+from coffer.adapter.facts import AgentFacts
+from coffer.adapter.spec import AgentSpec
+from coffer.base.report import Report
 from coffer.projection.agents import NO_TARGETS, AgentSet
 from coffer.projection.explain.caps import Measured, measure
 from coffer.projection.explain.files import Found, Session, found
 from coffer.projection.explain.verdict import Agent, TierView, shadow_hints, tier_view, unknown
-from coffer.report import Report
 
 __all__ = ["AgentView", "Explained", "explain", "git_root"]
 
@@ -89,7 +89,7 @@ def _config_dir(agents: AgentSet, name: str, adapter: Adapter, ctx: Context) -> 
     hand_written = agents.loaded.features(name).config_dir
     if hand_written is not None:
         return hand_written(ctx)
-    spec = getattr(adapter, "SPEC", None)  # a spec adapter's Place (coffer.agent_spec)
+    spec = getattr(adapter, "SPEC", None)  # a spec adapter's Place (coffer.adapter.spec)
     return spec.config_dir(ctx) if isinstance(spec, AgentSpec) else None
 
 

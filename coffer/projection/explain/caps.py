@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from coffer.agent_facts import Cap
-from coffer.errors import BlockError
+from coffer.adapter.facts import Cap
+from coffer.base.errors import BlockError
 from coffer.projection import block_format
 from coffer.projection.explain.files import Found
 

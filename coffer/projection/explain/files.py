@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from coffer.adapter import Context, Mode, Target
-from coffer.adapter_helpers import read_json, read_toml
-from coffer.agent_facts import TEMPLATE_ROOTS, AgentFacts, Cap, Load, Setting, Walk
-from coffer.agent_spec import SpecError, resolve
+from coffer.adapter.facts import TEMPLATE_ROOTS, AgentFacts, Cap, Load, Setting, Walk
+from coffer.adapter.helpers import read_json, read_toml
+from coffer.adapter.spec import SpecError, resolve
 
 _WALKED = ("{cwd}", "{root}")
 _ROOTS = frozenset(TEMPLATE_ROOTS)

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from coffer.adapter import Context, Imported, Mode, NativeMemory, Target
-from coffer.adapter_helpers import detected_by, per_tier
-from coffer.errors import CofferError
+from coffer.adapter.helpers import detected_by, per_tier
+from coffer.base.errors import CofferError
 
 NAME = "example"
 

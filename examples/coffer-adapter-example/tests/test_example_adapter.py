@@ -6,7 +6,7 @@ import coffer_adapter_example as example
 import pytest
 
 from coffer.adapter import Context
-from coffer.errors import CofferError
+from coffer.base.errors import CofferError
 from coffer.testing import AdapterContract
 
 

@@ -15,7 +15,7 @@ Such an adapter is a few lines of data::
     FACTS = SPEC.facts
 
 and the module is an adapter like any other, found through the ``coffer.adapters``
-entry-point group. Paths are templates (coffer.agent_facts.TEMPLATE_ROOTS). Everything the
+entry-point group. Paths are templates (coffer.adapter.facts.TEMPLATE_ROOTS). Everything the
 spec plans is read-only and comes from the Context, and ``inputs`` is derived from the
 spec (every environment variable and every file that decides a target), so it cannot be
 forgotten. Names no agent; building a spec does no I/O.
@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target, TierName
-from coffer.adapter_helpers import on_path, xdg_config
-from coffer.agent_facts import AgentFacts
-from coffer.agent_wiring import Wire, edits
+from coffer.adapter.facts import AgentFacts
+from coffer.adapter.helpers import on_path, xdg_config
+from coffer.adapter.wiring import Wire, edits
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 ``COFFER_KILL_AT=N`` makes the process kill itself (SIGKILL: no ``finally``, no atexit,
 exactly like a power cut or ``kill -9``) just before its Nth change to the file system.
-Every fs-changing helper in :mod:`coffer.fsutil` calls :func:`step` first, so a test can
+Every fs-changing helper in :mod:`coffer.base.fsutil` calls :func:`step` first, so a test can
 iterate N over every change a command makes and check what each cut leaves behind.
 
 Unset (always, outside the tests) the switch costs one environment lookup at import and

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from coffer.adapter import Adapter, ConfigDir, Features, Mode, SessionFramer, Wiring
-from coffer.agent_facts import AgentFacts
+from coffer.adapter.facts import AgentFacts
 
 GROUP = "coffer.adapters"
 _REQUIRED = ("NAME", "detect", "targets", "native_memory", "inputs")
@@ -90,7 +90,7 @@ def _path_key() -> tuple[list[list[Any]], float]:
 
 
 def _cache_file(environ: Mapping[str, str]) -> str | None:
-    from coffer.locations import known_store_root
+    from coffer.base.locations import known_store_root
 
     root = known_store_root(environ)
     # Only a store that exists gets a cache: listing adapters must not create one.
@@ -178,7 +178,7 @@ def _limit(value: object) -> int:
 
 def _facts(value: object) -> AgentFacts:
     if not isinstance(value, AgentFacts):
-        raise ContractError("FACTS must be a coffer.agent_facts.AgentFacts")
+        raise ContractError("FACTS must be a coffer.adapter.facts.AgentFacts")
     return value
 
 
@@ -194,7 +194,7 @@ def _optional(obj: object, member: str, check: Callable[[object], T], default: T
 
 
 def features(obj: object) -> Features:
-    """Check ``obj`` against the contract (coffer/adapter.py); its optional members, typed.
+    """Check ``obj`` against the contract (coffer/adapter/__init__.py); its optional members, typed.
     Raises ContractError saying what is wrong."""
     if not isinstance(obj, Adapter):
         missing = [m for m in _REQUIRED if not hasattr(obj, m)]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from coffer.agent_facts import AgentFacts
+from coffer.adapter.facts import AgentFacts
 
 TierName = Literal["project", "global"]
 
@@ -88,7 +88,7 @@ class NativeMemory:
     # Non-empty: why the memory stays on (no switch coffer may turn without losing what the
     # agent reads). Its items are then imported at every `coffer project`, each under a name
     # of its own so a changed file replaces its copy, and ``config`` (the memory file) is
-    # never written (coffer.native_helpers.import_only).
+    # never written (coffer.adapter.native.import_only).
     keeps_on: str = ""
 
 
@@ -103,7 +103,7 @@ class Adapter(Protocol):
     def detect(self, ctx: Context) -> bool: ...
 
     # the paths to manage, each with its mode; project targets only when ctx.project is
-    # set (coffer.adapter_helpers.per_tier). The modes `coffer adapter list` shows come
+    # set (coffer.adapter.helpers.per_tier). The modes `coffer adapter list` shows come
     # from here (modes()), so an adapter never declares them twice.
     def targets(self, ctx: Context) -> Sequence[Target]: ...
 
@@ -115,7 +115,7 @@ class Adapter(Protocol):
 
 
 # ---- optional members ------------------------------------------------------------------
-# An adapter may also define any of these. coffer.registry checks each one's type when it
+# An adapter may also define any of these. coffer.adapter.registry checks each one's type when it
 # loads the adapter (a wrong type: the adapter is reported and skipped, like any broken
 # plugin) and the core reads them only through ``registry.Loaded.features(name)``.
 #
@@ -127,7 +127,7 @@ class Adapter(Protocol):
 #   adds to the model's context whole (default coffer.projection.session_context.DEFAULT_LIMIT);
 # - session_context(text) -> str: what the hook must print for the agent to add ``text``
 #   to the model's context (default: ``text`` itself, as plain stdout);
-# - FACTS: coffer.agent_facts.AgentFacts, what the agent loads at session start (files in
+# - FACTS: coffer.adapter.facts.AgentFacts, what the agent loads at session start (files in
 #   order, caps, shadowing, its own memory, MCP config, hooks) and the versions each fact was
 #   checked against; read by nothing that writes (docs/adr/0027);
 # - MODES: accepted from adapters written before 0.2 (a mapping of tier to Mode), never read:

@@ -17,8 +17,8 @@ import stat
 import time
 from pathlib import Path
 
-from coffer import faults
-from coffer.errors import CofferError, StoreError
+from coffer.base import faults
+from coffer.base.errors import CofferError, StoreError
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -105,7 +105,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
 
 
 def rename(src: Path, dst: Path) -> None:
-    """``os.replace`` as one counted change (see :mod:`coffer.faults`)."""
+    """``os.replace`` as one counted change (see :mod:`coffer.base.faults`)."""
     faults.step(f"rename {src} {dst}")
     os.replace(src, dst)
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from coffer import fsutil
 from coffer.adapter import Imported, NativeMemory
-from coffer.errors import CofferError
+from coffer.base import fsutil
+from coffer.base.errors import CofferError
 
 MAX_IMPORT = 30_000  # bytes of one imported item; the rest stays in the agent's file
 _MAX_FILES = 2_000  # files listed under one memory folder

@@ -111,9 +111,9 @@ def edits(
 
 
 def skill(skills: Path, note: str = "") -> ConfigEdit:
-    """coffer's guidance document (coffer.guidance) as the skill ``coffer-memory`` in an
+    """coffer's guidance document (coffer.adapter.guidance) as the skill ``coffer-memory`` in an
     agent's skills directory ``skills`` (``<skills>/coffer-memory/SKILL.md``)."""
-    from coffer.guidance import SKILL_NAME, skill_document
+    from coffer.adapter.guidance import SKILL_NAME, skill_document
 
     return ConfigEdit(
         skills / SKILL_NAME / "SKILL.md",
