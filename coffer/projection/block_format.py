@@ -39,7 +39,21 @@ from coffer.base.errors import BlockError
 START_MARKER = "<!-- coffer:memory:start (managed, do not edit) -->"
 END_MARKER = "<!-- coffer:memory:end -->"
 
-_START, _END = START_MARKER.encode(), END_MARKER.encode()
+
+class Markers:
+    """One kind of block's marker pair. The personal block (:data:`MEMORY`) is what git's
+    clean filter strips; the team block (:data:`TEAM`, docs/adr/0036) is committed."""
+
+    # A plain class: git runs the clean filter, which imports this module, on every read.
+    __slots__ = ("end", "start")
+
+    def __init__(self, start: bytes, end: bytes) -> None:
+        self.start, self.end = start, end
+
+
+MEMORY = Markers(START_MARKER.encode(), END_MARKER.encode())
+TEAM = Markers(b"<!-- coffer:team:start (managed, do not edit) -->", b"<!-- coffer:team:end -->")
+_EVERY_MARKER = {m.decode() for k in (MEMORY, TEAM) for m in (k.start, k.end)}
 _DIGEST_RE = re.compile(rb"[ \t]*<!-- coffer:digest:([0-9a-f]{16}) -->[ \t]*\r?")
 _BOM, _CRLF, _LF = b"\xef\xbb\xbf", b"\r\n", b"\n"
 _FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -87,14 +101,14 @@ def _lines(data: bytes) -> Iterator[tuple[int, int, int, bytes]]:
 _Marker = tuple[bool, int, int, int]  # (is start, line number, start, stop)
 
 
-def _markers(data: bytes) -> list[_Marker]:
+def _markers(data: bytes, kind: Markers) -> list[_Marker]:
     markers: list[_Marker] = []
     for number, begin, stop, content in _lines(data):
         if number == 1 and content.startswith(_BOM):
             content, begin = content[len(_BOM) :], begin + len(_BOM)
         text = content.strip(b" \t")
-        if text in (_START, _END):
-            markers.append((text == _START, number, begin, stop))
+        if text in (kind.start, kind.end):
+            markers.append((text == kind.start, number, begin, stop))
     return markers
 
 
@@ -126,14 +140,14 @@ def _pair(markers: list[_Marker]) -> list[tuple[_Marker, _Marker]]:
     return blocks
 
 
-def find(data: bytes) -> BlockSpan | None:
-    """Locate the one managed block in ``data``; ``None`` if there is none.
+def find(data: bytes, kind: Markers = MEMORY) -> BlockSpan | None:
+    """Locate the one managed block of ``kind`` in ``data``; ``None`` if there is none.
 
     Raises :class:`BlockError` (message names the line numbers) if the markers are malformed.
     """
-    if _START not in data and _END not in data:
+    if kind.start not in data and kind.end not in data:
         return None
-    blocks = _pair(_markers(data))
+    blocks = _pair(_markers(data, kind))
     if len(blocks) > 1:
         spans = ", ".join(f"lines {s[1]}-{e[1]}" for s, e in blocks)
         raise BlockError(f"found {len(blocks)} managed blocks ({spans}); expected at most one")
@@ -152,16 +166,17 @@ def find(data: bytes) -> BlockSpan | None:
     return BlockSpan(start, end, start_line, end_line, body, newline, digest != _digest(body))
 
 
-def _render(body: str, newline: bytes, final_break: bool) -> bytes:
+def _render(body: str, newline: bytes, final_break: bool, kind: Markers) -> bytes:
     text = _canonical(body)
     for number, line in enumerate(text.split("\n"), 1):
-        if line.strip(" \t") in (START_MARKER, END_MARKER):
+        if line.strip(" \t") in _EVERY_MARKER:
             raise ValueError(
                 f"body line {number} would read as a coffer marker; pass entry text "
                 "through render_fragment"
             )
-    lines = [START_MARKER, f"<!-- coffer:digest:{_digest(text)} -->", *([text] if text else [])]
-    out = "\n".join([*lines, END_MARKER]).encode("utf-8").replace(_LF, newline)
+    digest = f"<!-- coffer:digest:{_digest(text)} -->"
+    lines = [kind.start.decode(), digest, *([text] if text else []), kind.end.decode()]
+    out = "\n".join(lines).encode("utf-8").replace(_LF, newline)
     return out + newline if final_break else out
 
 
@@ -186,7 +201,7 @@ def _append_layout(data: bytes) -> tuple[bytes, bytes, bool]:
     return data + newline + newline, newline, False
 
 
-def upsert(data: bytes | None, body: str) -> bytes:
+def upsert(data: bytes | None, body: str, kind: Markers = MEMORY) -> bytes:
     """Return ``data`` with the block holding ``body`` created, appended or replaced in place.
 
     ``None`` means the file does not exist. Raises :class:`BlockError` on malformed markers and
@@ -194,17 +209,17 @@ def upsert(data: bytes | None, body: str) -> bytes:
     :func:`render_fragment` on entry text).
     """
     if data is None:
-        return _render(body, _LF, True)
-    span = find(data)
+        return _render(body, _LF, True, kind)
+    span = find(data, kind)
     if span is None:
         before, newline, final_break = _append_layout(data)
-        return before + _render(body, newline, final_break)
+        return before + _render(body, newline, final_break, kind)
     before, after = data[: span.start], data[span.end :]
     newline = _choose_newline(before, after, span.newline.encode())
-    return before + _render(body, newline, data[: span.end].endswith(_LF)) + after
+    return before + _render(body, newline, data[: span.end].endswith(_LF), kind) + after
 
 
-def remove(data: bytes) -> bytes:
+def remove(data: bytes, kind: Markers = MEMORY) -> bytes:
     """Return ``data`` without its block (unchanged if there is none).
 
     If the text before the block ends exactly as :func:`upsert` left it when appending, the
@@ -214,7 +229,7 @@ def remove(data: bytes) -> bytes:
     break is the added text's, so it stays). Otherwise only the block's lines go. Raises
     :class:`BlockError` on malformed markers.
     """
-    span = find(data)
+    span = find(data, kind)
     if span is None:
         return data
     before, after = data[: span.start], data[span.end :]
