@@ -1,5 +1,6 @@
 """User choices coffer keeps in ``<store>/config.json``: adapters on or off, paused projects,
-directories outside git the user made projects, projects whose block git may commit."""
+directories outside git the user made projects, projects whose block git may commit, and
+how often ``coffer watch`` syncs (``sync_interval``, seconds; docs/adr/0035)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ class Settings:
     """The choices, mutable: a command changes them, then saves. A plain class, not a
     dataclass: every command reads the settings (docs/adr/0023)."""
 
-    __slots__ = ("adapters", "git_commit", "opted_in", "paused")
+    __slots__ = ("adapters", "git_commit", "opted_in", "paused", "sync_interval")
 
     def __init__(
         self,
@@ -24,6 +25,7 @@ class Settings:
         paused: list[str] | None = None,
         opted_in: list[str] | None = None,
         git_commit: list[str] | None = None,
+        sync_interval: float | None = None,
     ) -> None:
         self.adapters = {} if adapters is None else adapters  # explicit enable/disable
         self.paused = [] if paused is None else paused  # project roots `unproject` paused
@@ -31,11 +33,13 @@ class Settings:
         self.opted_in = [] if opted_in is None else opted_in
         # Project roots whose blocks git sees and commits (`coffer project --git-block commit`).
         self.git_commit = [] if git_commit is None else git_commit
+        self.sync_interval = sync_interval  # None: coffer watch's default
 
     def __repr__(self) -> str:
         return (
             f"Settings(adapters={self.adapters!r}, paused={self.paused!r}, "
-            f"opted_in={self.opted_in!r}, git_commit={self.git_commit!r})"
+            f"opted_in={self.opted_in!r}, git_commit={self.git_commit!r}, "
+            f"sync_interval={self.sync_interval!r})"
         )
 
     def enabled(self, name: str, detected: bool) -> bool:
@@ -54,14 +58,25 @@ def load(store_root: Path) -> Settings:
             paused=[str(p) for p in raw.get("paused", [])],
             opted_in=[str(p) for p in raw.get("opted_in", [])],
             git_commit=[str(p) for p in raw.get("git_commit", [])],
+            sync_interval=_seconds(raw.get("sync_interval")),
         )
     except (ValueError, AttributeError, TypeError) as exc:
         raise StoreError(f"{store_root / CONFIG} is not valid coffer settings: {exc}") from exc
 
 
+def _seconds(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 10 <= value <= 86400:
+        raise ValueError(
+            f"sync_interval must be a number of seconds from 10 to 86400, not {value!r}"
+        )
+    return float(value)
+
+
 def save(store_root: Path, settings: Settings) -> None:
     fsutil.ensure_dir(store_root)
-    payload = {
+    payload: dict[str, object] = {
         "adapters": dict(sorted(settings.adapters.items())),
         "paused": sorted(set(settings.paused)),
     }
@@ -70,4 +85,6 @@ def save(store_root: Path, settings: Settings) -> None:
         payload["opted_in"] = sorted(set(settings.opted_in))
     if settings.git_commit:
         payload["git_commit"] = sorted(set(settings.git_commit))
+    if settings.sync_interval is not None:
+        payload["sync_interval"] = settings.sync_interval
     fsutil.write_if_changed(store_root / CONFIG, (json.dumps(payload, indent=2) + "\n").encode())
