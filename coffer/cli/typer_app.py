@@ -66,6 +66,7 @@ COMMANDS: dict[str, str] = {
     "explain": "explain",
     "adapter": "adapter",
     "vault": "vault",
+    "sync": "sync",
 }
 _ROOT_FLAGS = frozenset({"--version"})
 
