@@ -49,8 +49,8 @@ def doctor(
     """
     from coffer.base.errors import StoreError
     from coffer.projection import journal_check
+    from coffer.store import conflict_copies, projects
     from coffer.store import health as doctor_mod
-    from coffer.store import projects
 
     s = store()
     if rebuild_projects:
@@ -61,7 +61,8 @@ def doctor(
         tiers = s.all_tiers() if all_projects else s.tiers(here(project), None)
     except StoreError:
         tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
-    findings = doctor_mod.run(s, tiers, journal_check.check_journal(s))
+    more = [*journal_check.check_journal(s), *conflict_copies.findings(s, tiers)]
+    findings = doctor_mod.run(s, tiers, more)
     bad = any(f.level != "info" for f in findings)
     if as_json:
         emit_json({"ok": not bad, "findings": [f.as_dict() for f in findings]})

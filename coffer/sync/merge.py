@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from coffer.store.conflict_copies import CONFLICT_AT, CONFLICT_FROM, CONFLICT_OF
 from coffer.store.entry import EntryParseError, parse, serialize
 from coffer.sync.tree import Obj
 
@@ -62,7 +63,7 @@ def conflict_copy(data: bytes, original: str, host: str, when: str) -> bytes | N
     except (UnicodeDecodeError, EntryParseError):
         return None
     meta = dict(entry.metadata)
-    meta.update(conflict_of=original, conflict_from=host, conflict_at=when)
+    meta.update({CONFLICT_OF: original, CONFLICT_FROM: host, CONFLICT_AT: when})
     name = f"{entry.name}-conflict-{host}"[:64].rstrip("-")
     description = f"Conflict copy from {host}: {entry.description}"[:200]
     return serialize(entry._replace(name=name, description=description, metadata=meta)).encode()

@@ -1,0 +1,44 @@
+"""Conflict copies: the second version of an entry two machines changed at once.
+
+``coffer sync`` keeps both versions of such an entry (docs/adr/0034): ours at its path,
+theirs as an entry of its own whose frontmatter says which entry it copies
+(``metadata.conflict_of``), from which machine and when. Until someone keeps one, each is
+a warning of ``coffer doctor``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from coffer.store.entry import Entry
+from coffer.store.health import Finding
+from coffer.store.store import Store, Tier
+
+CONFLICT_OF = "conflict_of"
+CONFLICT_FROM = "conflict_from"
+CONFLICT_AT = "conflict_at"
+
+
+def is_conflict_copy(entry: Entry) -> bool:
+    return isinstance(entry.metadata.get(CONFLICT_OF), str)
+
+
+def findings(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
+    """One warning per conflict copy in ``tiers`` (messages are redacted by the caller)."""
+    out: list[Finding] = []
+    for tier in tiers:
+        if not tier.dir.is_dir():
+            continue
+        for entry in store.scan(tier).entries:
+            if not is_conflict_copy(entry):
+                continue
+            origin = str(entry.metadata.get(CONFLICT_FROM) or "another machine")
+            when = str(entry.metadata.get(CONFLICT_AT) or "")
+            scope = " --scope global" if tier.scope == "global" else ""
+            message = (
+                f"conflict copy: {origin} changed {entry.metadata[CONFLICT_OF]} too"
+                f"{' (' + when + ')' if when else ''}; keep the version you want "
+                f"(`coffer update`), then `coffer forget {entry.name}{scope}`"
+            )
+            out.append(Finding("warning", tier.label, str(tier.dir / entry.filename), message))
+    return out
