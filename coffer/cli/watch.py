@@ -33,6 +33,17 @@ DebounceOpt = Annotated[
         max=60_000,
     ),
 ]
+SyncIntervalOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--sync-interval",
+        help="Seconds between background sync rounds once `coffer sync init` ran "
+        "(default: sync_interval in config.json, else 300).",
+        metavar="SECONDS",
+        min=10,
+        max=86400,
+    ),
+]
 
 
 @app.command()
@@ -61,6 +72,10 @@ def watch(  # noqa: PLR0913 - typer declares each option as a parameter
     ] = False,
     poll_interval: PollIntervalOpt = 2.0,
     debounce: DebounceOpt = 150,
+    sync_interval: SyncIntervalOpt = None,
+    no_sync: Annotated[
+        bool, typer.Option("--no-sync", help="No background sync rounds, even when set up.")
+    ] = False,
 ) -> None:
     """Keep every agent's projection current while memory changes (runs in the foreground)."""
     if status:
@@ -69,7 +84,9 @@ def watch(  # noqa: PLR0913 - typer declares each option as a parameter
         raise typer.BadParameter("--json goes with --status", param_hint="'--json'")
     from coffer.watch import watcher as watch_mod
 
-    options = watch_mod.WatchOptions(poll, poll_interval, debounce / 1000)
+    options = watch_mod.WatchOptions(
+        poll, poll_interval, debounce / 1000, sync=not no_sync, sync_interval=sync_interval
+    )
     code = watch_mod.run(
         store(),
         os.environ,

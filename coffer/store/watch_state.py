@@ -114,6 +114,7 @@ class Status:
     last_error_at: str | None = None
     updated_at: str = ""
     stopped_at: str | None = None
+    sync: dict[str, Any] | None = None  # the background sync's state (None: not set up)
 
     def to_json(self) -> dict[str, Any]:
         return {"version": STATUS_VERSION, **asdict(self)}
@@ -187,9 +188,35 @@ def status_lines(data: Mapping[str, Any]) -> list[str]:
             f"{plural(data.get('suppressed', 0), 'own write')} ignored "
             f"(as of {data.get('updated_at', '?')})"
         )
+        lines += sync_lines(data.get("sync"))
     problems = data.get("problems") or []
     for p in problems:
         lines.append(f"problem: {p}")
     if data.get("last_error"):
         lines.append(f"last error: {data['last_error']} ({data.get('last_error_at')})")
+    return lines
+
+
+def sync_lines(sync: object) -> list[str]:
+    """The background sync's part of ``--status`` (docs/adr/0035)."""
+    if not isinstance(sync, dict):
+        return []
+    every = sync.get("interval")
+    lines = [
+        f"sync: {sync.get('state', '?')}, every {every:g} s"
+        if isinstance(every, int | float)
+        else f"sync: {sync.get('state', '?')}"
+    ]
+    if sync.get("last_round_at"):
+        lines.append(f"sync: last round {sync['last_round_at']}: {sync.get('last_result')}")
+    if sync.get("next_round_at"):
+        lines.append(f"sync: next round {sync['next_round_at']}")
+    if sync.get("offline_since"):
+        lines.append(
+            f"sync: offline since {sync['offline_since']} ({sync.get('failures')} failed tries)"
+        )
+    if sync.get("held_back"):
+        lines.append(f"sync: held back by the secret gate: {sync['held_back']}")
+    if sync.get("last_error"):
+        lines.append(f"sync: last error: {sync['last_error']} ({sync.get('last_error_at')})")
     return lines

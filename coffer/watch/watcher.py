@@ -52,6 +52,7 @@ from coffer.watch.events import (
 )
 from coffer.watch.observers import Observers
 from coffer.watch.reporting import Reporter
+from coffer.watch.sync_runner import BackgroundSync
 from coffer.watch.watchset import WatchSet
 
 DEFAULT_DEBOUNCE = 0.15
@@ -68,6 +69,8 @@ class WatchOptions:
     poll_interval: float = DEFAULT_POLL_INTERVAL
     debounce: float = DEFAULT_DEBOUNCE  # quiet time that ends a burst
     max_wait: float = MAX_WAIT  # a burst is processed after this even if events continue
+    sync: bool = True  # run coffer sync rounds in the background when sync is set up
+    sync_interval: float | None = None  # seconds between pulls; None: settings, then 300
 
 
 class Watcher:
@@ -102,6 +105,8 @@ class Watcher:
         self.watches = self.observers.watches  # role -> watch
         self.watchset = WatchSet(store, environ, self.observers, self.reporter, self.coalescer)
         self.index_digest: dict[str, str | None] = {}  # tier id -> MEMORY.md after our pass
+        every = opts.sync_interval if opts.sync else 0.0  # 0: off
+        self.sync = BackgroundSync(self.app, log, self.waker.wake, interval=every)
         self._last_status = 0.0
         self._old_handlers: dict[int, Any] = {}
 
@@ -118,6 +123,7 @@ class Watcher:
                     if self._stopping():
                         break
                     self._process(burst)
+                self._sync_tick()
                 self._flush_status()
                 if not self._stopping():
                     self.waker.wait(self._timeout())
@@ -175,6 +181,7 @@ class Watcher:
 
     def _shutdown(self) -> None:
         self.log.info("stopping")
+        self.sync.stop()
         self.observers.stop()
         self.status.state = "stopped"
         self.status.stopped_at = now_iso()
@@ -215,7 +222,8 @@ class Watcher:
 
     def _timeout(self) -> float | None:
         now = time.monotonic()
-        due = [t for t in (self.coalescer.next_due(), self.reporter.due) if t is not None]
+        times = (self.coalescer.next_due(), self.reporter.due, self.sync.next_due())
+        due = [t for t in times if t is not None]
         return max(0.0, min(due) - now) if due else None  # None: sleep until an event
 
     def _process(self, burst: daemon.Burst) -> None:
@@ -225,6 +233,7 @@ class Watcher:
             if burst.key == CONFIG_KEY:
                 self.engine = self._new_engine()
                 self.log.info("reloaded settings from %s", self.store.root / CONFIG)
+                self.sync.reload()
                 self.watchset.rescan(self.engine, force=True)
             elif burst.key == PROJECTS:
                 self.watchset.rescan(self.engine, force=False)
@@ -240,6 +249,7 @@ class Watcher:
                     self.log.debug("ignored coffer's own write of %s", w.tier.dir / INDEX_NAME)
                     return
                 self._refresh(w.tier)
+                self.sync.changed()  # a memory may have changed: push it (debounced)
         except Exception as exc:  # the daemon survives anything one pass throws
             self.reporter.error(
                 Problem(self.store.root, "error", f"{burst.key}: {type(exc).__name__}: {exc}")
@@ -268,6 +278,21 @@ class Watcher:
             self.status.changes += 1
         self.reporter.notes(tier.info.id, tier.label, tuple(report.notices))
         self.reporter.report(TIER + tier.info.id, report.problems)
+
+    def _sync_tick(self) -> None:
+        try:
+            pulled = self.sync.tick()
+            self.reporter.report("sync", [])
+        except Exception as exc:  # listing the store's entries failed: said once, retried
+            why = f"background sync: {type(exc).__name__}: {exc}"
+            self.reporter.report("sync", [Problem(self.store.root, "error", why)])
+            return
+        if pulled:  # the round imported entries: the normal re-render of every watched tier
+            for key in [PROJECTS, *(k for k in self.watches if k.startswith(TIER))]:
+                self.coalescer.add(key, immediate=True)
+        if self.sync.dirty:
+            self.status.sync = self.sync.snapshot()
+            self.reporter.touch()
 
     # ---- status ------------------------------------------------------------------------
 
