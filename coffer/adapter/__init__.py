@@ -130,6 +130,9 @@ class Adapter(Protocol):
 # - FACTS: coffer.adapter.facts.AgentFacts, what the agent loads at session start (files in
 #   order, caps, shadowing, its own memory, MCP config, hooks) and the versions each fact was
 #   checked against; read by nothing that writes (docs/adr/0027);
+# - TEAM_FILES: tuple[str, ...], for an agent whose project tier is not a block: files
+#   (relative to the project root) it reads, for the team block (docs/adr/0036); the first
+#   that exists gets it, else the last is created;
 # - MODES: accepted from adapters written before 0.2 (a mapping of tier to Mode), never read:
 #   the modes come from targets().
 
@@ -163,6 +166,7 @@ class Features:
     session_context_limit: int | None = None
     facts: AgentFacts | None = None
     config_dir: ConfigDir | None = None
+    team_files: tuple[str, ...] = ()
 
 
 # A project that is never read or written: modes() asks targets() what a project would get.

@@ -152,6 +152,15 @@ def _harnesses(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _team_files(value: object) -> tuple[str, ...]:
+    if not isinstance(value, tuple | list) or not all(
+        isinstance(v, str) and v and not v.startswith("/") and ".." not in v.split("/")
+        for v in value
+    ):
+        raise ContractError("TEAM_FILES must be a tuple of relative paths inside the project")
+    return tuple(value)
+
+
 def _wiring(value: object) -> Wiring:
     if not callable(value):
         raise ContractError("wiring must be a function (ctx, launch) -> Sequence[ConfigEdit]")
@@ -212,6 +221,7 @@ def features(obj: object) -> Features:
         session_context_limit=_optional(obj, "SESSION_CONTEXT_LIMIT", _limit, None),
         facts=_optional(obj, "FACTS", _facts, None),
         config_dir=_optional(obj, "config_dir", _config_dir, None),
+        team_files=_optional(obj, "TEAM_FILES", _team_files, ()),
     )
 
 

@@ -33,12 +33,14 @@ def recall(
 ) -> int:
     """Search both tiers (BM25 ranking); each hit shows its tier and file."""
     s = store()
-    hits = s.recall(s.tiers(here(project), scope(scope_value)), query, limit)
+    at = here(project)
+    hits = s.recall(s.tiers(at, scope(scope_value)), query, limit)
+    team = _team_hits(at, scope_value, query, limit)
     if as_json:
         results = [found_json(h, body=True, score=True) for h in hits]
-        emit_json({"query": query, "results": results})
+        emit_json({"query": query, "results": results, "team": team})
         return 0
-    if not hits:
+    if not hits and not team:
         echo(f"no entries match {query!r}")
         return 0
     for n, hit in enumerate(hits, 1):
@@ -46,7 +48,29 @@ def recall(
         if hit.entry.description:
             echo(redact(f"   {hit.entry.description}"))
         echo(redact(f"   {hit.path}"))
+    for n, t in enumerate(team, len(hits) + 1):
+        echo(redact(f"{n}. {t['name']}  [team]  score {t['score']:.3g}"))
+        echo(redact(f"   {t['path']}"))
     return 0
+
+
+def _team_hits(at: Any, scope_value: str | None, query: str, limit: int) -> list[dict[str, Any]]:
+    """The team tier's matches (docs/adr/0036), when the project has one and no tier was
+    chosen or the project tier was."""
+    if scope_value == "global" or at.project is None:
+        return []
+    from coffer.store import team_search
+
+    return [
+        {
+            "name": redact(h.entry.name),
+            "description": redact(h.entry.description),
+            "body": redact(h.entry.body),
+            "score": h.score,
+            "path": redact(str(h.path)),
+        }
+        for h in team_search.recall(store(), at.project, query, limit)
+    ]
 
 
 def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -> int:

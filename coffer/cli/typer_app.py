@@ -67,6 +67,7 @@ COMMANDS: dict[str, str] = {
     "adapter": "adapter",
     "vault": "vault",
     "sync": "sync",
+    "team": "team",
 }
 _ROOT_FLAGS = frozenset({"--version"})
 

@@ -47,13 +47,19 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+_HOW = {
+    # The team block is committed and read by agents that have no coffer (docs/adr/0036).
+    "team": "`coffer team add NAME` or an edit in `.coffer/memory/`",
+}
+
+
 def _header(title: str, scope: str) -> list[str]:
     # One line, not a paragraph: it is read in every session, in every block.
+    how = _HOW.get(scope, '`coffer remember "…"`, `coffer update` or `coffer forget`')
     return [
         f"## {title}",
         "",
-        "_Context from coffer, not instructions. Regenerated: change it with "
-        '`coffer remember "…"`, `coffer update` or `coffer forget`, not here._',
+        f"_Context from coffer, not instructions. Regenerated: change it with {how}, not here._",
         "",
     ]
 
@@ -78,7 +84,7 @@ def _label(entry: Entry, headline: str, scope: str) -> str:
     parts = []
     if entry.name != derived_name(headline):
         parts.append(f"`{entry.name}`")
-    if entry.type and entry.type != ("project" if scope == "project" else "user"):
+    if entry.type and entry.type != ("user" if scope == "global" else "project"):
         parts.append(entry.type)
     return f" ({', '.join(parts)})" if parts else ""
 

@@ -125,7 +125,14 @@ class Engine(AgentSet):
             native = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
             if native is not None:
                 report.extend(kinds.NATIVES.establish(run, (name, native)))
-        self._establish(run, self.targets(ctx, report, adapters), report)
+        targets = self.targets(ctx, report, adapters)
+        if root is not None and ptier is not None:
+            from coffer.projection import team_blocks  # docs/adr/0036; before the blocks
+
+            project = (root, ptier.info.id)
+            dry = options.dry_run
+            report.extend(team_blocks.establish(self, project, targets, adapters, dry_run=dry))
+        self._establish(run, targets, report)
         return report
 
     def _establish(self, run: Run, targets: Targets, report: Report) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coffer.base.errors import CofferError
 from coffer.base.report import Report
 from coffer.projection import git_files
 from coffer.projection.git_files import ATTRIBUTES_HEADER, EXCLUDE_HEADER, FILTER, Edit, Line
@@ -57,13 +58,26 @@ def _run(edits: list[Edit], report: Report, *, dry_run: bool) -> None:
 def _how(record: BlockRecord, repo: Repo, rel: str) -> str:
     """How git is kept from seeing the block of ``record``'s file."""
     tracked, _ = index_entry(repo, rel)
-    if tracked:
+    if tracked or _shared(Path(record.path)):
         return "filter"
     if record.git is not None and record.git.how == "exclude":
         return "exclude"  # our own exclude line is why check-ignore says "ignored"
     if ignored(repo, rel):
         return "none"
     return "exclude" if record.created_file else "filter"
+
+
+def _shared(path: Path) -> bool:
+    """The file holds the team block (docs/adr/0036): git must see the file, without the
+    personal block, so the repository carries the team's memory."""
+    from coffer.base import fsutil
+    from coffer.projection.block_format import TEAM
+
+    try:
+        data = fsutil.read_bytes_or_none(path)
+    except (OSError, CofferError):
+        return False
+    return data is not None and TEAM.start in data
 
 
 def _hide(journal: Journal, user: str, repo: Repo, rel: str, how: str) -> list[Edit]:

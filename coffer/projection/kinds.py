@@ -20,6 +20,7 @@ from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
+from coffer.projection.team_kind import TEAMS
 
 if TYPE_CHECKING:
     from coffer.projection import render_targets
@@ -234,5 +235,10 @@ class Natives:
 
 
 BLOCKS, LINKS, NATIVES = Blocks(), Links(), Natives()
-KINDS: Mapping[str, Kind[Any, Any]] = {"block": BLOCKS, "symlink": LINKS, "native": NATIVES}
+KINDS: Mapping[str, Kind[Any, Any]] = {
+    "block": BLOCKS,
+    "symlink": LINKS,
+    "native": NATIVES,
+    "team": TEAMS,  # the committed team block (docs/adr/0036)
+}
 BY_MODE: Mapping[Mode, Kind[Any, Any]] = {Mode.RENDER: BLOCKS, Mode.SYMLINK: LINKS}

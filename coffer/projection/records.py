@@ -27,6 +27,7 @@ _COMMON: tuple[tuple[str, tuple[type, ...]], ...] = (
 _ADAPTERS = ("adapters", (list,))
 _BY_KIND: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
     "block": (_ADAPTERS, ("before_sha256", (str, type(None)))),
+    "team": (_ADAPTERS, ("before_sha256", (str, type(None)))),
     "symlink": (_ADAPTERS, ("link_target", (str,)), ("before", (str,))),
     "native": (_ADAPTERS, ("previous", (dict,))),
     "setup": (_ADAPTERS, ("edits", (list,)), ("before_sha256", (str, type(None)))),
@@ -161,6 +162,13 @@ class BlockRecord(JournalRecord):
 
 
 @dataclass(frozen=True)
+class TeamRecord(BlockRecord):
+    """The team block in a file (docs/adr/0036), keyed ``team:<path>``; never hidden from git."""
+
+    kind: str = "team"
+
+
+@dataclass(frozen=True)
 class LinkRecord(JournalRecord):
     """An agent's memory directory replaced by a link into the store (SYMLINK)."""
 
@@ -256,6 +264,7 @@ class OtherRecord(JournalRecord):
 
 _TYPES: dict[str, type[JournalRecord]] = {
     "block": BlockRecord,
+    "team": TeamRecord,
     "symlink": LinkRecord,
     "native": NativeRecord,
     "git-lines": GitRecord,

@@ -92,5 +92,17 @@ def apply_undo(journal: Journal, undo: BlockUndo) -> Report:
         else:
             fsutil.atomic_write_bytes(path, undo.new, mode=None)
             restore_mtime(path, undo.new, record.before_sha256, record.before_mtime_ns)
+            if record.created_file:
+                _hand_over(journal, record.path)
     journal.drop(record.key)
     return undo.report
+
+
+def _hand_over(journal: Journal, path: str) -> None:
+    """The team block stays (docs/adr/0036): its record learns coffer created the file, so
+    the last of the two undos deletes it."""
+    from coffer.projection.records import TeamRecord
+
+    team = journal.load(f"team:{path}", TeamRecord)
+    if team is not None and not team.created_file:
+        journal.save(team.but(created_file=True))

@@ -28,6 +28,10 @@ HARNESSES = ("claude", "claude-code")
 # A SessionStart hook's plain stdout becomes context; over 10,000 characters Claude keeps
 # only a 2 KB preview and a path to the rest (2.1.332, run: docs/adr/0012).
 SESSION_CONTEXT_LIMIT = 10_000
+# The project tier is the linked directory, so the team tier (docs/adr/0036) goes into the
+# instruction file Claude reads at the root: an existing CLAUDE.md, else AGENTS.md, which
+# 2.1.332 reads while no CLAUDE.md exists (a CLAUDE.md is never created: it would hide it).
+TEAM_FILES = ("CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", "AGENTS.md")
 
 _MAX_UNITS = 200
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -1,0 +1,170 @@
+"""The team block: a project's ``.coffer/memory/`` rendered into the files its agents read.
+
+Its own markers (block_format.TEAM), so git's clean filter, which strips the personal
+block, leaves it in: the repository carries it, and an agent that reads only the
+repository (a cloud agent, a clone without coffer) reads it natively (docs/adr/0036). Its
+body is a pure function of the committed entries, so a teammate's `coffer project` renders
+the same bytes and `git status` stays clean; a change shows up as a change to commit.
+
+It goes into every project-tier block file inside the project, and for an adapter whose
+project tier is a link (Claude) into the first of its ``TEAM_FILES`` that exists, else the
+last of them is created. It is written before the personal blocks, so their budget counts
+it. Each write is atomic and journaled (``team:<path>``); `coffer unproject` removes it and
+leaves ``.coffer/memory/`` alone. A hand edit inside it is overwritten: the entries are
+the source, and they are in git.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from coffer.adapter import Adapter
+from coffer.base import fsutil
+from coffer.base.errors import BlockError, CofferError
+from coffer.base.report import Change, Problem, Report, plural
+from coffer.projection import block_content, block_format
+from coffer.projection.agents import AgentSet, Targets
+from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now_iso, text_diff
+from coffer.projection.journal import Journal, sha256
+from coffer.projection.records import BlockRecord, TeamRecord
+from coffer.store import team
+from coffer.store.entry import Entry
+
+TITLE = "Team memory (this repository's .coffer/memory/)"
+BUDGET = 8 * 1024  # bytes of block body: the personal blocks share the agents' caps
+
+
+def key(path: Path | str) -> str:
+    return f"team:{path}"
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path.is_relative_to(root)
+
+
+def files(
+    agents: AgentSet, root: Path, targets: Targets, adapters: Mapping[str, Adapter]
+) -> dict[Path, list[str]]:
+    """The files inside ``root`` that get the team block, each with the adapters reading it."""
+    out: dict[Path, list[str]] = defaultdict(list)
+    for file, items in targets.blocks.items():
+        for name, target in items:
+            if target.tier == "project" and _inside(file, root):
+                out[file].append(name)
+    for name, target in targets.links:
+        names = agents.loaded.features(name).team_files if name in adapters else ()
+        if target.tier != "project" or not names:
+            continue
+        chosen = next((root / n for n in names if lstat_or_none(root / n) is not None), None)
+        out[chosen or root / names[-1]].append(name)
+    return out
+
+
+def render(data: bytes | None, entries: Sequence[Entry]) -> tuple[bytes, int]:
+    """``data`` with its team block holding ``entries``; and how many were shown."""
+    body = block_content.render(TITLE, "team", entries, BUDGET)
+    new = block_format.upsert(data, body.body, block_format.TEAM)
+    return new, body.shown_full + body.shown_line
+
+
+def establish(
+    agents: AgentSet,
+    project: tuple[Path, str | None],
+    targets: Targets,
+    adapters: Mapping[str, Adapter],
+    *,
+    dry_run: bool,
+) -> Report:
+    """Render the team tier of the project (root, id), if it has one, into its files."""
+    report = Report()
+    root = project[0]
+    scan = team.scan(root)
+    if scan is None:
+        return report
+    report.notices += [f"team tier: {p.line()}" for p in scan.problems]
+    for file, names in sorted(files(agents, root, targets, adapters).items()):
+        job = _Job(file, tuple(names), project[1], scan.entries)
+        with agents.step():
+            try:
+                report.extend(_one(agents.journal, job, dry_run=dry_run))
+            except (OSError, CofferError) as exc:
+                report.problems.append(Problem(file, "error", f"team block: {exc}"))
+    return report
+
+
+class _Job(NamedTuple):
+    file: Path
+    names: tuple[str, ...]
+    project_id: str | None
+    entries: Sequence[Entry]
+
+
+def _one(journal: Journal, job: _Job, *, dry_run: bool) -> Report:
+    file, names, entries = job.file, job.names, job.entries
+    report = Report()
+    st = lstat_or_none(file)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        why = "not a regular file; coffer left it alone (team block)"
+        report.problems.append(Problem(file, "foreign", why))
+        return report
+    data = fsutil.read_bytes_or_none(file)
+    try:
+        new, shown = render(data, entries)
+    except BlockError as exc:
+        why = f"team block: {exc}; fix the markers by hand (a merge may have left two)"
+        report.problems.append(Problem(file, "malformed", why))
+        return report
+    record = journal.load(key(file), TeamRecord)
+    if new == data:
+        if record is not None:
+            merged = tuple(sorted(set(record.adapters) | set(names)))
+            if merged != record.adapters and not dry_run:
+                journal.save(record.but(adapters=merged))
+        return report  # as committed (or as written before): nothing of coffer's to record
+    action = "create" if data is None else "update"
+    detail = plural(shown, "team entry", "team entries")
+    report.changes.append(Change(file, action, detail, text_diff(file, data, new)))
+    if dry_run:
+        return report
+    if record is None:
+        record = _new_record(journal, job, data)
+    record = record.but(adapters=tuple(sorted(set(record.adapters) | set(names))))
+    journal.save(record)  # before the write: a crash leaves a record of what was there
+    fsutil.atomic_write_bytes(file, new, mode=None)
+    journal.save(record.but(after_sha256=sha256(new), updated_at=now_iso()))
+    _unhide(journal, file)
+    return report
+
+
+def _new_record(journal: Journal, job: _Job, data: bytes | None) -> TeamRecord:
+    file = job.file
+    dirs = ensure_parent(file) if data is None else []
+    if data is not None:
+        journal.backup_bytes(data)
+    return TeamRecord(
+        key=key(file),
+        path=str(file),
+        tier="project",
+        project_id=job.project_id,
+        adapters=tuple(sorted(job.names)),
+        created_file=data is None,
+        created_dirs=tuple(dirs),
+        before_sha256=None if data is None else sha256(data),
+        before_mtime_ns=mtime_ns(file) if data is not None else None,
+        created_at=now_iso(),
+        updated_at=now_iso(),
+    )
+
+
+def _unhide(journal: Journal, file: Path) -> None:
+    """A file coffer created for its personal block is excluded from git; once it holds the
+    team block git must see it (the clean filter still keeps the personal block out)."""
+    from coffer.projection import gitside
+
+    personal = journal.load(file, BlockRecord)
+    if personal is not None and personal.git is not None and personal.git.how == "exclude":
+        gitside.sync(journal, personal, wrote=True, commit=personal.git.commit, dry_run=False)

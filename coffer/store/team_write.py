@@ -1,0 +1,107 @@
+"""Writing the team tier: `coffer team init`, `add` and `remove` (docs/adr/0036).
+
+Each write is atomic and stays inside ``<root>/.coffer/memory/``; ``MEMORY.md`` there is
+regenerated after every change, so the directory is never empty (git keeps no empty
+directory, and a teammate's clone must see that the project opted in). Promotion is the
+only way personal memory reaches the team tier, and it passes the store's secret gate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coffer.base import fsutil
+from coffer.base.errors import EntryExistsError, EntryNotFoundError, InvalidInputError
+from coffer.store import team
+from coffer.store.entry import Entry, serialize
+from coffer.store.team import INDEX_NAME, TEAM_PARTS, TeamScan
+
+# The keys a promoted entry keeps: which session wrote it stays personal.
+_KEPT_KEYS = ("type", "id", "created_at", "updated_at")
+_INDEX_HEAD = (
+    "# Team memory\n\n"
+    "Entries this project shares through its repository (coffer's team tier). Review them "
+    "like code; `coffer team add NAME` promotes a personal entry, `coffer team remove NAME` "
+    "drops one. This index is regenerated.\n\n"
+)
+
+
+def _index_text(scan: TeamScan) -> str:
+    from coffer.store.index import entry_line
+
+    lines = [entry_line(e) for e in sorted(scan.entries, key=lambda e: e.filename)]
+    return _INDEX_HEAD + "".join(f"{line}\n" for line in lines)
+
+
+def _refuse_links(root: Path) -> None:
+    why = team.refusal(root)
+    if why not in (None, "missing"):
+        raise InvalidInputError(f"{team.team_dir(root)}: {why}")
+
+
+def _regenerate(root: Path) -> TeamScan:
+    scan = team.scan(root)
+    assert scan is not None  # called with the directory in place
+    fsutil.write_if_changed(scan.dir / INDEX_NAME, _index_text(scan).encode(), mode=None)
+    return scan
+
+
+def init(root: Path) -> tuple[Path, bool]:
+    """Create the team directory (and its index); return it and whether it was new."""
+    _refuse_links(root)
+    directory = team.team_dir(root)
+    created = not directory.exists()
+    fsutil.ensure_dir(directory, mode=0o755)
+    _refuse_links(root)  # made between the check and the mkdir: still never followed
+    _regenerate(root)
+    return directory, created
+
+
+def require(root: Path) -> TeamScan:
+    scan = team.scan(root)
+    if scan is None:
+        raise InvalidInputError(
+            f"{root} has no team tier; `coffer team init` there creates {'/'.join(TEAM_PARTS)}/"
+        )
+    if not scan.dir.is_dir() or team.refusal(root) is not None:
+        raise InvalidInputError(f"{scan.dir}: {scan.problems[0].why}")
+    return scan
+
+
+def promoted(entry: Entry) -> Entry:
+    """The team copy of a personal entry: same name, text and type, no session keys."""
+    meta = {k: entry.metadata[k] for k in _KEPT_KEYS if k in entry.metadata}
+    return Entry(entry.name, entry.description, entry.body, meta, f"{entry.name}.md")
+
+
+def add(root: Path, entry: Entry) -> Path:
+    """Write ``entry`` into the team tier; refuses a secret and any name already there."""
+    from coffer.store.drafts import check_secrets
+
+    scan = require(root)
+    check_secrets(entry.name, entry.description, entry.body, entry.filename)
+    copy = promoted(entry)
+    clash = team.find(scan, copy.name) or team.find(scan, copy.filename)
+    taken = {p.filename for p in scan.problems}
+    if clash is not None or copy.filename in taken or (scan.dir / copy.filename).exists():
+        where = clash.filename if clash is not None else copy.filename
+        raise EntryExistsError(
+            f"the team tier already has an entry named {copy.name!r} ({where}); "
+            f"`coffer team remove {copy.name}` first, or rename the personal entry"
+        )
+    path = fsutil.safe_child(scan.dir, copy.filename)
+    fsutil.atomic_write_text(path, serialize(copy), mode=None)
+    _regenerate(root)
+    return path
+
+
+def remove(root: Path, name: str) -> Path:
+    """Delete the team entry ``name`` (git keeps its history); return its path."""
+    scan = require(root)
+    found = team.find(scan, name)
+    if found is None:
+        raise EntryNotFoundError(f"no team entry named {name!r} in {scan.dir}")
+    path = fsutil.safe_child(scan.dir, found.filename)
+    fsutil.unlink(path)
+    _regenerate(root)
+    return path
