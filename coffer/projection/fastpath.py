@@ -144,6 +144,11 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
     env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
     paths: set[str] = {str(store.root / n) for n in ("projects.json", "config.json", "journal")}
     paths |= {p for p in sys.path if p and os.path.isdir(p)}
+    if root is not None:
+        # The team tier (docs/adr/0036): one stat. A file added, removed or replaced (as
+        # `git pull` and `coffer team` do) changes the directory; an in-place hand edit is
+        # picked up by the next full run.
+        paths.add(os.path.join(root, ".coffer", "memory"))
     tiers = [store.global_tier(), store.tier_at(root) if root is not None else None]
     for tier in tiers:
         if tier is None:
