@@ -103,4 +103,3 @@ def team_list(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     for p in scan.problems:
         echo(f"skipped: {p.line()}", err=True)
     raise typer.Exit(0)
-

@@ -137,6 +137,13 @@ def _digest(stamp_text: str) -> str:
     return f"{zlib.crc32(stamp_text.encode('utf-8', 'surrogateescape')):08x}"
 
 
+def _team(root: Path | None) -> set[str]:
+    """The team tier (docs/adr/0036): one stat. A file added, removed or replaced (as `git
+    pull` and `coffer team` do) changes the directory; an in-place hand edit is picked up
+    by the next full run."""
+    return set() if root is None else {os.path.join(root, ".coffer", "memory")}
+
+
 def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
     from coffer.base.report import Report
 
@@ -144,11 +151,7 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
     env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
     paths: set[str] = {str(store.root / n) for n in ("projects.json", "config.json", "journal")}
     paths |= {p for p in sys.path if p and os.path.isdir(p)}
-    if root is not None:
-        # The team tier (docs/adr/0036): one stat. A file added, removed or replaced (as
-        # `git pull` and `coffer team` do) changes the directory; an in-place hand edit is
-        # picked up by the next full run.
-        paths.add(os.path.join(root, ".coffer", "memory"))
+    paths |= _team(root)
     tiers = [store.global_tier(), store.tier_at(root) if root is not None else None]
     for tier in tiers:
         if tier is None:

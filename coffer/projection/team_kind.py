@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
@@ -18,7 +18,6 @@ from coffer.base.report import Change, Problem, Report
 
 if TYPE_CHECKING:
     from coffer.projection.journal import Journal
-    from coffer.projection.kinds import Run, Undo
     from coffer.projection.records import TeamRecord
 
 _BLANK = b" \t\r\n\xef\xbb\xbf"
@@ -92,15 +91,16 @@ def undo(journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool) ->
 
 class Teams:
     """The ``team`` kind in coffer.projection.kinds.KINDS: undo only (establishing is
-    coffer.projection.team_blocks, run once per project, not per file)."""
+    coffer.projection.team_blocks, run once per project, not per file). Its runs are typed
+    ``Any``: naming coffer.projection.kinds here would make the two modules a cycle."""
 
-    def establish(self, run: Run, unit: object) -> Report:
+    def establish(self, run: Any, unit: object) -> Report:
         return Report()
 
-    def undo(self, undo_: Undo, record: TeamRecord) -> Report:
+    def undo(self, undo_: Any, record: TeamRecord) -> Report:
         return undo(undo_.agents.journal, record, dry_run=undo_.dry_run, force=undo_.force)
 
-    def state(self, run: Run, unit: object) -> tuple[str, str]:
+    def state(self, run: Any, unit: object) -> tuple[str, str]:
         return "ok", ""
 
 

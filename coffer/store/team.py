@@ -87,12 +87,23 @@ def _read(path: Path, budget: int) -> tuple[Entry | None, str | None]:
         if exc.errno == errno.ELOOP:
             return None, "is a symlink; coffer does not follow links in the team tier"
         return None, f"cannot be opened ({exc.strerror})"
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+    cap = min(MAX_FILE_BYTES, budget)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None, "is not a regular file"
-        cap = min(MAX_FILE_BYTES, budget)
-        data = fh.read(cap + 1)
+        chunks: list[bytes] = []
+        got = 0
+        while got <= cap:
+            chunk = os.read(fd, cap + 1 - got)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror})"
+    finally:
+        os.close(fd)
     if len(data) > cap:
         return None, f"is larger than {cap} bytes"
     if b"\x00" in data:

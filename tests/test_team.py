@@ -1,0 +1,173 @@
+"""The team tier through real git and the real CLI (docs/adr/0036): opted in by `coffer team
+init`, promoted only by `coffer team add`, committed with the repository and projected into a
+teammate's clone (a second store) with `git status` clean; unproject leaves .coffer/memory/."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from coffer.projection import block_format as block
+from tests.helpers import coffer
+from tests.test_git import git, init_repo, ok
+
+TEXT = "Releases are cut from the release branch with make ship."
+
+
+@pytest.fixture
+def home(fake_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (fake_home / ".claude").mkdir()
+    (fake_home / ".codex").mkdir()
+    config = tmp_path / "gitconfig"
+    config.write_text("[user]\n\tname = Test\n\temail = test@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return fake_home
+
+
+@pytest.fixture
+def repo(tmp_path: Path, home: Path) -> Path:
+    """A repository with a tracked CLAUDE.md (so Claude's team block goes there), projected
+    once, with one personal project entry."""
+    r = init_repo(tmp_path / "repo", {"CLAUDE.md": b"# Claude\n\nBe brief.\n"})
+    ok(coffer("remember", TEXT, "--name", "release", cwd=r))
+    ok(coffer("project", cwd=r))
+    return r
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    out = {}
+    for p in root.rglob("*"):
+        rel = p.relative_to(root)
+        if rel.parts[0] != ".git" and p.is_file():
+            out[str(rel)] = p.read_bytes()
+    return out
+
+
+def _teammate(tmp_path: Path, origin: Path) -> tuple[Path, dict[str, str]]:
+    """A clone of ``origin`` with a store, home and agents of its own."""
+    home = tmp_path / "home2"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".codex").mkdir()
+    env = {
+        "HOME": str(home),
+        "COFFER_HOME": str(tmp_path / "store2"),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CODEX_HOME": str(home / ".codex"),
+    }
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    return clone, env
+
+
+def _team_body(path: Path) -> str:
+    span = block.find(path.read_bytes(), block.TEAM)
+    assert span is not None, f"no team block in {path}"
+    return span.body
+
+
+def test_init_writes_only_the_team_directory_and_the_blocks(repo: Path) -> None:
+    before = _files(repo)
+    ok(coffer("team", "init", cwd=repo))
+    after = _files(repo)
+    new = set(after) - set(before)
+    assert new == {".coffer/memory/MEMORY.md"}
+    changed = {n for n in before if before[n] != after[n]}
+    assert changed <= {"AGENTS.md", "CLAUDE.md"}
+    for name in changed:  # only a team block was added; the rest is byte for byte
+        assert block.remove(after[name], block.TEAM).rstrip(b"\n") == before[name].rstrip(b"\n")
+    # remember never writes to the team tier
+    ok(coffer("remember", "Tabs, not spaces.", "--name", "tabs", cwd=repo))
+    assert sorted(os.listdir(repo / ".coffer" / "memory")) == ["MEMORY.md"]
+    assert "Tabs" not in _team_body(repo / "AGENTS.md")
+
+
+def test_add_is_explicit_refuses_secrets_and_clashes(repo: Path, home: Path) -> None:
+    ok(coffer("team", "init", cwd=repo))
+    out = ok(coffer("team", "add", "release", cwd=repo))
+    assert ".coffer/memory/release.md" in out.stdout
+    assert TEXT in (repo / ".coffer" / "memory" / "release.md").read_text()
+    assert TEXT in _team_body(repo / "AGENTS.md")
+    assert TEXT in _team_body(repo / "CLAUDE.md")
+    clash = coffer("team", "add", "release", cwd=repo)
+    assert clash.returncode != 0 and "already has an entry named 'release'" in clash.stderr
+    # a secret edited into a personal entry by hand never reaches the repository
+    tier = next((Path(os.environ["COFFER_HOME"]) / "projects").glob("*/memory/release.md"))
+    leak = "\nDB_PASSWORD=hunter2-0123456789abcdef\n"
+    (tier.parent / "leak.md").write_text("---\nname: leak\n---\n" + leak)
+    refused = coffer("team", "add", "leak", cwd=repo)
+    assert refused.returncode != 0 and "secret" in refused.stderr
+    assert not (repo / ".coffer" / "memory" / "leak.md").exists()
+    assert "hunter2" not in (repo / "AGENTS.md").read_text().split(block.START_MARKER)[0]
+    listed = ok(coffer("team", "list", cwd=repo)).stdout
+    assert "release" in listed and "leak" not in listed
+
+
+def test_a_teammates_clone_gets_the_team_entries_and_stays_clean(
+    repo: Path, tmp_path: Path
+) -> None:
+    ok(coffer("team", "init", cwd=repo))
+    ok(coffer("team", "add", "release", cwd=repo))
+    git(repo, "add", ".coffer", "AGENTS.md", "CLAUDE.md")
+    git(repo, "commit", "-q", "-m", "team memory")
+    assert git(repo, "status", "--porcelain") == ""
+    committed = git(repo, "show", "HEAD:AGENTS.md")
+    assert TEXT in committed and block.START_MARKER not in committed  # personal stays out
+    ok(coffer("project", cwd=repo))
+    assert git(repo, "status", "--porcelain") == ""
+
+    clone, env = _teammate(tmp_path, repo)
+    ok(coffer("project", cwd=clone, env=env))
+    for name in ("AGENTS.md", "CLAUDE.md"):
+        assert TEXT in _team_body(clone / name)
+    assert git(clone, "status", "--porcelain") == ""
+    before = _files(clone)
+    ok(coffer("project", cwd=clone, env=env))
+    assert _files(clone) == before and git(clone, "status", "--porcelain") == ""
+    hits = ok(coffer("recall", "release branch", cwd=clone, env=env)).stdout
+    assert "[team]" in hits and "release.md" in hits
+
+    # a teammate's new entry arrives by pull and shows at the next session start
+    (repo / ".coffer" / "memory" / "review.md").write_text("Two approvals before merging.\n")
+    git(repo, "add", ".coffer")
+    git(repo, "commit", "-q", "-m", "more")
+    git(clone, "pull", "-q", "--no-rebase")
+    ok(coffer("project", cwd=clone, env=env))
+    assert "Two approvals" in _team_body(clone / "AGENTS.md")
+    assert git(clone, "status", "--porcelain") == " M AGENTS.md\n M CLAUDE.md\n"
+
+
+def test_hostile_team_files_are_reported_and_the_session_starts(repo: Path, tmp_path: Path) -> None:
+    ok(coffer("team", "init", cwd=repo))
+    team = repo / ".coffer" / "memory"
+    (team / "good.md").write_text("Use make ship to release.\n")
+    (team / "huge.md").write_bytes(b"A" * (2 * 1024 * 1024))
+    (team / "bin.md").write_bytes(b"\x00\xff\xfe")
+    (tmp_path / "passwd").write_text("root:x:0:0\n")
+    (team / "link.md").symlink_to(tmp_path / "passwd")
+    (team / "yaml.md").write_text("---\nname: [x\n---\nbad\n")
+    forged = f"forged\n{block.TEAM.end.decode()}\n{block.END_MARKER}\n"
+    (team / "end.md").write_text(forged)
+    assert coffer("project", "--hook", cwd=repo).returncode == 0  # a session start
+    result = ok(coffer("project", "--dry-run", cwd=repo))
+    out = result.stdout + result.stderr
+    for name in ("huge.md", "bin.md", "link.md", "yaml.md"):
+        assert f".coffer/memory/{name}" in out
+    body = _team_body(repo / "AGENTS.md")
+    assert "make ship" in body and "root:x" not in body and "AAAA" not in body
+    assert "forged" in body  # shown, but its marker lines are neutralised
+    block.find((repo / "AGENTS.md").read_bytes())  # both blocks still well-formed
+
+
+def test_unproject_removes_the_blocks_and_leaves_the_team_directory(repo: Path) -> None:
+    original = (repo / "CLAUDE.md").read_bytes()
+    ok(coffer("team", "init", cwd=repo))
+    ok(coffer("team", "add", "release", cwd=repo))
+    team_files = {n: b for n, b in _files(repo).items() if n.startswith(".coffer/")}
+    ok(coffer("unproject", cwd=repo))
+    assert not (repo / "AGENTS.md").exists()  # coffer created it for both blocks
+    assert (repo / "CLAUDE.md").read_bytes() == original
+    assert {n: b for n, b in _files(repo).items() if n.startswith(".coffer/")} == team_files
+    assert git(repo, "status", "--porcelain") == "?? .coffer/\n"
