@@ -3,9 +3,13 @@ the merge decided back into the tiers (docs/adr/0034)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import NamedTuple
 
 from coffer.base import fsutil
@@ -15,6 +19,10 @@ from coffer.store.entry import EntryParseError, parse
 from coffer.store.store import Store, Tier
 from coffer.sync import tree
 from coffer.sync.keys import GLOBAL_KEY, project_key, valid_key
+
+# fsutil's temporary-file prefix (fsutil.is_tmp_name): its sweeps clear what a killed
+# round left behind, and the scan and the offer skip such files.
+_TMP_PREFIX = ".coffer-tmp-"
 
 
 class Keyed(NamedTuple):
@@ -111,23 +119,66 @@ def check_incoming(path: str, item: tree.Item, data: bytes | None) -> str | None
     return None
 
 
-def write_entry(
-    store: Store, tier: Tier, name: str, data: bytes | None, expect: bytes | None
-) -> bool:
-    """Put the merged version of ``name`` into ``tier`` (None: remove it, into the trash).
-    Skipped, False, when the file changed since the round read it: the next round sees it."""
+class Write(NamedTuple):
+    name: str
+    data: bytes | None  # None: remove the file (into the tier's trash)
+    expect: bytes | None  # what the round read there; a file that changed since is skipped
+
+
+def write_entries(store: Store, tier: Tier, writes: Sequence[Write]) -> int:
+    """Put the merged versions into ``tier`` under its lock; how many were written. A file
+    that changed since the round read it is left for the next round. Each new file is
+    written in full and flushed to disk before it replaces the old one (several at once:
+    a pull of a thousand entries is a thousand flushes), the directory flushed once."""
     fsutil.ensure_dir(tier.dir)
+    done = 0
     with store.lock(tier):
-        target = fsutil.safe_child(tier.dir, name)
-        current = fsutil.read_bytes_or_none(target) if target.is_file() else None
-        if current != expect or target.is_symlink():
-            return False
-        if data is None:
-            if current is not None:
-                _to_trash(tier, name)
-            return True
-        fsutil.atomic_write_bytes(target, data)
-    return True
+        ready: list[tuple[Write, Path]] = []
+        for w in writes:
+            target = fsutil.safe_child(tier.dir, w.name)
+            if target.is_symlink() or _current(target) != w.expect:
+                continue
+            if w.data is None:
+                if w.expect is not None:
+                    _to_trash(tier, w.name)
+                    done += 1
+            else:
+                ready.append((w, target))
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            tmps = list(pool.map(lambda wt: _flushed_tmp(tier.dir, wt[0].data or b""), ready))
+        for (_w, target), tmp in zip(ready, tmps, strict=True):
+            os.replace(tmp, target)
+            done += 1
+        if ready:
+            _fsync_dir(tier.dir)
+    return done
+
+
+def _current(path: Path) -> bytes | None:
+    return fsutil.read_bytes_or_none(path) if path.is_file() else None
+
+
+def _flushed_tmp(directory: Path, data: bytes) -> Path:
+    fd, tmp = tempfile.mkstemp(prefix=f"{_TMP_PREFIX}{os.getpid()}-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _to_trash(tier: Tier, name: str) -> None:

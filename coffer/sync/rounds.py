@@ -145,8 +145,7 @@ def import_merged(
             changes.append((path, place, item))
     blobs = tree.cat_blobs(git, [i.sha for _, _, i in changes if i is not None])
     refused: list[str] = []
-    touched: dict[str, Tier] = {}
-    written = 0
+    writes: dict[str, tuple[Tier, list[local.Write]]] = {}
     for path, (tier, name), item in changes:
         data = blobs.get(item.sha) if item is not None else None
         if item is not None:
@@ -154,12 +153,18 @@ def import_merged(
             if why is not None:
                 refused.append(f"{path}: {why}")
                 continue
-        if local.write_entry(store, tier, name, data, offer.files.get(path)):
-            written += 1
-            touched[str(tier.base)] = tier
+        batch = writes.setdefault(str(tier.base), (tier, []))[1]
+        batch.append(local.Write(name, data, offer.files.get(path)))
+    written = 0
+    touched = []
+    for tier, batch in writes.values():
+        n = local.write_entries(store, tier, batch)
+        written += n
+        if n:
+            touched.append(tier)
     bad = {r.partition(": ")[0] for r in refused}
     synced = {p: i.sha for p, i in items.items() if p not in bad and local_space(keyed, p)}
-    return Pulled(written, tuple(touched.values()), tuple(refused), synced)
+    return Pulled(written, tuple(touched), tuple(refused), synced)
 
 
 def changed_between(git: Git, a: str | None, b: str | None) -> int:
