@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from coffer.store import watch_state
 from coffer.store.store import Store
 from coffer.watch.watcher import Watcher
 from tests.helpers import coffer, make_repo
@@ -164,3 +167,40 @@ def test_an_unreachable_remote_is_one_line_then_one_line_when_it_is_back(
     assert len([s for s in said if "unreachable" in s]) == 1, said
     assert len([s for s in said if s.startswith("sync: back online")]) == 1, said
     assert any("back online" in s and "(3 failed tries)" in s for s in said), said
+
+
+def test_the_real_daemon_syncs_and_status_shows_it(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    git("init", "-q", "--bare", "-b", "main", str(remote))
+    a = Machine(tmp_path / "a", "a", remote)
+    a.watcher.waker.close()  # the daemon below is a process of its own
+    a.ok("remember", "Deploys use make release.", "--name", "deploy")
+    log = tmp_path / "watch.log"
+    cmd = [sys.executable, "-m", "coffer", "watch", "--log-file", str(log), "--sync-interval", "60"]
+    proc = subprocess.Popen(cmd, env=a.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        root = Path(a.env["COFFER_HOME"])
+
+        def synced() -> bool:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            sync = watch_state.read_status_file(root).get("sync")
+            return isinstance(sync, dict) and sync.get("rounds") == 1
+
+        end = time.monotonic() + DEADLINE
+        while not synced():
+            assert time.monotonic() < end, log.read_text() if log.exists() else "no log"
+            time.sleep(0.05)
+        shown = coffer("watch", "--status", env=a.env)
+        assert shown.returncode == 0, shown.stderr
+        lines = [line for line in shown.stdout.splitlines() if line.startswith("sync:")]
+        assert lines[0] == "sync: idle, every 60 s", shown.stdout
+        assert "pushed 1 file" in lines[1] and lines[2].startswith("sync: next round ")
+        assert "make release" in git(
+            "--git-dir", str(remote), "grep", "-h", "-e", "release", "main"
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE) == 0
+    said = log.read_text()
+    assert "INFO sync: on" in said
+    assert [line for line in said.splitlines() if "pushed 1 file" in line], said
