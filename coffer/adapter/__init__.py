@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from coffer.adapter.facts import AgentFacts
 
@@ -28,8 +28,7 @@ class Mode(enum.Enum):
     NONE = "none"  # nothing is written for this tier
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """Everything an adapter may look at. Adapters never read os.environ or Path.home()."""
 
     home: Path
@@ -38,8 +37,7 @@ class Context:
     project: Path | None = None  # the canonical project root; None for global-only work
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """One path an adapter wants coffer to manage for one tier."""
 
     tier: TierName
@@ -55,8 +53,7 @@ class Target:
     active: bool = True
 
 
-@dataclass(frozen=True)
-class Imported:
+class Imported(NamedTuple):
     """A native memory to copy into the global tier before the native store is switched off."""
 
     name: str
@@ -70,8 +67,11 @@ class Imported:
     type: str = "reference"
 
 
-@dataclass(frozen=True)
-class NativeMemory:
+def _no_imports() -> Sequence[Imported]:
+    return ()
+
+
+class NativeMemory(NamedTuple):
     """An agent's own memory store and the config switch that turns it off.
 
     ``disable`` and ``restore`` transform the config file's bytes (None: file absent) and
@@ -83,7 +83,7 @@ class NativeMemory:
     enabled: Callable[[bytes | None], bool]
     disable: Callable[[bytes | None], tuple[bytes, dict[str, Any]]]
     restore: Callable[[bytes | None, Mapping[str, Any]], bytes]
-    imports: Callable[[], Sequence[Imported]] = field(default=lambda: ())
+    imports: Callable[[], Sequence[Imported]] = _no_imports
     describe: str = ""
     # Non-empty: why the memory stays on (no switch coffer may turn without losing what the
     # agent reads). Its items are then imported at every `coffer project`, each under a name
@@ -156,8 +156,7 @@ class SessionFramer(Protocol):
     def __call__(self, text: str, /) -> str: ...
 
 
-@dataclass(frozen=True)
-class Features:
+class Features(NamedTuple):
     """An adapter's optional members, checked: what the core reads instead of getattr."""
 
     harnesses: tuple[str, ...] = ()
@@ -205,14 +204,13 @@ def no_inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
 # journals and undoes them.
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(NamedTuple):
     """How an agent should start coffer; decided by coffer and handed to ``wiring``."""
 
     # absolute argv prefix: ("/usr/local/bin/coffer",) or (python, "-m", "coffer")
     argv: tuple[str, ...]
     # environment the agent must pass (e.g. COFFER_HOME when the store is not the default)
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = MappingProxyType({})
 
     def mcp_server(self, harness: str) -> dict[str, Any]:
         """A stdio MCP server entry (command, args, env); ``harness`` names the agent for
@@ -240,8 +238,7 @@ class Launch:
 SESSION_START_MARKER = ("coffer", "project --")
 
 
-@dataclass(frozen=True)
-class ConfigEdit:
+class ConfigEdit(NamedTuple):
     """One entry `coffer setup` adds to an agent's config file (`--undo` removes it).
 
     ``keys`` locate it in the parsed file (JSON or JSONC object keys, TOML table keys). Without

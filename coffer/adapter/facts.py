@@ -13,8 +13,7 @@ Names no agent; stdlib only (docs/adr/0027).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 # How a fact was established, the status values of the reference runs:
 # Run = seen in a captured request or in files the agent wrote; Code = read in the shipped
@@ -60,8 +59,7 @@ TEMPLATE_ROOTS = ("~", "{config}", "$XDG_CONFIG_HOME", "{root}", "{cwd}", "${NAM
 Order = Literal["by-file", "by-directory"]
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(NamedTuple):
     """One check of an agent's facts: which version, how, where."""
 
     version: str  # the agent's version, e.g. "0.24.4"; a date for hosted agents
@@ -70,8 +68,7 @@ class Checked:
     date: str = ""  # when it was checked (YYYY-MM-DD)
 
 
-@dataclass(frozen=True)
-class Cap:
+class Cap(NamedTuple):
     """A size limit the agent applies to what it loads."""
 
     limit: int
@@ -90,8 +87,7 @@ class Cap:
     limit_key: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Setting:
+class Setting(NamedTuple):
     """A condition on the user's settings: the JSON or TOML file ``file`` (a template) has,
     at ``key``, the value ``has`` or a list holding it."""
 
@@ -100,8 +96,7 @@ class Setting:
     has: str | bool
 
 
-@dataclass(frozen=True)
-class Load:
+class Load(NamedTuple):
     """One file, or glob of files, an agent loads at session start. An AgentFacts lists
     them in the order they reach the model's context."""
 
@@ -125,8 +120,7 @@ class Load:
     unshadowed_if: Setting | None = None
 
 
-@dataclass(frozen=True)
-class NativeFacts:
+class NativeFacts(NamedTuple):
     """The agent's own, agent-written memory: where it is, how it is stored and loaded,
     how to switch it off, and what coffer does about it today."""
 
@@ -138,8 +132,7 @@ class NativeFacts:
     coffer: str = "not managed yet: coffer neither imports it nor switches it off"
 
 
-@dataclass(frozen=True)
-class McpFacts:
+class McpFacts(NamedTuple):
     """Where the agent's MCP servers are configured."""
 
     path: str  # a template
@@ -148,8 +141,7 @@ class McpFacts:
     note: str = ""
 
 
-@dataclass(frozen=True)
-class HookFacts:
+class HookFacts(NamedTuple):
     """The agent's session-start hook, if any: where it is configured and whether its
     output reaches the model."""
 
@@ -159,8 +151,7 @@ class HookFacts:
     note: str = ""
 
 
-@dataclass(frozen=True)
-class AgentFacts:
+class AgentFacts(NamedTuple):
     """Everything known about what one agent reads, with the versions it was checked on."""
 
     title: str  # the agent's own name: "Qwen Code"

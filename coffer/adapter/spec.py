@@ -34,8 +34,7 @@ from coffer.adapter.helpers import on_path, xdg_config
 from coffer.adapter.wiring import Wire, edits
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """The agent's config directory: ``default`` (a template) unless ``env`` names one."""
 
     default: str
@@ -43,16 +42,14 @@ class Place:
     expand: bool = True  # whether ``~`` in the variable's value is expanded
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A file the agent reads, unless one of ``unless`` is set in the environment."""
 
     path: str
     unless: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Render:
+class Render(NamedTuple):
     """A tier rendered as a managed block: into the first of ``files`` that exists (the
     agent reads that one), else into ``create`` (default: the first of ``files``)."""
 
@@ -67,8 +64,7 @@ class Render:
     off_env: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Nothing:
+class Nothing(NamedTuple):
     """A tier coffer does not project into (NONE), with the reason shown to the user.
     ``path`` names what the user would look at (a config file, the config directory)."""
 

@@ -13,9 +13,9 @@ alternative names (and whether its directory exists).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 
@@ -23,8 +23,7 @@ Format = Literal["json", "jsonc", "toml", "yaml"]
 SERVER = "coffer"  # the name of coffer's entry in every agent's config
 
 
-@dataclass(frozen=True)
-class McpServer:
+class McpServer(NamedTuple):
     """Where the agent's config holds its stdio MCP servers, and the shape of one entry.
 
     The entry is ``{**extra, <command_key>: <coffer>, "args": [..., "mcp"], <env_key>: {...}}``;
@@ -41,7 +40,7 @@ class McpServer:
     argv: bool = False
     command_key: str = "command"  # "cmd" (Goose)
     env_key: str = "env"  # "environment" (OpenCode), "envs" (Goose)
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = MappingProxyType({})
     named: str = ""
     note: str = ""  # what the user still has to do (restart the agent, …)
     # only where the file or its directory already exists (an editor's profile directory,
@@ -49,19 +48,17 @@ class McpServer:
     existing_dir: bool = False
 
 
-@dataclass(frozen=True)
-class SessionHook:
+class SessionHook(NamedTuple):
     """A Claude-style ``hooks.SessionStart`` group running ``coffer project --hook --for
     NAME``: only for agents that add the hook's output to the model's context."""
 
     path: str  # a template
     format: Format = "json"
-    fields: Mapping[str, Any] = field(default_factory=dict)  # more members: timeout, name
+    fields: Mapping[str, Any] = MappingProxyType({})  # more members: timeout, name
     note: str = ""
 
 
-@dataclass(frozen=True)
-class Wire:
+class Wire(NamedTuple):
     """What `coffer setup` adds to one agent's config."""
 
     mcp: McpServer | None = None
@@ -167,9 +164,8 @@ def _server(mcp: McpServer, path: Path, name: str, launch: Launch, no_hook: str)
 
 
 def _as(edit: ConfigEdit, fmt: Format) -> ConfigEdit:
-    from dataclasses import replace
 
-    return edit if edit.format == fmt else replace(edit, format=fmt)
+    return edit if edit.format == fmt else edit._replace(format=fmt)
 
 
 __all__ = ["SERVER", "McpServer", "SessionHook", "Wire", "edits", "skill"]

@@ -215,7 +215,7 @@ def _adapter_json(s: Any) -> dict[str, Any]:
         "setup": s.wiring if s.wireable else None,
         "error": s.error or None,
         "ok": s.ok,
-        "targets": [t.__dict__ for t in s.targets],
+        "targets": [t._asdict() for t in s.targets],
     }
 
 

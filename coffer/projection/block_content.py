@@ -12,7 +12,7 @@ often committed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from coffer.projection import block_format as block
 from coffer.secrets import find_secrets, redact
@@ -24,8 +24,7 @@ FULL_SHARE = 0.6  # share of the budget spent on whole entries before switching 
 _FOOTER_RESERVE = 200
 
 
-@dataclass(frozen=True)
-class Handoff:
+class Handoff(NamedTuple):
     """An active vault handoff addressed to an agent that reads this block."""
 
     id: str
@@ -34,8 +33,7 @@ class Handoff:
     targets: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class BlockBody:
+class BlockBody(NamedTuple):
     body: str
     shown_full: int
     shown_line: int

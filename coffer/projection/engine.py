@@ -146,7 +146,7 @@ class Engine(AgentSet):
             if wanted(unit[1].tier):
                 report.extend(kinds.LINKS.establish(run, unit))
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut).
-        run = dataclasses.replace(run, entries={k: self.entries(t) for k, t in run.tiers.items()})
+        run = run._replace(entries={k: self.entries(t) for k, t in run.tiers.items()})
         if not run.dry_run:
             # After the links: a merge adds entries (and hand lines) that the index Claude
             # loads must list at once; the next run may well be the no-op fast path.

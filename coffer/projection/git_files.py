@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.report import Change, Problem, Report
@@ -53,8 +54,7 @@ class Edit:
         return self.report
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     """A line coffer adds to a git info file, under its comment, and why."""
 
     header: str

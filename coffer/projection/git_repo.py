@@ -9,9 +9,8 @@ import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import subprocess
@@ -23,8 +22,7 @@ _SAFE = re.compile(r"[A-Za-z0-9._/+@,%~-]+")
 _GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX")
 
 
-@dataclass(frozen=True)
-class Repo:
+class Repo(NamedTuple):
     top: Path  # the work tree holding the file
     common: Path  # the git dir its worktrees share (config, info/)
 

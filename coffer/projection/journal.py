@@ -15,9 +15,8 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
@@ -36,8 +35,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True)
-class Damage:
+class Damage(NamedTuple):
     """A record file coffer cannot use: why, and what can still be read of it."""
 
     file: Path

@@ -10,10 +10,10 @@ the plan, not a flag threaded through every function (docs/adr/0024).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 
 from coffer.adapter import Context, Mode, NativeMemory
 from coffer.base import fsutil
@@ -38,20 +38,18 @@ BlockUnit = tuple[Path, Sequence["Reader"]]  # one file and the adapters reading
 NativeUnit = tuple[str, NativeMemory]  # an adapter and its own memory
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """One `coffer project` (or refresh, or audit) run, as every kind sees it."""
 
     agents: AgentSet
     ctx: Context
     tiers: Mapping[str, Tier | None]
-    entries: Mapping[str, list[Entry]] = field(default_factory=dict)
+    entries: Mapping[str, list[Entry]] = MappingProxyType({})
     dry_run: bool = False
     replace_edited: bool = False
 
 
-@dataclass(frozen=True)
-class Undo:
+class Undo(NamedTuple):
     """One `coffer unproject` run, as every kind sees it."""
 
     agents: AgentSet

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from coffer.adapter import Imported, NativeMemory
 from coffer.base import fsutil
@@ -28,8 +28,7 @@ def key(adapter: str, config: Path) -> str:
     return f"native:{adapter}:{config}"
 
 
-@dataclass(frozen=True)
-class NativeJob:
+class NativeJob(NamedTuple):
     """One adapter's native memory to import and switch off."""
 
     store: Store

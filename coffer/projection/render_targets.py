@@ -6,6 +6,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
@@ -40,8 +41,7 @@ def room_for(data: bytes | None, max_bytes: int | None) -> int:
     return min(block_content.DEFAULT_BUDGET, max_bytes - outside - _FRAME)
 
 
-@dataclass(frozen=True)
-class BlockJob:
+class BlockJob(NamedTuple):
     """One file's block to establish: what it shows and for whom."""
 
     path: Path

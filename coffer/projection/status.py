@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from coffer.adapter import Adapter, Mode, Target, modes
 from coffer.base.report import Report
@@ -22,8 +22,7 @@ from coffer.store.here import Here
 from coffer.store.store import Tier
 
 
-@dataclass(frozen=True)
-class TargetStatus:
+class TargetStatus(NamedTuple):
     tier: str
     mode: str
     path: str

@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.report import Change, plural
@@ -38,8 +39,7 @@ def _free_name(directory: Path | None, filename: str, used: set[str]) -> str:
         n += 1
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(NamedTuple):
     """One file of the agent's directory and where it goes in the store."""
 
     source: str  # file name in the agent's directory

@@ -15,6 +15,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import faults, fsutil
 from coffer.base.report import Change, Problem, Report, plural
@@ -26,8 +27,7 @@ from coffer.projection.symlink_merge import MergePlan
 from coffer.projection.symlink_swap import points_to
 
 
-@dataclass(frozen=True)
-class LinkJob:
+class LinkJob(NamedTuple):
     """One memory directory to link to a tier directory."""
 
     link: Path

@@ -8,8 +8,8 @@ in the journal, and a damaged record is reported, never guessed at.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter import registry
 from coffer.base import fsutil
@@ -23,8 +23,7 @@ from coffer.store import projects, settings
 from coffer.store.here import Here
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     """What an unproject run covers and how."""
 
     agents: set[str]
@@ -34,8 +33,7 @@ class Choice:
     force: bool = False
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """The project an unproject run covers, once resolved."""
 
     root: Path | None = None

@@ -11,9 +11,8 @@ instead of overwriting it (docs/adr/0014-writes-blocks-ranking.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from coffer.store.drafts import RememberOptions
 from coffer.store.store import Found, Saved, Store, Tier
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from coffer.projection.engine import Engine
 
 
-@dataclass(frozen=True)
-class Refreshed:
+class Refreshed(NamedTuple):
     """What refreshing a tier's projections did: files rewritten, and what was refused."""
 
     updated: tuple[Path, ...] = ()

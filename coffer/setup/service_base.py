@@ -5,8 +5,8 @@ names the two there are)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.store.paths import home_dir
 
@@ -15,8 +15,7 @@ LABEL = "dev.coffer.watch"
 TIMEOUT = 20.0  # seconds for one systemctl/launchctl call (enable --now waits for the start)
 
 
-@dataclass(frozen=True)
-class Ran:
+class Ran(NamedTuple):
     """One finished service-manager command."""
 
     argv: tuple[str, ...]
@@ -65,8 +64,7 @@ def runner(environ: Mapping[str, str]) -> Runner:
     return run
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):
     """What the service manager says about coffer's service right now."""
 
     loaded: bool  # the manager knows the service (its file is where the manager reads)

@@ -5,8 +5,7 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.secrets import find_secrets
@@ -27,8 +26,7 @@ from coffer.store.ulid import new_id
 Action = Literal["created", "updated", "unchanged"]
 
 
-@dataclass(frozen=True)
-class RememberOptions:
+class RememberOptions(NamedTuple):
     """What ``remember`` is told besides the text, name, description and type."""
 
     replace_existing: bool = False  # overwrite an entry of the same explicit name
@@ -36,8 +34,7 @@ class RememberOptions:
     extra: Mapping[str, str] | None = None  # metadata keys (provenance of imported memories)
 
 
-@dataclass(frozen=True)
-class Draft:
+class Draft(NamedTuple):
     """The checked text of a new entry and the name it asks for."""
 
     body: str

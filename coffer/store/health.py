@@ -6,9 +6,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from coffer.base.errors import StoreError
 from coffer.base.report import plural
@@ -21,8 +20,7 @@ Level = Literal["error", "warning", "info"]
 _LINK_RE = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     level: Level
     tier: str
     path: str

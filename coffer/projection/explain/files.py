@@ -8,7 +8,6 @@ that is not there is nothing the agent loads and nothing to explain.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -235,6 +234,6 @@ def _caps(load: Load, session: Session) -> tuple[Cap, ...]:
     for cap in load.caps:
         value = _value(cap.limit_file, cap.limit_key, session) if cap.limit_key else None
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            cap = dataclasses.replace(cap, limit=value)
+            cap = cap._replace(limit=value)
         out.append(cap)
     return tuple(out)
