@@ -126,20 +126,24 @@ def test_a_refused_push_is_logged_once_and_not_retried_until_entries_change() ->
     for t in (301.0, 602.0, 903.0):  # interval rounds still pull, but do not push
         assert started(s, t) == Round(push=False, reason="interval")
         assert loud(s.finished(t + 1, refused)) == []
-    s.changed(1000.0)  # the user fixed (or forgot) an entry
-    assert started(s, 1010.0) == Round(push=True, reason="change")
-    assert loud(s.finished(1011.0, refused)) == []  # the same set: already said
-    s.changed(1100.0)
-    started(s, 1110.0)
+    s.changed(950.0)  # events that turn out to be a pull's own writes
+    s.drop_change()
+    assert started(s, 1205.0) == Round(push=False, reason="interval")  # still held
+    assert loud(s.finished(1206.0, refused)) == []
+    s.changed(1300.0)  # the user fixed (or forgot) an entry
+    assert started(s, 1310.0) == Round(push=True, reason="change")
+    assert loud(s.finished(1311.0, refused)) == []  # the same set: already said
+    s.changed(1400.0)
+    started(s, 1410.0)
     other = Outcome(REFUSED, "1 entry looks like it holds a secret: db")
-    assert len(loud(s.finished(1111.0, other))) == 1  # a different set: said once
-    s.changed(1200.0)
-    started(s, 1210.0)
-    assert loud(s.finished(1211.0, Outcome(OK, "pushed 2", pushed=2))) == [
+    assert len(loud(s.finished(1411.0, other))) == 1  # a different set: said once
+    s.changed(1500.0)
+    started(s, 1510.0)
+    assert loud(s.finished(1511.0, Outcome(OK, "pushed 2", pushed=2))) == [
         "sync: pushed 2",
         "sync: the secret gate no longer holds anything back",
     ]
-    assert s.state() == "idle" and started(s, 1511.0).push
+    assert s.state() == "idle" and started(s, 1811.0).push
 
 
 def test_a_refusal_while_offline_keeps_the_back_off() -> None:

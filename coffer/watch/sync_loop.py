@@ -105,7 +105,6 @@ class SyncSchedule:
         if self.change_first is None:
             self.change_first = now
         self.change_last = now
-        self.push_held = False  # the entries changed: the gate may pass them now
 
     def drop_change(self) -> None:
         """The pending change turned out to be the last round's own writes."""
@@ -146,6 +145,8 @@ class SyncSchedule:
             reason = "change" if change is not None and change <= now else "interval"
         pending = self.change_first is not None
         self.drop_change()  # a change from now on arms the next round
+        if pending:
+            self.push_held = False  # the entries changed: the gate may pass them now
         self.running = Round(push=pending or not self.push_held, reason=reason)
         return self.running
 
