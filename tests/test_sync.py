@@ -160,6 +160,7 @@ def test_pulled_files_are_untrusted(world: World, tmp_path: Path) -> None:
     (d / "MEMORY.md").write_text("# Memory\n\n- [evil](../../evil.md)\n")
     (d / ".hidden.md").write_text("---\nname: hidden\n---\n\nhidden\n")
     (hostile / "hooks.md").write_text("---\nname: stray\n---\n\nstray\n")
+    (d / "esc\x1b[31m.md").write_text("---\nname: esc\n---\n\nred\n")
     (d / "fine.md").write_text("---\nname: fine\ndescription: fine\n---\n\nA fine fact.\n")
     git("add", "-A", cwd=hostile)
     git("commit", "-q", "-m", "hostile", cwd=hostile)
@@ -168,9 +169,10 @@ def test_pulled_files_are_untrusted(world: World, tmp_path: Path) -> None:
     names = sorted(p.name for p in b.memory_dir().iterdir())
     assert names == ["MEMORY.md", "deploy.md", "fine.md"]
     refused = said.err
-    for bad in ("link.md", "alias.md", "leak.md", "big.md"):
+    for bad in ("link.md", "alias.md", "leak.md", "big.md", ".hidden.md", "MEMORY.md"):
         assert f"app/{bad}: " in refused
     assert TOKEN not in refused
+    assert "\x1b" not in said.out + said.err and "esc\\x1b[31m.md: not a name" in refused
     # Nothing hostile entered B's repository's work: it is bare, nothing is checked out.
     assert not (b.store_root / "sync" / "repo.git" / "projects").exists()
 
@@ -237,3 +239,27 @@ def test_the_api_for_the_watcher(world: World) -> None:
         env = dict(os.environ)
     shutil.rmtree(world.b.store_root / "sync")
     assert not api.configured(App(env))
+
+
+def test_a_push_that_loses_a_race_merges_again_and_pushes(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coffer.sync import rounds
+
+    a, b = world.a, world.b
+    real_push = rounds.push
+    calls = []
+
+    def racing_push(*args: object) -> bool:
+        calls.append(args)
+        if len(calls) == 1:  # B pushes between A's fetch and A's push (B's own push is #2)
+            b.ok("remember", "B's fact.", "--name", "b-fact")
+            b.ok("sync")
+        return real_push(*args)  # type: ignore[arg-type]
+
+    a.ok("remember", "A's fact.", "--name", "a-fact")
+    monkeypatch.setattr(rounds, "push", racing_push)
+    said = a.ok("sync")
+    assert len(calls) == 3 and "pulled 1 file" in said.out  # A's first push lost, A's second won
+    files = git("ls-tree", "-r", "--name-only", "main", cwd=world.remote).split()
+    assert files == ["projects/github.com/me/app/a-fact.md", "projects/github.com/me/app/b-fact.md"]

@@ -78,11 +78,10 @@ def merged_commit(
         return theirs, ()
     found = git.run("merge-base", ours, theirs, check=False).stdout.decode().strip()
     base = tree.objs(tree.ls_tree(git, found or None))
-    decision = merge.decide(
-        base, tree.objs(tree.ls_tree(git, ours)), tree.objs(tree.ls_tree(git, theirs))
-    )
+    their_items = tree.ls_tree(git, theirs)
+    decision = merge.decide(base, tree.objs(tree.ls_tree(git, ours)), tree.objs(their_items))
     merged = dict(decision.merged)
-    copies = _conflict_copies(git, theirs, decision.conflicts, merged)
+    copies = _conflict_copies(git, theirs, decision.conflicts, merged, their_items)
     sha = tree.commit(
         git,
         tree.write_tree(git, merged),
@@ -94,15 +93,27 @@ def merged_commit(
 
 
 def _conflict_copies(
-    git: Git, theirs: str, conflicts: tuple[tuple[str, Obj], ...], merged: dict[str, Obj]
+    git: Git,
+    theirs: str,
+    conflicts: tuple[tuple[str, Obj], ...],
+    merged: dict[str, Obj],
+    their_items: dict[str, tree.Item],
 ) -> list[str]:
-    blobs = tree.cat_blobs(git, [obj[1] for _, obj in conflicts])
+    def readable(path: str) -> bool:  # what may be read at all: a plain file within the cap
+        item = their_items[path]
+        return item.mode == tree.BLOB_MODE and 0 <= item.size <= tree.MAX_FILE
+
+    blobs = tree.cat_blobs(git, [obj[1] for path, obj in conflicts if readable(path)])
     now = dt.datetime.now(dt.UTC)
     made: list[str] = []
     new: dict[str, bytes] = {}
     for path, obj in conflicts:
         host = _author_host(git, theirs, path)
         name = merge.copy_name(path, host, now.strftime("%Y%m%d"), set(merged))
+        made.append(name)
+        if not readable(path):
+            merged[name] = obj  # kept as it came; the import refuses it, by name
+            continue
         data = blobs.get(obj[1], b"")
         copy = merge.conflict_copy(
             data, path.rpartition("/")[2], host, now.isoformat(timespec="seconds")
@@ -111,8 +122,7 @@ def _conflict_copies(
         content = copy if copy is not None else data
         sha = tree.blob_id(content)
         new[sha] = content
-        merged[name] = (tree.BLOB_MODE if copy is not None else obj[0], sha)
-        made.append(name)
+        merged[name] = (tree.BLOB_MODE, sha)
     tree.write_blobs(git, new.values())
     return made
 
@@ -136,22 +146,34 @@ def import_merged(
     items = tree.ls_tree(git, merged)
     offered = {p: tree.blob_id(d) for p, d in offer.files.items()}
     changes = []
+    refused: list[str] = []
+    refused_paths: set[str] = set()
     for path in sorted(set(items) | set(offered)):
         place = local_space(keyed, path)
+        if place is None and _in_a_local_tier(keyed, path):
+            refused.append(f"{shown_path(path)}: not a name an entry file may have")
+            refused_paths.add(path)
         if place is None or path in offer.held:
             continue
         item = items.get(path)
         if (item.sha if item else None) != offered.get(path):
             changes.append((path, place, item))
-    blobs = tree.cat_blobs(git, [i.sha for _, _, i in changes if i is not None])
-    refused: list[str] = []
+    blobs = tree.cat_blobs(
+        git,
+        [
+            i.sha
+            for _, _, i in changes
+            if i is not None and i.mode == tree.BLOB_MODE and 0 <= i.size <= tree.MAX_FILE
+        ],
+    )
     writes: dict[str, tuple[Tier, list[local.Write]]] = {}
     for path, (tier, name), item in changes:
         data = blobs.get(item.sha) if item is not None else None
         if item is not None:
             why = local.check_incoming(path, item, data)
             if why is not None:
-                refused.append(f"{path}: {why}")
+                refused.append(f"{shown_path(path)}: {why}")
+                refused_paths.add(path)
                 continue
         batch = writes.setdefault(str(tier.base), (tier, []))[1]
         batch.append(local.Write(name, data, offer.files.get(path)))
@@ -162,9 +184,23 @@ def import_merged(
         written += n
         if n:
             touched.append(tier)
-    bad = {r.partition(": ")[0] for r in refused}
-    synced = {p: i.sha for p, i in items.items() if p not in bad and local_space(keyed, p)}
+    synced = {
+        p: i.sha for p, i in items.items() if p not in refused_paths and local_space(keyed, p)
+    }
     return Pulled(written, tuple(touched), tuple(refused), synced)
+
+
+def _in_a_local_tier(keyed: local.Keyed, path: str) -> bool:
+    head = path.rpartition("/")[0]
+    return any(head == tree.prefix(key).rstrip("/") for key in keyed.tiers)
+
+
+def shown_path(path: str) -> str:
+    """A pulled path as a message may show it: no token, no control character."""
+    from coffer.secrets import redact
+
+    text = redact(path)
+    return text if text.isprintable() else ascii(text)[1:-1]
 
 
 def changed_between(git: Git, a: str | None, b: str | None) -> int:

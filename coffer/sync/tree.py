@@ -48,7 +48,14 @@ def entry_file_ok(name: str) -> bool:
         fsutil.safe_child(Path("."), name)
     except StoreError:
         return False
-    return name.endswith(".md") and name != _INDEX_NAME and not fsutil.is_tmp_name(name)
+    # Printable and short: a name reaches messages and the file system of every machine.
+    return (
+        name.endswith(".md")
+        and name != _INDEX_NAME
+        and not fsutil.is_tmp_name(name)
+        and name.isprintable()
+        and len(name.encode("utf-8", "surrogateescape")) <= 255
+    )
 
 
 def split(path: str) -> tuple[str, str] | None:
