@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,12 @@ from coffer.sync.errors import RemoteUnreachable
 from tests.sync_machines import World, git, make_world, remote_objects
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def subprocess_out(cmd: list[str], git_dir: Path, stdin: bytes) -> str:
+    env = {**os.environ, "GIT_DIR": str(git_dir)}
+    done = subprocess.run(cmd, input=stdin, capture_output=True, check=True, env=env, timeout=60)
+    return done.stdout.decode().strip()
 
 
 @pytest.fixture
@@ -263,3 +270,26 @@ def test_a_push_that_loses_a_race_merges_again_and_pushes(
     assert len(calls) == 3 and "pulled 1 file" in said.out  # A's first push lost, A's second won
     files = git("ls-tree", "-r", "--name-only", "main", cwd=world.remote).split()
     assert files == ["projects/github.com/me/app/a-fact.md", "projects/github.com/me/app/b-fact.md"]
+
+
+def test_paths_no_index_takes_do_not_stop_rounds(world: World) -> None:
+    a, b = world.a, world.b
+    a.ok("remember", "We deploy with make release.", "--name", "deploy")
+    a.ok("sync")
+    # A pusher with plumbing can make a tree git itself would never check out.
+    r = world.remote
+    blob = subprocess_out(["git", "hash-object", "-w", "--stdin"], r, b"gotcha\n")
+    root = git("ls-tree", "main", cwd=r)
+    hostile = root + f"100644 blob {blob}\t..\n100644 blob {blob}\t.git\n"
+    tree_id = subprocess_out(["git", "mktree"], r, hostile.encode())
+    parent = git("rev-parse", "main", cwd=r).strip()
+    commit = git("commit-tree", tree_id, "-p", parent, "-m", "hostile", cwd=r).strip()
+    git("update-ref", "refs/heads/main", commit, cwd=r)
+    b.ok("sync")  # a fast-forward: nothing to rebuild
+    a.ok("remember", "Lint with ruff.", "--name", "lint")
+    said = a.ok("sync")  # a merge: the tree is rebuilt without what no index takes
+    assert "pushed 3 files" in said.out  # the new entry, and the two paths dropped
+    b.ok("sync")
+    names = git("ls-tree", "--name-only", "main", cwd=r).split()
+    assert names == ["projects"]
+    assert (b.memory_dir() / "lint.md").exists()

@@ -46,7 +46,7 @@ def open_repo(app: App, paths: state.SyncPaths, config: state.SyncConfig) -> Git
         from coffer.base import fsutil
 
         fsutil.ensure_dir(paths.repo)
-        git.run("init", "--quiet", "--bare", "--template=", f"--initial-branch={state.BRANCH}")
+        git.run("init", "--quiet", "--bare", "--template=")  # no hooks or templates copied
     return git
 
 

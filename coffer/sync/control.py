@@ -29,10 +29,12 @@ def _remote_of(remote: str) -> str:
 def init(app: App, remote: str, host: str | None = None) -> state.SyncConfig:
     """Name the remote (checked reachable) and this machine; keeps earlier links."""
     url = _remote_of(remote)
-    name = slugify(host or socket.gethostname().partition(".")[0], limit=32) or "machine"
     paths = state.SyncPaths.of(app.store_root)
-    links = state.load_config(paths).links if state.configured(app.store_root) else {}
-    config = state.SyncConfig(url, name, links)
+    earlier = state.load_config(paths) if state.configured(app.store_root) else None
+    # A name given once stays (conflict copies and commits carry it) until another is given.
+    chosen = host or (earlier.host if earlier else socket.gethostname().partition(".")[0])
+    name = slugify(chosen, limit=32) or "machine"
+    config = state.SyncConfig(url, name, earlier.links if earlier else {})
     with sync_lock(paths):
         git = open_repo(app, paths, config)
         git.remote_call("ls-remote", "--heads", "--", url, remote=url)

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.secrets import find_secrets, redact
-from coffer.store import projects
+from coffer.store import identity, projects
 from coffer.store.entry import EntryParseError, parse
 from coffer.store.store import Store, Tier
 from coffer.sync import tree
@@ -40,7 +40,7 @@ def keyed_tiers(store: Store, links: Mapping[str, str]) -> Keyed:
     unkeyed: list[str] = []
     doubles: list[str] = []
     for info in sorted(projects.all_projects(store.root), key=lambda p: p.id):
-        key = links.get(info.id) or project_key(info.remote, info.root_commit)
+        key = links.get(info.id) or _key_of(info)
         tier = Tier("project", info, store.root / "projects" / info.id)
         if key is None or not valid_key(key):
             unkeyed.append(info.label)
@@ -49,6 +49,18 @@ def keyed_tiers(store: Store, links: Mapping[str, str]) -> Keyed:
         else:
             tiers[key] = tier
     return Keyed(tiers, tuple(unkeyed), tuple(doubles))
+
+
+def _key_of(info: projects.ProjectInfo) -> str | None:
+    # The origin as the clone's config says now (it may have changed since registration),
+    # else as recorded; the root commit as recorded, else asked of git (a project registered
+    # before its first commit).
+    root = Path(info.root)
+    remote = identity.git_remote(root) if root.is_dir() else None
+    key = project_key(remote or info.remote, info.root_commit)
+    if key is None and root.is_dir():
+        key = project_key(None, projects.root_commit(root))
+    return key
 
 
 class Offer(NamedTuple):

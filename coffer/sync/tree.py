@@ -70,6 +70,16 @@ def split(path: str) -> tuple[str, str] | None:
     return None
 
 
+def indexable(path: str) -> bool:
+    """Whether git lets ``path`` into an index. A hostile tree can hold ``..``, ``.git`` or
+    empty components, which no index takes: such a path is dropped from the next commit
+    rather than stopping every round."""
+    parts = path.split("/")
+    return all(p not in {"", ".", ".."} and p.lower() != ".git" for p in parts) and (
+        "\0" not in path
+    )
+
+
 def blob_id(data: bytes) -> str:
     """git's object id for a blob holding ``data`` (what ``hash-object`` prints)."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
@@ -129,10 +139,11 @@ def write_tree(git: Git, files: Mapping[str, Obj]) -> str:
     """The tree holding ``files`` (path -> mode and blob id), built in the scratch index:
     one ``update-index`` and one ``write-tree``. A pulled file's mode is kept as it came,
     so a refused link travels on unchanged rather than becoming a file here."""
-    if not files:
+    kept = {path: obj for path, obj in files.items() if indexable(path)}
+    if not kept:
         return _EMPTY_TREE
     git.run("read-tree", "--empty")
-    lines = "".join(f"{mode} {sha}\t{path}\0" for path, (mode, sha) in sorted(files.items()))
+    lines = "".join(f"{mode} {sha}\t{path}\0" for path, (mode, sha) in sorted(kept.items()))
     git.run("update-index", "-z", "--index-info", stdin=lines.encode("utf-8", "surrogateescape"))
     return git.text("write-tree")
 
