@@ -204,3 +204,35 @@ def test_the_real_daemon_syncs_and_status_shows_it(tmp_path: Path) -> None:
     said = log.read_text()
     assert "INFO sync: on" in said
     assert [line for line in said.splitlines() if "pushed 1 file" in line], said
+
+
+def test_a_secret_blocks_the_push_once_and_fixing_it_pushes(
+    machines: tuple[Machine, ...], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    a, _ = machines
+    sched = a.watcher.sync.schedule
+    a.pump(lambda: sched.rounds == 1 and a.idle(), "a's first round")
+    entry = a.tier_dir() / "ci.md"
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    entry.write_text(f"---\nname: ci\ndescription: ci\ntype: project\n---\n\nCI token {token}\n")
+    with caplog.at_level(logging.DEBUG, logger="test-watch-e2e-a"):
+        a.pump(lambda: sched.change_due() is not None, "the event")
+        a.skew += 11
+        a.pump(lambda: sched.push_held and a.idle(), "the refused round")
+        for _ in range(3):  # interval rounds: pull only, nothing said again
+            last = sched.last_round_at
+            a.skew += 301
+            a.pump(lambda: sched.last_round_at != last and a.idle(), "an interval round")  # noqa: B023
+            assert sched.push_held and sched.state() == "held"
+    said = [r for r in caplog.records if r.getMessage().startswith("sync: push refused")]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING
+    assert token not in caplog.text  # the gate names the entry, never the secret
+    assert ": ci)" in said[0].getMessage() or ": ci;" in said[0].getMessage()
+    remote = tmp_path / "remote.git"
+    assert "ghp_" not in git("--git-dir", str(remote), "log", "--all", "-p")
+    # The user removes the token: that change is pushed.
+    entry.write_text("---\nname: ci\ndescription: ci\ntype: project\n---\n\nCI uses a secret.\n")
+    a.pump(lambda: sched.change_due() is not None, "the fix's event")
+    a.skew += 11
+    a.pump(lambda: not sched.push_held and sched.rounds >= 2 and a.idle(), "the push")
+    assert "CI uses a secret." in git("--git-dir", str(remote), "grep", "-h", "-e", "CI", "main")
