@@ -12,10 +12,7 @@ from coffer.cli.typer_app import app
 if TYPE_CHECKING:
     from coffer.sync.api import SyncReport
 
-sync_app = typer.Typer(
-    help="Sync the store's entries with a git remote (`coffer sync` runs one round).",
-    invoke_without_command=True,
-)
+sync_app = typer.Typer(invoke_without_command=True)
 app.add_typer(sync_app, name="sync")
 
 
@@ -45,7 +42,8 @@ def sync(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """One round: commit this machine's entries, pull and merge the remote's, push.
+    """Sync the store's entries through a git remote: one round commits this machine's
+    entries, pulls and merges the remote's, and pushes.
 
     Exits 1 when the remote cannot be reached (nothing is lost: the next round pushes) or
     when an entry that looks like it holds a secret blocks the push (nothing leaves).
