@@ -182,8 +182,10 @@ class BackgroundSync:
                 self.log.debug("sync: not available: %s: %s", type(exc).__name__, exc)
                 active = False
             if active != self.active:
-                if active or self.active is not None:
-                    self.log.info("sync: %s", "on" if active else "off (not set up any more)")
+                if active:
+                    self.log.info("sync: on, a round every %g s", self.schedule.interval)
+                elif self.active is not None:
+                    self.log.info("sync: off (not set up any more)")
                 self.active, self.dirty = active, True
                 self.schedule.next_pull = min(self.schedule.next_pull, now)
             self.recheck_at = now + RECHECK
