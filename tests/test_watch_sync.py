@@ -304,3 +304,24 @@ def test_session_start_and_status_import_none_of_it(tmp_path: Path) -> None:
     assert imported_after(["project"], repo, sync[:3]) == (0, [])
     code, found = imported_after(["watch", "--status"], repo, sync[:3])
     assert (code, found) == (3, [])
+
+
+def test_a_settings_change_sets_the_interval_of_a_running_watcher(
+    watcher: tuple[object, FakeSync],
+) -> None:
+    from coffer.watch.events import CONFIG_KEY
+    from coffer.watch.watcher import Watcher
+
+    w, _ = watcher
+    assert isinstance(w, Watcher)
+    assert w.sync.schedule.interval == 300
+    root = store().root
+    current = settings.load(root)
+    current.sync_interval = 45
+    settings.save(root, current)
+    w.coalescer.add(CONFIG_KEY)
+    for burst in w.coalescer.pop_due(now=time.monotonic() + 60):
+        w._process(burst)
+    assert w.sync.schedule.interval == 45
+    w._sync_tick()
+    assert w.status.sync is not None and w.status.sync["interval"] == 45
