@@ -19,7 +19,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 from coffer.adapter import Adapter, ConfigDir, Features, Mode, SessionFramer, Wiring
@@ -33,16 +32,22 @@ class ContractError(Exception):
     """An adapter that does not keep the contract (docs/adr/0025-adapter-contract-kit.md)."""
 
 
-@dataclass(frozen=True)
 class Loaded:
-    adapters: dict[str, Adapter]
-    errors: tuple[str, ...]
-    origins: dict[str, str]  # adapter name -> distribution name
-    # each adapter's optional members, checked; filled in for adapters handed in directly
-    extras: dict[str, Features] = field(default_factory=dict)
+    """The adapters found, the errors met finding them, and where each came from."""
 
-    def __post_init__(self) -> None:
-        for name, adapter in self.adapters.items():
+    def __init__(
+        self,
+        adapters: dict[str, Adapter],
+        errors: tuple[str, ...],
+        origins: dict[str, str],  # adapter name -> distribution name
+        extras: dict[str, Features] | None = None,
+    ) -> None:
+        self.adapters = adapters
+        self.errors = errors
+        self.origins = origins
+        # each adapter's optional members, checked; filled in for adapters handed in directly
+        self.extras = {} if extras is None else extras
+        for name, adapter in adapters.items():
             if name not in self.extras:
                 self.extras[name] = features(adapter)
 

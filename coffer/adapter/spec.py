@@ -24,7 +24,6 @@ forgotten. Names no agent; building a spec does no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -86,8 +85,7 @@ class SpecError(ValueError):
     """A spec whose templates cannot be resolved (a programming error in the adapter)."""
 
 
-@dataclass(frozen=True)
-class AgentSpec:
+class AgentSpec(NamedTuple):
     """An adapter of the simple shape, as data."""
 
     name: str
@@ -102,10 +100,12 @@ class AgentSpec:
     # what `coffer setup` adds to the agent's config (its MCP server, its session-start
     # hook); a module exposes it as ``wiring = SPEC.wiring`` (docs/adr/0033)
     setup: Wire | None = None
-    env_names: tuple[str, ...] = field(init=False, default=())
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "env_names", _env_names(self))
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        """Every environment variable the spec's paths depend on (a few list steps; a
+        NamedTuple has nowhere to keep them, and a dataclass costs more at import)."""
+        return _env_names(self)
 
     # ---- the contract ----------------------------------------------------------------
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -50,13 +49,16 @@ def block_title(tier: Tier) -> str:
     return f"Coffer memory: project {tier.info.name}"
 
 
-@dataclass
 class Targets:
     """The targets of the enabled adapters: links in adapter order, blocks by file (one
     block per file, however many adapters read it)."""
 
-    links: list[Reader] = field(default_factory=list)
-    blocks: dict[Path, list[Reader]] = field(default_factory=lambda: defaultdict(list))
+    links: list[Reader]
+    blocks: dict[Path, list[Reader]]
+
+    def __init__(self) -> None:
+        self.links = []
+        self.blocks = defaultdict(list)
 
 
 class AgentSet:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from coffer.base.errors import BlockError
 
@@ -60,8 +60,7 @@ _FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _HTML_OPENER_RE = re.compile(r"^( {0,3})<(?=[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z]|[!?])")
 
 
-@dataclass(frozen=True, slots=True)
-class BlockSpan:
+class BlockSpan(NamedTuple):
     """Where the block is. ``data[start:end]`` is exactly what :func:`upsert` replaces."""
 
     start: int  # byte offset of the start marker line (after a BOM on line 1)

@@ -6,11 +6,10 @@ a store write changed, ``status`` audits. What each kind does is in coffer/proje
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Target
 from coffer.base.errors import CofferError, InvalidInputError, LockTimeoutError
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["BlockPlan", "Engine", "HandoffSource", "block_title"]
 
 
-@dataclasses.dataclass(frozen=True)
-class _Options:
+class _Options(NamedTuple):
     dry_run: bool
     replace_edited: bool
     resume: bool

@@ -8,7 +8,6 @@ atomic write and records the exact previous values, so `coffer unproject` can pu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -37,19 +36,28 @@ class NativeJob(NamedTuple):
     native: NativeMemory
 
 
-@dataclass
 class NativeSwitch:
     """What switching a native memory off would do. ``new`` is None when nothing is to
     be written (already off, or refused: ``problems`` says why)."""
 
     job: NativeJob
-    config: Path | None = None
-    data: bytes | None = None
-    items: list[Imported] = field(default_factory=list)
-    new: bytes | None = None
-    previous: Mapping[str, Any] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-    broken: Problem | None = None  # the adapter's switch does not turn the memory off
+    config: Path | None
+    data: bytes | None
+    items: list[Imported]
+    new: bytes | None
+    previous: Mapping[str, Any]
+    problems: list[Problem]
+    broken: Problem | None  # the adapter's switch does not turn the memory off
+
+    def __init__(self, job: NativeJob) -> None:
+        self.job = job
+        self.config = None
+        self.data = None
+        self.items = []
+        self.new = None
+        self.previous = {}
+        self.problems = []
+        self.broken = None
 
 
 def plan(job: NativeJob) -> NativeSwitch:
@@ -240,16 +248,23 @@ def _backup(journal: Journal, record: NativeRecord, report: Report) -> bytes | N
         return None
 
 
-@dataclass
 class NativeRestore:
     """What undoing a native record would do; ``target`` None: refused."""
 
     record: NativeRecord
-    report: Report = field(default_factory=Report)
-    target: Path | None = None
-    data: bytes | None = None
-    new: bytes = b""
-    delete: bool = False
+    report: Report
+    target: Path | None
+    data: bytes | None
+    new: bytes
+    delete: bool
+
+    def __init__(self, record: NativeRecord) -> None:
+        self.record = record
+        self.report = Report()
+        self.target = None
+        self.data = None
+        self.new = b""
+        self.delete = False
 
 
 def plan_undo(journal: Journal, record: NativeRecord, native: NativeMemory | None) -> NativeRestore:

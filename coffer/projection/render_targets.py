@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -55,17 +54,24 @@ class BlockJob(NamedTuple):
     replace_edited: bool = False
 
 
-@dataclass
 class BlockWrite:
     """What establishing a block would do: ``report`` says it; ``new`` is None when the
     block is current (then only the journal may learn of it)."""
 
     job: BlockJob
     data: bytes | None
-    record: BlockRecord | None = None
-    new: bytes | None = None
-    edited: bool = False
-    report: Report = field(default_factory=Report)
+    record: BlockRecord | None
+    new: bytes | None
+    edited: bool
+    report: Report
+
+    def __init__(self, job: BlockJob, data: bytes | None, edited: bool = False) -> None:
+        self.job = job
+        self.data = data
+        self.record = None
+        self.new = None
+        self.edited = edited
+        self.report = Report()
 
 
 def _foreign(path: Path) -> Problem | None:

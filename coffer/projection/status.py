@@ -7,7 +7,6 @@ alone would render it differently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -35,20 +34,34 @@ class TargetStatus(NamedTuple):
         return self.state == "ok"
 
 
-@dataclass
 class AdapterStatus:
     name: str
     origin: str
     present: bool
     enabled: bool
     modes: dict[str, str]
-    targets: list[TargetStatus] = field(default_factory=list)
-    native: str = "none"
-    error: str = ""
+    targets: list[TargetStatus]
+    native: str
+    error: str
     # What `coffer setup` wired into the agent's own config: {"mcp"|"hook": state}.
-    wiring: dict[str, str] = field(default_factory=dict)
-    hidden: bool = False  # absent and not enabled: listed only with --all
-    wireable: bool = False  # the adapter has something for `coffer setup` to wire
+    wiring: dict[str, str]
+    hidden: bool  # absent and not enabled: listed only with --all
+    wireable: bool  # the adapter has something for `coffer setup` to wire
+
+    def __init__(
+        self, name: str, origin: str, present: bool, enabled: bool, hidden: bool = False
+    ) -> None:
+        self.name = name
+        self.origin = origin
+        self.present = present
+        self.enabled = enabled
+        self.modes: dict[str, str] = {}
+        self.targets = []
+        self.native = "none"
+        self.error = ""
+        self.wiring = {}
+        self.hidden = hidden
+        self.wireable = False
 
     @property
     def ok(self) -> bool:
@@ -89,7 +102,6 @@ def status(
             origin=agents.loaded.origins.get(name, "?"),
             present=present,
             enabled=agents.settings.enabled(name, present),
-            modes={},
             hidden=not present and not agents.settings.enabled(name, present),
         )
         if every or not st.hidden:

@@ -14,7 +14,6 @@ import os
 import stat
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,14 +47,19 @@ class Move(NamedTuple):
     entry_name: str | None = None  # the entry's new `name` when its own was taken
 
 
-@dataclass
 class MergePlan:
     """What merging an agent's directory into a tier does, decided before anything moves."""
 
-    moves: list[Move] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # not regular files: backup only
-    kept_lines: list[str] = field(default_factory=list)  # index lines no merged entry explains
-    entry_lines: int = 0  # index lines pointing at merged entries (regenerated from them)
+    moves: list[Move]
+    skipped: list[str]  # not regular files: backup only
+    kept_lines: list[str]  # index lines no merged entry explains
+    entry_lines: int  # index lines pointing at merged entries (regenerated from them)
+
+    def __init__(self) -> None:
+        self.moves = []
+        self.skipped = []
+        self.kept_lines = []
+        self.entry_lines = 0
 
     @property
     def empty(self) -> bool:

@@ -13,7 +13,6 @@ import os
 import shutil
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,18 +37,26 @@ class LinkJob(NamedTuple):
     project_id: str | None
 
 
-@dataclass
 class LinkSwap:
     """What linking would do. ``before`` None: nothing to swap (already linked, or
     refused: ``report`` says which); ``adopt``: coffer's link with no record yet."""
 
     job: LinkJob
-    record: LinkRecord | None = None
-    report: Report = field(default_factory=Report)
-    before: str | None = None
-    adopt: bool = False
-    merge: MergePlan | None = None
-    backup: Path | None = None
+    record: LinkRecord | None
+    report: Report
+    before: str | None
+    adopt: bool
+    merge: MergePlan | None
+    backup: Path | None
+
+    def __init__(self, job: LinkJob, record: LinkRecord | None = None) -> None:
+        self.job = job
+        self.record = record
+        self.report = Report()
+        self.before = None
+        self.adopt = False
+        self.merge = None
+        self.backup = None
 
 
 def plan(journal: Journal, job: LinkJob) -> LinkSwap:
@@ -184,15 +191,20 @@ def state(link: Path, tier_dir: Path) -> tuple[str, str]:
     return "foreign", "a file, not a directory"
 
 
-@dataclass
 class LinkRestore:
     """What undoing a link record would do: ``forget`` only the record (the link is
     gone), ``restore`` a real directory, or neither (refused: ``report`` says why)."""
 
     record: LinkRecord
-    report: Report = field(default_factory=Report)
-    forget: bool = False
-    restore: bool = False
+    report: Report
+    forget: bool
+    restore: bool
+
+    def __init__(self, record: LinkRecord) -> None:
+        self.record = record
+        self.report = Report()
+        self.forget = False
+        self.restore = False
 
 
 def plan_undo(record: LinkRecord) -> LinkRestore:
