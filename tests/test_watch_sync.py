@@ -325,3 +325,22 @@ def test_a_settings_change_sets_the_interval_of_a_running_watcher(
     assert w.sync.schedule.interval == 45
     w._sync_tick()
     assert w.status.sync is not None and w.status.sync["interval"] == 45
+
+
+def test_an_unreadable_store_listing_means_a_round_runs_not_a_stuck_worker(
+    log: logging.Logger,
+) -> None:
+    fake, clock = FakeSync(), Clock()
+    bs, woke = background(fake, clock, log)
+    bs.tick()
+    finish(bs, woke)
+
+    def broken(store: Store) -> object:
+        raise OSError("projects.json: I/O error")
+
+    bs.hooks = bs.hooks._replace(fingerprint=broken)
+    bs.changed()
+    clock.t += 10
+    bs.tick()  # no exception: when in doubt, sync
+    finish(bs, woke)
+    assert fake.calls == [True, True] and bs.next_due() == clock.t + 300

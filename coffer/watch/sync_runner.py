@@ -198,23 +198,38 @@ class BackgroundSync:
             return
         change = schedule.change_due()
         if schedule.retry_at is None and change is not None and change <= now:
-            if self.hooks.fingerprint(self.app.store) == self.baseline:
+            if self._fingerprint() == self.baseline:
                 schedule.drop_change()  # the events were the last round's own writes
                 self.log.debug("sync: no entry changed since the last round")
                 if schedule.next_pull > now:
                     self.dirty = True
                     return
-        elif schedule.push_held and self.hooks.fingerprint(self.app.store) != self.baseline:
+        elif schedule.push_held and self._fingerprint() != self.baseline:
             schedule.changed(now)  # an entry changed where no event reached us
         rnd = schedule.start(now)
         if rnd is None:
             return
         self.log.debug("sync: round (%s%s)", rnd.reason, "" if rnd.push else ", pull only")
         self.dirty = True
-        self._thread = threading.Thread(
+        thread = threading.Thread(
             target=self._run, args=(rnd.push,), name="coffer-sync", daemon=True
         )
-        self._thread.start()
+        try:
+            thread.start()
+        except RuntimeError as exc:  # no thread to be had: a failed round, backed off
+            for level, line in schedule.finished(now, Outcome(FAILED, f"RuntimeError: {exc}")):
+                self.log.log(level, "%s", line)
+            return
+        self._thread = thread
+
+    def _fingerprint(self) -> object:
+        """The store's entries now; on an error a value equal to nothing (so a round runs:
+        when in doubt, sync), never an exception that would leave a due round unstarted."""
+        try:
+            return self.hooks.fingerprint(self.app.store)
+        except Exception as exc:
+            self.log.debug("sync: cannot list the store's entries: %s", exc)
+            return object()
 
     def _collect(self) -> bool:
         with self._lock:
