@@ -80,6 +80,11 @@ class Machine:
             w.waker.wait(0.05)
         raise AssertionError(f"{self.name}: timed out waiting for {what}: {w.status.sync}")
 
+    def first_round(self) -> None:
+        """The round every watcher runs at start (nothing to send yet)."""
+        sched = self.watcher.sync.schedule
+        self.pump(lambda: sched.rounds == 1 and self.idle(), f"{self.name}'s first round")
+
     def idle(self) -> bool:
         """No round running, none pending, every file event processed."""
         sync = self.watcher.sync
@@ -104,8 +109,8 @@ def test_a_change_on_a_is_pushed_by_its_watcher_and_bs_watcher_pulls_and_renders
     a, b = machines
     remote = tmp_path / "remote.git"
     # Each watcher's first round runs at start and finds nothing to send.
-    a.pump(lambda: a.watcher.sync.schedule.rounds == 1 and a.idle(), "a's first round")
-    b.pump(lambda: b.watcher.sync.schedule.rounds == 1 and b.idle(), "b's first round")
+    a.first_round()
+    b.first_round()
     # An agent on a writes a memory straight into the store, as Claude does.
     entry = a.tier_dir() / "deploy.md"
     entry.write_text(
@@ -146,7 +151,7 @@ def test_an_unreachable_remote_is_one_line_then_one_line_when_it_is_back(
 ) -> None:
     a, _ = machines
     sched = a.watcher.sync.schedule
-    a.pump(lambda: sched.rounds == 1 and a.idle(), "a's first round")
+    a.first_round()
     remote = tmp_path / "remote.git"
     away = tmp_path / "remote-away.git"
     remote.rename(away)  # the remote path is gone: RemoteUnreachable
@@ -211,7 +216,7 @@ def test_a_secret_blocks_the_push_once_and_fixing_it_pushes(
 ) -> None:
     a, _ = machines
     sched = a.watcher.sync.schedule
-    a.pump(lambda: sched.rounds == 1 and a.idle(), "a's first round")
+    a.first_round()
     entry = a.tier_dir() / "ci.md"
     token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
     entry.write_text(f"---\nname: ci\ndescription: ci\ntype: project\n---\n\nCI token {token}\n")
