@@ -12,7 +12,16 @@ from coffer.cli.typer_app import app
 if TYPE_CHECKING:
     from coffer.sync.api import SyncReport
 
-sync_app = typer.Typer(invoke_without_command=True)
+# The group's help is written out unwrapped: typer_app unwraps commands' docstrings, not
+# a group callback's.
+sync_app = typer.Typer(
+    invoke_without_command=True,
+    help=(
+        "One round through the git remote: commit this machine's entries, merge, push.\n\n"
+        "Exits 1 when the remote cannot be reached (nothing is lost: the next round pushes) "
+        "or when an entry that looks like it holds a secret blocks the push (nothing leaves)."
+    ),
+)
 app.add_typer(sync_app, name="sync")
 
 
@@ -42,12 +51,7 @@ def sync(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Sync the store's entries through a git remote: one round commits this machine's
-    entries, pulls and merges the remote's, and pushes.
-
-    Exits 1 when the remote cannot be reached (nothing is lost: the next round pushes) or
-    when an entry that looks like it holds a secret blocks the push (nothing leaves).
-    """
+    """One round through the git remote (the help text is the group's, above)."""
     if ctx.invoked_subcommand is not None:
         return
     from coffer.sync.api import sync_once

@@ -128,8 +128,8 @@ def _conflict_copies(
 
 
 def _author_host(git: Git, theirs: str, path: str) -> str:
-    """The machine that last changed ``path`` on their side (commits are signed
-    ``coffer (<host>)``), for the conflict copy's name."""
+    """The machine that last changed ``path`` on their side, for the conflict copy's name
+    (every sync commit's author name carries its machine's name in parentheses)."""
     done = git.run("log", "-1", "--format=%an", theirs, "--", path, check=False)
     name = done.stdout.decode("utf-8", "replace").strip()
     host = name.removeprefix("coffer (").removesuffix(")") if name.startswith("coffer (") else ""
