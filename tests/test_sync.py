@@ -293,3 +293,20 @@ def test_paths_no_index_takes_do_not_stop_rounds(world: World) -> None:
     names = git("ls-tree", "--name-only", "main", cwd=r).split()
     assert names == ["projects"]
     assert (b.memory_dir() / "lint.md").exists()
+
+
+def test_a_machine_with_memories_of_its_own_joins_without_losing_any(world: World) -> None:
+    a, b = world.a, world.b
+    a.ok("remember", "We deploy with make release.", "--name", "deploy")
+    a.ok("sync")
+    # B remembered things before it ever synced: its first round merges unrelated histories.
+    b.ok("remember", "Run the linter first.", "--name", "lint")
+    b.ok("remember", "We deploy from CI only.", "--name", "deploy")
+    said = b.ok("sync")
+    assert "1 conflict copy kept" in said.out  # both had a "deploy", with other texts
+    a.ok("sync")
+    for m in (a, b):
+        names = sorted(p.name for p in m.memory_dir().glob("*.md"))
+        assert names[1].startswith("deploy.conflict-a-")
+        assert [names[0], *names[2:]] == ["MEMORY.md", "deploy.md", "lint.md"]
+    assert "from CI only" in (a.memory_dir() / "deploy.md").read_text()  # B merged: B's stays

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from coffer.base.report import plural
 from coffer.sync import local, rounds, state
-from coffer.sync.errors import PushRefused, SyncError
+from coffer.sync.errors import PushRefused, RemoteUnreachable, SyncError
 from coffer.sync.gitcmd import Git
 from coffer.sync.report import SyncReport
 
 if TYPE_CHECKING:
     from coffer.app import App
 
-__all__ = ["SyncReport", "configured", "sync_once"]
+__all__ = ["PushRefused", "RemoteUnreachable", "SyncReport", "configured", "sync_once"]
 
 LOCK_WAIT = 60.0
 MAX_ATTEMPTS = 3  # a push that lost a race fetches, merges and tries again
@@ -62,6 +62,11 @@ def sync_once(app: App, *, push: bool = True) -> SyncReport:
             report, done = _attempt_round(app, git, paths, config, push)
             if done:
                 break
+        else:
+            # Another machine pushed before each of our pushes: all is merged and committed
+            # here, and the next round pushes it.
+            summary = f"{report.summary}; the remote kept moving, run `coffer sync` again"
+            report = report._replace(summary=summary)
     if report.blocked:
         raise PushRefused(
             f"push refused: {plural(len(report.blocked), 'entry', 'entries')} "
