@@ -62,13 +62,7 @@ def _team_hits(at: Any, scope_value: str | None, query: str, limit: int) -> list
     from coffer.store import team_search
 
     return [
-        {
-            "name": redact(h.entry.name),
-            "description": redact(h.entry.description),
-            "body": redact(h.entry.body),
-            "score": h.score,
-            "path": redact(str(h.path)),
-        }
+        {k: redact(v) if isinstance(v, str) else v for k, v in h.as_json().items()}
         for h in team_search.recall(store(), at.project, query, limit)
     ]
 

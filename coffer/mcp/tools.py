@@ -213,6 +213,12 @@ def _recall(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
         "query": args["query"],
         "results": [entry_json(h, body=True, score=True) for h in hits],
     }
+    root = _project(state, cwd)[0] if args.get("scope") != "global" else None
+    if root is not None:  # the repository's team tier (docs/adr/0036)
+        from coffer.store import team_search
+
+        found = team_search.recall(state.store, root, args["query"], args.get("limit", 10))
+        payload["team"] = [h.as_json() for h in found]
     if skipped:
         payload["skipped"] = skipped
     return Outcome(payload)

@@ -1,7 +1,7 @@
 """`coffer recall` over the team tier: the store's BM25 search, its cache kept in the store.
 
-The cache lives beside the project tier's (``<store>/projects/<id>/team-cache.sqlite``),
-never in the repository, and is filled by the search cache's own reader, which refuses
+The cache lives in the store (``<store>/state/team-<digest of the root>.sqlite``), never in
+the repository, and is filled by the search cache's own reader, which refuses
 links, non-regular files, oversized and non-UTF-8 files and hostile frontmatter like a
 store tier's (docs/adr/0018); the directory itself is first checked to be the repository's
 own (coffer.store.team.refusal), since the cache reader does not look above it.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from coffer.base import fsutil
 from coffer.store import team
-from coffer.store.entry import Entry
+from coffer.store.entry import Entry, withheld
 from coffer.store.store import Store
 
 
@@ -24,18 +24,38 @@ class TeamHit(NamedTuple):
     score: float
     path: Path
 
+    def as_json(self) -> dict[str, Any]:
+        """The hit as `coffer recall --json` and the MCP recall tool give it."""
+        e = self.entry
+        return {
+            "tier": "team",
+            "name": e.name,
+            "description": e.description,
+            "type": e.type,
+            "body": e.body,
+            "score": self.score,
+            "path": str(self.path),
+        }
+
 
 def recall(store: Store, root: Path, query: str, limit: int) -> list[TeamHit]:
     """The ``limit`` best team entries of the project at ``root`` for ``query``."""
     if team.refusal(root) is not None:
         return []
-    tier = store.tier_at(root)
-    if tier is None:
-        return []  # a project coffer never projected: its team tier shows after `project`
+    import hashlib
+
     from coffer.store import search_cache
 
-    fsutil.ensure_dir(tier.base)
+    # Keyed by the root, not the project id: a read must not register a project.
+    state = store.root / "state"
+    fsutil.ensure_dir(state)
+    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     directory = team.team_dir(root)
-    with contextlib.closing(search_cache.open_cache(tier.base / "team-cache.sqlite")) as conn:
+    with contextlib.closing(search_cache.open_cache(state / f"team-{digest}.sqlite")) as conn:
         hits = search_cache.search(conn, directory, query, limit)
-    return [TeamHit(h.entry, h.score, directory / h.entry.filename) for h in hits]
+    # A teammate's file may hold what the gate refuses: like a block, recall never shows it.
+    return [
+        TeamHit(h.entry, h.score, directory / h.entry.filename)
+        for h in hits
+        if not withheld(h.entry)
+    ]
