@@ -310,3 +310,29 @@ def test_a_machine_with_memories_of_its_own_joins_without_losing_any(world: Worl
         assert names[1].startswith("deploy.conflict-a-")
         assert [names[0], *names[2:]] == ["MEMORY.md", "deploy.md", "lint.md"]
     assert "from CI only" in (a.memory_dir() / "deploy.md").read_text()  # B merged: B's stays
+
+
+def test_a_round_killed_while_importing_loses_no_edit(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coffer.sync import local
+
+    a, b = world.a, world.b
+    a.ok("remember", "We deploy with make release.", "--name", "deploy")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("update", "deploy", "We deploy with make ship.")
+    a.ok("sync")
+
+    def killed(*args: object) -> int:
+        raise KeyboardInterrupt  # the round dies after merging, before the store has it
+
+    with monkeypatch.context() as m:
+        m.setattr(local, "write_entries", killed)
+        assert b.coffer("sync").code == 130
+    # B's old version must not come back as if B had edited it.
+    said = b.ok("sync")
+    assert "pushed 0 files" in said.out
+    a.ok("sync")
+    for m in (a, b):
+        assert "make ship" in (m.memory_dir() / "deploy.md").read_text()

@@ -91,6 +91,7 @@ def _attempt_round(
     theirs = rounds.fetch(git, config)
     merged, copies = rounds.merged_commit(git, ours, theirs, config.host)
     pulled = rounds.import_merged(git, store, keyed, offer, merged)
+    rounds.advance(git, ours, merged)
     _refresh(app, pulled)
     pushed, done = 0, True
     if push and not offer.blocked and merged is not None and merged != theirs:

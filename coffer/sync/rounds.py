@@ -61,6 +61,11 @@ def commit_offer(
     return sha
 
 
+def advance(git: Git, ours: str | None, merged: str | None) -> None:
+    if merged is not None and merged != ours:
+        git.run("update-ref", REF, merged)
+
+
 def is_ancestor(git: Git, a: str, b: str) -> bool:
     return git.run("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
 
@@ -70,11 +75,12 @@ def merged_commit(
 ) -> tuple[str | None, tuple[str, ...]]:
     """The round's result and the conflict copies it made. A fast-forward when one side
     has all of the other; else a commit with both parents whose tree :func:`merge.decide`
-    chose file by file."""
+    chose file by file. The branch is not moved: :func:`advance` does that once the store
+    has the result, so a round killed while importing leaves the branch at our commit, and
+    the next round sees the files it did import as changes that agree with theirs."""
     if theirs is None or ours == theirs or (ours and is_ancestor(git, theirs, ours)):
         return ours, ()
     if ours is None or is_ancestor(git, ours, theirs):
-        git.run("update-ref", REF, theirs)
         return theirs, ()
     found = git.run("merge-base", ours, theirs, check=False).stdout.decode().strip()
     base = tree.objs(tree.ls_tree(git, found or None))
@@ -88,7 +94,6 @@ def merged_commit(
         [ours, theirs],
         f"{host}: merge, {len(copies)} conflict copies",
     )
-    git.run("update-ref", REF, sha)
     return sha, tuple(copies)
 
 
