@@ -336,3 +336,15 @@ def test_a_round_killed_while_importing_loses_no_edit(
     a.ok("sync")
     for m in (a, b):
         assert "make ship" in (m.memory_dir() / "deploy.md").read_text()
+
+
+def test_a_missing_tier_directory_deletes_nothing_anywhere(world: World) -> None:
+    a, b = world.a, world.b
+    a.ok("remember", "We deploy with make release.", "--name", "deploy")
+    a.ok("sync")
+    b.ok("sync")
+    shutil.rmtree(b.memory_dir())
+    b.ok("sync")  # the pull puts the entry back instead of deleting it on every machine
+    a.ok("sync")
+    for m in (a, b):
+        assert (m.memory_dir() / "deploy.md").exists()

@@ -69,6 +69,7 @@ class Offer(NamedTuple):
     files: dict[str, bytes]  # repository path -> file content
     held: frozenset[str]  # paths kept out of the repository (refused or unreadable)
     blocked: tuple[str, ...]  # entries the secret gate refused, by redacted name
+    absent: frozenset[str] = frozenset()  # keys whose tier directory is missing altogether
 
 
 def offer(store: Store, keyed: Keyed) -> Offer:
@@ -78,8 +79,12 @@ def offer(store: Store, keyed: Keyed) -> Offer:
     files: dict[str, bytes] = {}
     held: set[str] = set()
     blocked: list[str] = []
+    absent: set[str] = set()
     for key, tier in keyed.tiers.items():
         if not tier.dir.is_dir():
+            # A missing directory is no decision to delete every entry it held everywhere:
+            # its files are not offered, so the pull puts them back.
+            absent.add(key)
             continue
         good = {e.filename for e in store.scan(tier).entries}
         for name in sorted(os.listdir(tier.dir)):
@@ -96,7 +101,7 @@ def offer(store: Store, keyed: Keyed) -> Offer:
                 blocked.append(f"{tier.label}: {redact(name.removesuffix('.md'))}")
                 continue
             files[path] = data
-    return Offer(files, frozenset(held), tuple(blocked))
+    return Offer(files, frozenset(held), tuple(blocked), frozenset(absent))
 
 
 def _regular_file(tier: Tier, name: str) -> bytes | None:

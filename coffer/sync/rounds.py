@@ -40,7 +40,8 @@ def commit_offer(
         gone = path not in offer.files and path not in offer.held
         # Only a file the store and the repository agreed on last round was deleted here;
         # one the store never had (a key first seen, a refused file) is still to import.
-        if gone and path in state.synced and local_space(keyed, path) is not None:
+        split = tree.split(path) if gone and path in state.synced else None
+        if split is not None and split[0] in keyed.tiers and split[0] not in offer.absent:
             del ours[path]
     new = {}
     for path, data in offer.files.items():
