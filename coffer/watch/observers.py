@@ -27,7 +27,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from coffer.base.report import Problem
 from coffer.store.tier import Tier
-from coffer.store.watch_state import Status
+from coffer.watch.status import Status
 
 # Only the inotify masks these need are requested: our own reads (IN_OPEN, IN_CLOSE_NOWRITE)
 # never wake the daemon.

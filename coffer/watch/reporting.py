@@ -8,8 +8,8 @@ import time
 
 from coffer.base.report import Problem
 from coffer.store.projects import now_iso
-from coffer.store.watch_state import Status
 from coffer.watch.daemon import MAX_PROBLEMS
+from coffer.watch.status import Status
 
 
 class Reporter:

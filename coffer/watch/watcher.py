@@ -36,7 +36,6 @@ from coffer.app import App
 from coffer.base import fsutil
 from coffer.base.report import Problem, Report
 from coffer.projection.engine import Engine
-from coffer.store import watch_state
 from coffer.store.index import INDEX_NAME
 from coffer.store.projects import now_iso
 from coffer.store.settings import CONFIG
@@ -52,6 +51,7 @@ from coffer.watch.events import (
 )
 from coffer.watch.observers import Observers
 from coffer.watch.reporting import Reporter
+from coffer.watch.status import Status, write_status
 from coffer.watch.sync_runner import BackgroundSync
 from coffer.watch.watchset import WatchSet
 
@@ -94,7 +94,7 @@ class Watcher:
         self.coalescer = daemon.Coalescer(opts.debounce, opts.max_wait)
         self.waker = daemon.Waker()
         self.lock = daemon.InstanceLock(store.root)
-        self.status = watch_state.Status(os.getpid(), str(store.root), now_iso())
+        self.status = Status(os.getpid(), str(store.root), now_iso())
         self.stop_requested = False
         self.exit_code = 0
         self.engine = self._new_engine()
@@ -308,7 +308,7 @@ class Watcher:
     def _write_status(self) -> None:
         self.status.pending = len(self.coalescer)
         try:
-            watch_state.write_status(self.store.root, self.status)
+            write_status(self.store.root, self.status)
         except Exception as exc:
             self.log.warning("cannot write the status file: %s", exc)
         self._last_status = time.monotonic()
