@@ -118,15 +118,19 @@ def test_a_secret_on_a_refuses_the_push_and_nothing_leaves(world: World) -> None
     (a.memory_dir() / "ci-token.md").write_text(
         f"---\nname: ci-token\ndescription: the CI token\n---\n\nUse {TOKEN} in CI.\n"
     )
+    # And one whose file name is the token (Claude names files after their topic).
+    (a.memory_dir() / f"{TOKEN}.md").write_text("---\nname: odd\n---\n\nOdd.\n")
     said = a.coffer("sync")
     assert said.code == 1
-    assert "push refused" in said.err and "ci-token" in said.err
+    assert "push refused: 2 entries hold" in said.err and "ci-token" in said.err
+    assert "[redacted GitHub token]" in said.err
     assert TOKEN not in said.err + said.out
     assert git("for-each-ref", cwd=world.remote) == ""  # nothing was pushed at all
     assert TOKEN.encode() not in remote_objects(world.remote)
     assert TOKEN.encode() not in remote_objects(a.store_root / "sync" / "repo.git")
     # Once the secret is gone the other entry leaves, and B gets it.
     (a.memory_dir() / "ci-token.md").unlink()
+    (a.memory_dir() / f"{TOKEN}.md").unlink()
     a.ok("sync")
     b.ok("sync")
     assert (b.memory_dir() / "deploy.md").exists()

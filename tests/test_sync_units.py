@@ -12,7 +12,7 @@ import pytest
 
 from coffer.store.entry import parse
 from coffer.sync import keys, local, merge, tree
-from coffer.sync.errors import RemoteUnreachable
+from coffer.sync.errors import RemoteUnreachable, SyncError
 from coffer.sync.gitcmd import Git, git_environ, shown
 
 SAME = [
@@ -214,3 +214,8 @@ def test_an_ssh_remote_that_refuses_is_unreachable_not_a_prompt(tmp_path: Path) 
         RemoteUnreachable, match=re.escape("cannot reach ssh://git@127.0.0.1:1/owner/repo")
     ):
         git.remote_call("ls-remote", "--", url, remote=url)
+
+
+def test_without_git_on_path_sync_says_so(tmp_path: Path) -> None:
+    with pytest.raises(SyncError, match="needs git on PATH"):
+        Git(tmp_path / "repo.git", {"PATH": str(tmp_path)}, "h")
