@@ -171,3 +171,28 @@ def test_unproject_removes_the_blocks_and_leaves_the_team_directory(repo: Path) 
     assert (repo / "CLAUDE.md").read_bytes() == original
     assert {n: b for n, b in _files(repo).items() if n.startswith(".coffer/")} == team_files
     assert git(repo, "status", "--porcelain") == "?? .coffer/\n"
+
+
+def test_a_merge_conflict_in_the_team_block_is_resolved_by_project(repo: Path) -> None:
+    ok(coffer("team", "init", cwd=repo))
+    git(repo, "add", ".coffer", "AGENTS.md", "CLAUDE.md")
+    git(repo, "commit", "-q", "-m", "team")
+    team = repo / ".coffer" / "memory"
+    git(repo, "checkout", "-q", "-b", "other")
+    (team / "alpha.md").write_text("Alpha rule one.\n")
+    ok(coffer("project", cwd=repo))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "alpha")
+    git(repo, "checkout", "-q", "main")
+    (team / "beta.md").write_text("Beta rule two.\n")
+    ok(coffer("project", cwd=repo))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "beta")
+    git(repo, "merge", "-q", "other", check=False)
+    assert "<<<<<<<" in (repo / "AGENTS.md").read_text()
+    ok(coffer("project", cwd=repo))
+    body = _team_body(repo / "AGENTS.md")
+    assert "Alpha rule one." in body and "Beta rule two." in body and "<<<<<<<" not in body
+    git(repo, "add", "AGENTS.md", "CLAUDE.md")
+    git(repo, "commit", "-q", "-m", "merge")
+    assert git(repo, "status", "--porcelain") == ""
