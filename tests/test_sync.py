@@ -3,6 +3,7 @@ different paths), a bare repository as the remote, the real CLI (issue 13 §7)."
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -57,6 +58,11 @@ def test_a_round_with_nothing_new_makes_no_commit(world: World) -> None:
     for m in (a, b, a):
         assert "pulled 0 files, pushed 0 files" in m.ok("sync").out
     assert git("rev-parse", "main", cwd=world.remote) == head
+    report = json.loads(b.ok("sync", "--json").out)
+    assert (report["pulled"], report["pushed"], report["conflicts"]) == (0, 0, [])
+    status = json.loads(b.ok("sync", "status", "--json").out)
+    assert status["host"] == "b" and status["unpushed"] == 0
+    assert ["github.com/me/app", f"app-clone ({b.project})"] in status["synced"]
     # The global tier travels too, into B's global blocks.
     assert "Tabs, not spaces." in (b.home / ".codex" / "AGENTS.md").read_text()
 
