@@ -191,7 +191,7 @@ def test_the_journal_saves_a_loaded_record_to_the_same_bytes(tmp_path: Path) -> 
 
 
 def test_every_projection_kind_is_in_the_one_table() -> None:
-    assert set(kinds.KINDS) == {"block", "symlink", "native"}
+    assert set(kinds.KINDS) == {"block", "symlink", "native", "team"}  # team: ADR 0036
     assert set(kinds.BY_MODE.values()) <= set(kinds.KINDS.values())
     for kind in kinds.KINDS.values():
         assert callable(kind.establish) and callable(kind.undo) and callable(kind.state)
