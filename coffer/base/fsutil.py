@@ -14,18 +14,17 @@ import contextlib
 import errno
 import os
 import stat
-import time
 from pathlib import Path
 
 from coffer.base import faults
 from coffer.base.errors import CofferError, StoreError
+from coffer.base.tmpfiles import STALE_TMP_SECONDS as STALE_TMP_SECONDS
+from coffer.base.tmpfiles import create_tmp
+from coffer.base.tmpfiles import is_tmp_name as is_tmp_name
+from coffer.base.tmpfiles import sweep_stale_tmp as sweep_stale_tmp
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
-_TMP_PREFIX = ".coffer-tmp-"
-# A temp file lives for one write (milliseconds); one older than this whose writer cannot be
-# identified (an old name without a pid, or a pid that is alive but reused) is stale.
-STALE_TMP_SECONDS = 60.0
 
 
 def ensure_dir(path: Path, mode: int = PRIVATE_DIR_MODE) -> None:
@@ -84,11 +83,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
             mode = 0o666 & ~umask
     sweep_stale_tmp(parent)
     faults.step(f"tmpfile {path}")
-    # mkstemp creates the file 0600; its final mode is set just before the rename, so a
-    # kill before that leaves only a private copy.
-    import tempfile  # on the first write only: reads never pay for it (ADR 0023)
-
-    fd, tmp = tempfile.mkstemp(prefix=f"{_TMP_PREFIX}{os.getpid()}-", dir=parent)
+    fd, tmp = create_tmp(parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -280,61 +275,3 @@ def safe_child(directory: Path, filename: str) -> Path:
     if bad:
         raise StoreError(f"unsafe file name {filename!r}")
     return directory / filename
-
-
-def is_tmp_name(name: str) -> bool:
-    """Whether ``name`` is one of coffer's in-flight temporary files."""
-    return name.startswith(_TMP_PREFIX)
-
-
-def _writer_alive(name: str) -> bool | None:
-    """Whether the process that made temp file ``name`` still runs (None: cannot tell)."""
-    pid_text = name[len(_TMP_PREFIX) :].split("-", 1)[0]
-    if not pid_text.isdigit():
-        return None
-    pid = int(pid_text)
-    if pid == os.getpid():
-        return True  # maybe a write of ours in another thread: never ours to remove
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True
-    return True
-
-
-def sweep_stale_tmp(directory: Path, now: float | None = None) -> list[str]:
-    """Remove coffer's own stale temporary files from ``directory``; return their names.
-
-    Only names with coffer's prefix, only regular files (never a link or a directory), and
-    never one a live writer may still rename: a file is removed when its writer's pid is
-    gone, or, if that cannot be told, when it is older than ``STALE_TMP_SECONDS``. A temp file
-    whose pid is alive is left even when old: it may be another process's write in flight
-    (a pid reused since is cleaned once that process ends).
-    """
-    removed: list[str] = []
-    try:
-        it = os.scandir(directory)
-    except OSError:
-        return removed
-    with it:
-        names = [de.name for de in it if de.name.startswith(_TMP_PREFIX)]
-    if not names:
-        return removed
-    now = time.time() if now is None else now
-    for name in names:
-        path = directory / name
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            continue
-        alive = _writer_alive(name)
-        if alive or (alive is None and now - st.st_mtime < STALE_TMP_SECONDS):
-            continue
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-            removed.append(name)
-    return removed

@@ -11,6 +11,39 @@ def plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
+class Diff:
+    """A unified diff of one file's change (binary-safe: undecodable bytes shown escaped),
+    worked out only when it is shown. Every planned change carries one, but only a dry run
+    prints it, and a real run should not pay for difflib."""
+
+    __slots__ = ("after", "before", "path")
+
+    def __init__(self, path: Path, before: bytes | None, after: bytes | None) -> None:
+        self.path, self.before, self.after = path, before, after
+
+    def __bool__(self) -> bool:
+        return self.before != self.after
+
+    def __contains__(self, text: str) -> bool:
+        return text in str(self)
+
+    def __str__(self) -> str:
+        import difflib  # dry runs only
+
+        a = (self.before or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
+        b = (self.after or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
+        lines = difflib.unified_diff(
+            a,
+            b,
+            fromfile=str(self.path) if self.before is not None else "/dev/null",
+            tofile=str(self.path) if self.after is not None else "/dev/null",
+        )
+        return "".join(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+            for line in lines
+        )
+
+
 # NamedTuples and a plain class, not dataclasses: every command that writes makes a Report,
 # and a dataclass costs ~0.5 ms to define on 3.11 (docs/adr/0023).
 class Change(NamedTuple):
@@ -19,7 +52,7 @@ class Change(NamedTuple):
     path: Path
     action: str  # create, update, link, merge, disable, import, remove, restore
     detail: str = ""  # tense-free: line() puts "would" or the past tense in front
-    diff: str = ""
+    diff: str | Diff = ""
 
     def line(self, *, planned: bool = False) -> str:
         verb = f"would {self.action}" if planned else _PAST.get(self.action, self.action)

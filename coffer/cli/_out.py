@@ -131,7 +131,7 @@ def print_report(report: Report, *, quiet: bool = False, dry_run: bool = False) 
         for c in report.changes:
             echo(c.line(planned=True))
             if c.diff:
-                sys.stdout.write(c.diff)
+                sys.stdout.write(str(c.diff))
     elif not quiet:
         for c in report.changes:
             echo(c.line())

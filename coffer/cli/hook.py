@@ -6,9 +6,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
@@ -21,8 +20,7 @@ if TYPE_CHECKING:
     from coffer.store.here import Here
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """What one `coffer project` was asked to do (its options, the project path resolved)."""
 
     path: Path

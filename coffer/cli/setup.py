@@ -111,7 +111,7 @@ def _wire(root: Path, agents: Sequence[str], *, service: bool, dry_run: bool, ye
     for c in changes:
         echo(c.line(planned=True))
         if dry_run and c.diff:
-            sys.stdout.write(c.diff)
+            sys.stdout.write(str(c.diff))
     if dry_run:
         _notices(plan.report)
         return 0 if plan.report.ok else 1

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
+from coffer.base.report import Diff
 from coffer.store.projects import now_iso
 
 
@@ -23,21 +24,9 @@ def is_regular(st: os.stat_result | None) -> bool:
     return st is not None and stat.S_ISREG(st.st_mode)
 
 
-def text_diff(path: Path, before: bytes | None, after: bytes | None) -> str:
-    """A unified diff for --dry-run (binary-safe: undecodable bytes shown escaped)."""
-    import difflib  # dry runs only
-
-    a = (before or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
-    b = (after or b"").decode("utf-8", "backslashreplace").splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        a,
-        b,
-        fromfile=str(path) if before is not None else "/dev/null",
-        tofile=str(path) if after is not None else "/dev/null",
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
+def text_diff(path: Path, before: bytes | None, after: bytes | None) -> Diff:
+    """The diff --dry-run shows for this change (worked out only if it is shown)."""
+    return Diff(path, before, after)
 
 
 def ensure_parent(path: Path) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -13,16 +12,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from coffer.base import fsutil
+from coffer.base.tmpfiles import create_tmp
 from coffer.secrets import find_secrets, redact
 from coffer.store import identity, projects
 from coffer.store.entry import EntryParseError, parse
 from coffer.store.store import Store, Tier
 from coffer.sync import tree
 from coffer.sync.keys import GLOBAL_KEY, project_key, valid_key
-
-# fsutil's temporary-file prefix (fsutil.is_tmp_name): its sweeps clear what a killed
-# round left behind, and the scan and the offer skip such files.
-_TMP_PREFIX = ".coffer-tmp-"
 
 
 class Keyed(NamedTuple):
@@ -176,7 +172,9 @@ def _current(path: Path) -> bytes | None:
 
 
 def _flushed_tmp(directory: Path, data: bytes) -> Path:
-    fd, tmp = tempfile.mkstemp(prefix=f"{_TMP_PREFIX}{os.getpid()}-", dir=directory)
+    # coffer's own temp-file name: fsutil's sweeps clear what a killed round left behind,
+    # and the scan and the offer skip such files
+    fd, tmp = create_tmp(directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
