@@ -196,3 +196,52 @@ def test_a_merge_conflict_in_the_team_block_is_resolved_by_project(repo: Path) -
     git(repo, "add", "AGENTS.md", "CLAUDE.md")
     git(repo, "commit", "-q", "-m", "merge")
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_a_linked_team_directory_is_not_read_and_writes_no_block(
+    repo: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "memory").mkdir(parents=True)
+    (elsewhere / "memory" / "x.md").write_text("Read me from outside the repository.\n")
+    (repo / ".coffer").symlink_to(elsewhere)
+    result = ok(coffer("project", "--dry-run", cwd=repo))
+    assert "symlink" in result.stdout + result.stderr
+    ok(coffer("project", cwd=repo))
+    assert block.TEAM.start not in (repo / "AGENTS.md").read_bytes()
+    refused = coffer("team", "list", cwd=repo)
+    assert refused.returncode != 0 and "symlink" in refused.stderr
+
+
+def _undo_in_order(repo: Path, team_first: bool) -> None:
+    """Undo the two records of AGENTS.md in a chosen order (the journal's own order of one
+    path's records depends on their file names, so `coffer unproject` meets both)."""
+    from coffer.projection import kinds
+    from coffer.projection.agents import AgentSet
+    from coffer.store.store import Store
+
+    agents = AgentSet(Store.from_environ(os.environ), os.environ)
+    path = str(repo / "AGENTS.md")
+    records = [r for r in agents.journal.load_all() if r.path == path]
+    assert sorted(r.kind for r in records) == ["block", "team"]
+    records.sort(key=lambda r: r.kind != "team" if team_first else r.kind == "team")
+    undo = kinds.Undo(agents)
+    for record in records:
+        report = kinds.KINDS[record.kind].undo(undo, record)
+        assert not report.problems, report.problems
+    assert not (repo / "AGENTS.md").exists()
+    assert [r for r in agents.journal.load_all() if r.path == path] == []
+
+
+@pytest.mark.parametrize("team_first", [True, False])
+@pytest.mark.parametrize("team_created_the_file", [True, False])
+def test_either_undo_order_deletes_the_file_coffer_created(
+    tmp_path: Path, home: Path, team_first: bool, team_created_the_file: bool
+) -> None:
+    r = init_repo(tmp_path / "r", {"README.md": b"# r\n"})
+    ok(coffer("remember", TEXT, "--name", "release", cwd=r))
+    if not team_created_the_file:
+        ok(coffer("project", cwd=r))  # the personal block creates AGENTS.md
+    ok(coffer("team", "init", cwd=r))
+    ok(coffer("team", "add", "release", cwd=r))
+    _undo_in_order(r, team_first)

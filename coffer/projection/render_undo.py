@@ -66,7 +66,7 @@ def plan_undo(record: BlockRecord, *, force: bool) -> BlockUndo:
         return out
     out.edited = span.edited
     out.new = block_format.remove(out.data)
-    out.delete = record.created_file and out.new in (b"", _BOM)
+    out.delete = record.created_file and (out.new in (b"", _BOM) or _only_team(out.new))
     out.report.changes.append(
         Change(
             path,
@@ -92,17 +92,18 @@ def apply_undo(journal: Journal, undo: BlockUndo) -> Report:
         else:
             fsutil.atomic_write_bytes(path, undo.new, mode=None)
             restore_mtime(path, undo.new, record.before_sha256, record.before_mtime_ns)
-            if record.created_file:
-                _hand_over(journal, record.path)
     journal.drop(record.key)
     return undo.report
 
 
-def _hand_over(journal: Journal, path: str) -> None:
-    """The team block stays (docs/adr/0036): its record learns coffer created the file, so
-    the last of the two undos deletes it."""
-    from coffer.projection.records import TeamRecord
+def _only_team(data: bytes) -> bool:
+    """Nothing but the team block is left (docs/adr/0036): the file is still all coffer's.
+    Its own record, undone next, finds the file gone and is dropped."""
+    team = block_format.TEAM
+    try:
+        return team.start in data and not block_format.remove(data, team).strip(_BLANK)
+    except BlockError:
+        return False
 
-    team = journal.load(f"team:{path}", TeamRecord)
-    if team is not None and not team.created_file:
-        journal.save(team.but(created_file=True))
+
+_BLANK = b" \t\r\n\xef\xbb\xbf"

@@ -29,6 +29,7 @@ from coffer.base.report import Change, Problem, Report, plural
 from coffer.projection import block_content, block_format
 from coffer.projection.agents import AgentSet, Targets
 from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now_iso, text_diff
+from coffer.projection.hook import GaveUp
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import BlockRecord, TeamRecord
 from coffer.store import team
@@ -86,11 +87,15 @@ def establish(
     if scan is None:
         return report
     report.notices += [f"team tier: {p.line()}" for p in scan.problems]
+    if scan.refused:
+        return report  # a tier that cannot be read is not an empty one: blocks stay as they are
     for file, names in sorted(files(agents, root, targets, adapters).items()):
         job = _Job(file, tuple(names), project[1], scan.entries)
         with agents.step():
             try:
                 report.extend(_one(agents.journal, job, dry_run=dry_run))
+            except GaveUp:
+                raise  # the session start's deadline: stop here, like every other step
             except (OSError, CofferError) as exc:
                 report.problems.append(Problem(file, "error", f"team block: {exc}"))
     return report

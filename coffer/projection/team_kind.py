@@ -1,9 +1,10 @@
 """The team block as a journal kind: what `coffer unproject` does with a ``team`` record.
 
 The block goes; the file goes too when coffer created it and nothing but blank lines is
-left. A file holding both blocks is undone by two records in either order, so whichever
-block goes first hands "coffer created this file" to the other record, and the last one
-deletes it (docs/adr/0036). ``.coffer/memory/`` is never touched: it is the team's.
+left. A file holding both blocks is undone by two records in either order (the journal's
+order of one path's records is its file names'), so the record that created the file
+deletes it as soon as only the other block is left, and the other record then finds it
+gone (docs/adr/0036). ``.coffer/memory/`` is never touched: it is the team's.
 """
 
 from __future__ import annotations
@@ -38,13 +39,18 @@ def _without(data: bytes, created: bool) -> bytes:
     return new
 
 
-def _hand_over(journal: Journal, path: str) -> None:
-    """The personal block stays: its record learns that coffer created the file."""
-    from coffer.projection.records import BlockRecord
+def _all_coffers(data: bytes) -> bool:
+    """Nothing but blank lines and an unedited personal block is left: the file is still
+    all coffer's. The personal block's record, undone next, finds the file gone."""
+    from coffer.projection import block_format as bf
 
-    personal = journal.load(path, BlockRecord)
-    if personal is not None and not personal.created_file:
-        journal.save(personal.but(created_file=True))
+    if not data.strip(_BLANK):
+        return True
+    try:
+        span = bf.find(data)
+    except BlockError:
+        return False
+    return span is not None and not span.edited and not bf.remove(data).strip(_BLANK)
 
 
 def undo(journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool) -> Report:
@@ -72,7 +78,7 @@ def undo(journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool) ->
         return report
     created = record.created_file
     new = _without(data, created)
-    delete = created and not new.strip(_BLANK)
+    delete = created and _all_coffers(new)
     detail = "the file coffer created" if delete else "without the team block"
     diff = text_diff(path, data, None if delete else new)
     report.changes.append(Change(path, "remove" if delete else "update", detail, diff))
@@ -83,8 +89,6 @@ def undo(journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool) ->
         remove_created_dirs(list(record.created_dirs))
     else:
         fsutil.atomic_write_bytes(path, new, mode=None)
-        if created:
-            _hand_over(journal, record.path)
     journal.drop(record.key)
     return report
 

@@ -49,6 +49,7 @@ class TeamScan(NamedTuple):
     dir: Path
     entries: tuple[Entry, ...]
     problems: tuple[TeamProblem, ...]
+    refused: bool = False  # the directory itself could not be read: no entries is no answer
 
 
 def team_dir(root: Path) -> Path:
@@ -143,11 +144,12 @@ def scan(root: Path) -> TeamScan | None:
     if why == "missing":
         return None
     if why is not None:
-        return TeamScan(directory, (), (TeamProblem("", why),))
+        return TeamScan(directory, (), (TeamProblem("", why),), refused=True)
     try:
         names, problems = _names(directory)
     except OSError as exc:
-        return TeamScan(directory, (), (TeamProblem("", f"cannot be listed ({exc.strerror})"),))
+        why = f"cannot be listed ({exc.strerror})"
+        return TeamScan(directory, (), (TeamProblem("", why),), refused=True)
     entries: list[Entry] = []
     left = MAX_TOTAL_BYTES
     for n, name in enumerate(names):

@@ -63,7 +63,7 @@ def require(root: Path) -> TeamScan:
         raise InvalidInputError(
             f"{root} has no team tier; `coffer team init` there creates {'/'.join(TEAM_PARTS)}/"
         )
-    if not scan.dir.is_dir() or team.refusal(root) is not None:
+    if scan.refused:
         raise InvalidInputError(f"{scan.dir}: {scan.problems[0].why}")
     return scan
 
