@@ -9,7 +9,6 @@ is given back byte for byte (docs/adr/0015-blocks-out-of-git.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,13 +37,13 @@ def _without_line(data: bytes, line: str) -> bytes:
     return data
 
 
-@dataclass
 class Edit:
     """What one change to a git file would do: ``report`` says it, ``steps`` do it (each
     may amend the report, e.g. when git refuses)."""
 
-    report: Report = field(default_factory=Report)
-    steps: list[Callable[[Report], object]] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.report = Report()
+        self.steps: list[Callable[[Report], object]] = []
 
     def run(self, *, dry_run: bool) -> Report:
         """The plan alone on a dry run; else the plan applied."""
