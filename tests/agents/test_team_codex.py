@@ -1,5 +1,9 @@
 """Issue 13 §6: a cloud agent that reads only the repository sees the team tier.
 
+(The second test does the same with the real Claude Code 2.1.332 against the request
+recorder: in a clone of a repository with a tracked ``CLAUDE.md``, the team block coffer
+put there reaches Claude, which reads no ``AGENTS.md`` beside a ``CLAUDE.md``.)
+
 One machine (the test's fake home, with a store) keeps a personal project entry and a team
 entry promoted with `coffer team add`, and commits ``.coffer/memory/`` and ``AGENTS.md``.
 Then a fresh ``git clone`` is read by the real Codex in a home with no coffer store and no
@@ -17,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.conftest import agent_binary, git_repo, sent_text
+from tests.agents.conftest import Recorder, agent_binary, git_repo, sent_text
 from tests.helpers import coffer
 
 pytestmark = [
@@ -93,3 +97,49 @@ def test_codex_reads_the_team_tier_from_a_fresh_clone(tmp_path: Path, fake_home:
     assert "Team memory" in prompt
     assert PERSONAL_FACT not in prompt and "coffer:memory" not in prompt
     assert not (cloud_home / "no-store").exists()  # nothing of coffer ran in the cloud
+
+
+def test_claude_reads_the_team_tier_from_claude_md_in_a_fresh_clone(
+    tmp_path: Path, fake_home: Path, recorder: Recorder
+) -> None:
+    exe = agent_binary("claude")
+    (fake_home / ".claude").mkdir()
+    repo = git_repo(tmp_path / "repo")
+    (repo / "CLAUDE.md").write_text("# Project\n\nKeep answers short.\n")
+    _git(repo, "add", "CLAUDE.md")
+    _git(repo, "commit", "-q", "-m", "init")
+    _ok(coffer("remember", TEAM_FACT, "--name", "migrations", cwd=repo))
+    _ok(coffer("remember", PERSONAL_FACT, "--name", "scratch", cwd=repo))
+    _ok(coffer("team", "init", cwd=repo))
+    _ok(coffer("team", "add", "migrations", cwd=repo))
+    _git(repo, "add", ".coffer", "CLAUDE.md")
+    _git(repo, "commit", "-q", "-m", "team memory")
+
+    clone = tmp_path / "cloud" / "checkout"
+    _git(tmp_path, "clone", "-q", str(repo), str(clone))
+    cloud_home = tmp_path / "cloud" / "home"
+    (cloud_home / ".claude").mkdir(parents=True)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cloud_home),
+        "CLAUDE_CONFIG_DIR": str(cloud_home / ".claude"),
+        "ANTHROPIC_BASE_URL": recorder.url,
+        "ANTHROPIC_API_KEY": "sk-ant-offline-test",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+    }
+    done = subprocess.run(
+        [exe, "-p", "hi"],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    bodies = recorder.bodies()
+    assert bodies, done.stdout + done.stderr
+    sent = sent_text(bodies)
+    assert TEAM_FACT in sent and "Keep answers short." in sent
+    assert PERSONAL_FACT not in sent and "coffer:memory" not in sent
