@@ -40,17 +40,23 @@ def _ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess
     return result
 
 
-def _git(cwd: Path, *args: str) -> str:
+def _run(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
     out = subprocess.run(
-        ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args],
+        argv,
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,
         check=False,
+        stdin=subprocess.DEVNULL,
     )
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return _run(["git", "-c", "user.name=T", "-c", "user.email=t@example.com", *args], cwd)
 
 
 def _prompt_input(exe: str, cwd: Path, home: Path) -> list[object]:
@@ -61,17 +67,7 @@ def _prompt_input(exe: str, cwd: Path, home: Path) -> list[object]:
         "XDG_CONFIG_HOME": str(home / ".config"),
         "COFFER_HOME": str(home / "no-store"),
     }
-    out = subprocess.run(
-        [exe, "debug", "prompt-input", "hi"],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
-    items: list[object] = json.loads(out.stdout)
+    items: list[object] = json.loads(_run([exe, "debug", "prompt-input", "hi"], cwd, env))
     return items
 
 
@@ -128,6 +124,7 @@ def test_claude_reads_the_team_tier_from_claude_md_in_a_fresh_clone(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
     }
+    # Claude exits 1 once the recorder answers with an error: what it sent is the point.
     done = subprocess.run(
         [exe, "-p", "hi"],
         cwd=clone,
