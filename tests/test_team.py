@@ -4,6 +4,7 @@ teammate's clone (a second store) with `git status` clean; unproject leaves .cof
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -245,3 +246,21 @@ def test_either_undo_order_deletes_the_file_coffer_created(
     ok(coffer("team", "init", cwd=r))
     ok(coffer("team", "add", "release", cwd=r))
     _undo_in_order(r, team_first)
+
+
+def test_a_moved_repository_keeps_one_team_record_and_unproject_removes_the_block(
+    repo: Path, tmp_path: Path
+) -> None:
+    ok(coffer("team", "init", cwd=repo))
+    ok(coffer("team", "add", "release", cwd=repo))
+    moved = tmp_path / "moved"
+    repo.rename(moved)
+    ok(coffer("project", cwd=moved))
+    journal = Path(os.environ["COFFER_HOME"]) / "journal"
+    keys = [json.loads(f.read_text())["key"] for f in journal.glob("*.json")]
+    team_keys = sorted(k for k in keys if k.startswith("team:"))
+    assert team_keys == [f"team:{moved}/AGENTS.md", f"team:{moved}/CLAUDE.md"]
+    ok(coffer("unproject", cwd=moved))
+    assert block.TEAM.start not in (moved / "CLAUDE.md").read_bytes()
+    assert not (moved / "AGENTS.md").exists()
+    assert (moved / ".coffer" / "memory" / "release.md").exists()

@@ -27,9 +27,10 @@ def _rewrite(value: Any, old: str, new: str) -> Any:
             return new
         if value.startswith(old + "/"):
             return new + value[len(old) :]
-        # The key of a git record is "git:<path>".
-        if value.startswith("git:" + old + "/"):
-            return "git:" + new + value[len("git:" + old) :]
+        # The key of a git record is "git:<path>", of a team block "team:<path>".
+        for prefix in ("git:", "team:"):
+            if value.startswith(prefix + old + "/"):
+                return prefix + new + value[len(prefix + old) :]
         return value
     if isinstance(value, list):
         return [_rewrite(v, old, new) for v in value]
