@@ -65,11 +65,10 @@ def files(
     return out
 
 
-def render(data: bytes | None, entries: Sequence[Entry]) -> tuple[bytes, int]:
-    """``data`` with its team block holding ``entries``; and how many were shown."""
+def render(data: bytes | None, entries: Sequence[Entry]) -> tuple[bytes, block_content.BlockBody]:
+    """``data`` with its team block holding ``entries``, and what the block shows."""
     body = block_content.render(TITLE, "team", entries, BUDGET)
-    new = block_format.upsert(data, body.body, block_format.TEAM)
-    return new, body.shown_full + body.shown_line
+    return block_format.upsert(data, body.body, block_format.TEAM), body
 
 
 def establish(
@@ -118,11 +117,18 @@ def _one(journal: Journal, job: _Job, *, dry_run: bool) -> Report:
         return report
     data = fsutil.read_bytes_or_none(file)
     try:
-        new, shown = render(data, entries)
+        new, body = render(data, entries)
     except BlockError as exc:
         why = f"team block: {exc}; fix the markers by hand (a merge may have left two)"
         report.problems.append(Problem(file, "malformed", why))
         return report
+    if body.withheld_secrets:  # redacted names: the gate keeps them out of the repository
+        withheld = ", ".join(body.withheld_secrets)
+        report.notices.append(
+            f"{file}: team entries not rendered, they look like secrets: {withheld}"
+        )
+    if body.omitted:
+        report.notices.append(f"{file}: {len(body.omitted)} team entries did not fit the block")
     record = journal.load(key(file), TeamRecord)
     if new == data:
         if record is not None:
@@ -131,7 +137,7 @@ def _one(journal: Journal, job: _Job, *, dry_run: bool) -> Report:
                 journal.save(record.but(adapters=merged))
         return report  # as committed (or as written before): nothing of coffer's to record
     action = "create" if data is None else "update"
-    detail = plural(shown, "team entry", "team entries")
+    detail = plural(body.shown_full + body.shown_line, "team entry", "team entries")
     report.changes.append(Change(file, action, detail, text_diff(file, data, new)))
     if dry_run:
         return report
