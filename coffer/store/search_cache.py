@@ -115,19 +115,30 @@ def open_cache(path: Path) -> sqlite3.Connection:
         return _connect(path)
 
 
+# Listed through a descriptor, each entry's stat is an fstatat relative to it rather than a
+# walk of the whole path again: at 10,000 entries that is a sixth of a recall's lstats.
+_BY_FD = os.scandir in os.supports_fd
+
+
 def _listing(tier_dir: Path) -> dict[str, os.stat_result]:
     out: dict[str, os.stat_result] = {}
     try:
-        it = os.scandir(tier_dir)
-    except FileNotFoundError:
+        where: int | Path = os.open(tier_dir, os.O_RDONLY | os.O_DIRECTORY) if _BY_FD else tier_dir
+    except (FileNotFoundError, NotADirectoryError):
         return out
-    with it:
-        for de in it:
-            name = de.name
-            # Hidden files are not entries; coffer's temp files (.coffer-tmp-*) are among them.
-            if name.startswith(".") or name == INDEX_NAME:
-                continue
-            out[name] = de.stat(follow_symlinks=False)
+    try:
+        with os.scandir(where) as it:
+            for de in it:
+                name = de.name
+                # Hidden files are not entries; coffer's temp files (.coffer-tmp-*) are too.
+                if name.startswith(".") or name == INDEX_NAME:
+                    continue
+                out[name] = de.stat(follow_symlinks=False)
+    except (FileNotFoundError, NotADirectoryError):
+        return out  # the path case: the directory is not there
+    finally:
+        if isinstance(where, int):
+            os.close(where)
     return out
 
 
