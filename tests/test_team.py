@@ -268,3 +268,14 @@ def test_a_moved_repository_keeps_one_team_record_and_unproject_removes_the_bloc
     assert block.TEAM.start not in (moved / "CLAUDE.md").read_bytes()
     assert not (moved / "AGENTS.md").exists()
     assert (moved / ".coffer" / "memory" / "release.md").exists()
+
+
+def test_doctor_names_what_the_team_tier_skips(repo: Path) -> None:
+    ok(coffer("team", "init", cwd=repo))
+    team = repo / ".coffer" / "memory"
+    (team / "bin.md").write_bytes(b"\x00\x01")
+    (team / "key.md").write_text("use ghp_" + "q7" * 18 + "\n")
+    result = coffer("doctor", cwd=repo)
+    assert result.returncode == 1
+    assert "warning: team: " in result.stdout and "bin.md: is binary" in result.stdout
+    assert "key.md: looks like a secret" in result.stdout and "ghp_" not in result.stdout

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +19,9 @@ from coffer.cli._common import (
     store,
 )
 from coffer.cli.typer_app import app
+
+if TYPE_CHECKING:
+    from coffer.store.health import Finding
 
 
 @app.command()
@@ -62,6 +66,7 @@ def doctor(
     except StoreError:
         tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
     more = [*journal_check.check_journal(s), *conflict_copies.findings(s, tiers)]
+    more += _team_findings(project)
     findings = doctor_mod.run(s, tiers, more)
     bad = any(f.level != "info" for f in findings)
     if as_json:
@@ -71,3 +76,26 @@ def doctor(
             echo(f"{f.level}: {f.tier}: {f.path}: {f.message}")
         echo("ok" if not bad else plural(sum(f.level != "info" for f in findings), "problem"))
     raise typer.Exit(1 if bad else 0)
+
+
+def _team_findings(project: Path | None) -> list[Finding]:
+    """The repository's team tier (docs/adr/0036): files it skips, entries the gate flags."""
+    from coffer.base.errors import CofferError
+    from coffer.store import team
+    from coffer.store.entry import withheld
+    from coffer.store.health import Finding
+
+    try:
+        root = here(project).project
+    except CofferError:
+        return []
+    scan = team.scan(root) if root is not None else None
+    if scan is None:
+        return []
+    out = [Finding("warning", "team", str(scan.dir / p.filename), p.why) for p in scan.problems]
+    for e in scan.entries:
+        labels = withheld(e)
+        if labels:
+            why = f"looks like a secret ({', '.join(labels)}); never rendered"
+            out.append(Finding("warning", "team", str(scan.dir / e.filename), why))
+    return out
