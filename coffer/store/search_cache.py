@@ -127,15 +127,17 @@ def _listing(tier_dir: Path) -> dict[str, os.stat_result]:
     except (FileNotFoundError, NotADirectoryError):
         return out
     try:
-        with os.scandir(where) as it:
+        try:
+            it = os.scandir(where)
+        except (FileNotFoundError, NotADirectoryError):
+            return out  # the path form: no directory there
+        with it:
             for de in it:
                 name = de.name
                 # Hidden files are not entries; coffer's temp files (.coffer-tmp-*) are too.
                 if name.startswith(".") or name == INDEX_NAME:
                     continue
                 out[name] = de.stat(follow_symlinks=False)
-    except (FileNotFoundError, NotADirectoryError):
-        return out  # the path case: the directory is not there
     finally:
         if isinstance(where, int):
             os.close(where)
