@@ -279,3 +279,33 @@ def test_doctor_names_what_the_team_tier_skips(repo: Path) -> None:
     assert result.returncode == 1
     assert "warning: team: " in result.stdout and "bin.md: is binary" in result.stdout
     assert "key.md: looks like a secret" in result.stdout and "ghp_" not in result.stdout
+
+
+def test_removing_the_team_directory_takes_the_team_blocks_away(repo: Path) -> None:
+    original = (repo / "CLAUDE.md").read_bytes()
+    personal = block.find((repo / "AGENTS.md").read_bytes())
+    ok(coffer("team", "init", cwd=repo))
+    ok(coffer("team", "add", "release", cwd=repo))
+    for f in (repo / ".coffer" / "memory").iterdir():
+        f.unlink()
+    (repo / ".coffer" / "memory").rmdir()
+    (repo / ".coffer").rmdir()
+    ok(coffer("project", cwd=repo))
+    data = (repo / "AGENTS.md").read_bytes()
+    assert block.TEAM.start not in data and block.find(data) == personal
+    assert (repo / "CLAUDE.md").read_bytes() == original
+    ok(coffer("unproject", cwd=repo))
+    assert not (repo / "AGENTS.md").exists()
+
+
+def test_the_team_tier_first_then_gone_leaves_no_empty_file(tmp_path: Path, home: Path) -> None:
+    r = init_repo(tmp_path / "r", {"README.md": b"# r\n"})
+    ok(coffer("remember", TEXT, "--name", "release", cwd=r))
+    ok(coffer("team", "init", cwd=r))  # the team block creates AGENTS.md, the personal joins
+    (r / ".coffer" / "memory" / "MEMORY.md").unlink()
+    (r / ".coffer" / "memory").rmdir()
+    (r / ".coffer").rmdir()
+    ok(coffer("project", cwd=r))
+    assert block.TEAM.start not in (r / "AGENTS.md").read_bytes()
+    ok(coffer("unproject", cwd=r))
+    assert not (r / "AGENTS.md").exists()

@@ -32,6 +32,7 @@ from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now
 from coffer.projection.hook import GaveUp
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import BlockRecord, TeamRecord
+from coffer.projection.team_kind import undo
 from coffer.store import team
 from coffer.store.entry import Entry
 
@@ -83,12 +84,21 @@ def establish(
     report = Report()
     root = project[0]
     scan = team.scan(root)
+    chosen = sorted(files(agents, root, targets, adapters).items())
     if scan is None:
+        # No team tier (never, or `.coffer/memory` removed): the blocks coffer wrote for
+        # one go, as `unproject` would take them (one journal read per file).
+        for file, _ in chosen:
+            record = agents.journal.load(key(file), TeamRecord)
+            if record is not None:
+                with agents.step():
+                    gone = undo(agents.journal, record, dry_run=dry_run, force=False, keep=True)
+                    report.extend(gone)
         return report
     report.notices += [f"team tier: {p.line()}" for p in scan.problems]
     if scan.refused:
         return report  # a tier that cannot be read is not an empty one: blocks stay as they are
-    for file, names in sorted(files(agents, root, targets, adapters).items()):
+    for file, names in chosen:
         job = _Job(file, tuple(names), project[1], scan.entries)
         with agents.step():
             try:

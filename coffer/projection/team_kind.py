@@ -53,7 +53,12 @@ def _all_coffers(data: bytes) -> bool:
     return span is not None and not span.edited and not bf.remove(data).strip(_BLANK)
 
 
-def undo(journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool) -> Report:
+def undo(
+    journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool, keep: bool = False
+) -> Report:
+    """Remove the team block of ``record``'s file. ``keep``: the personal block stays in
+    use (the team tier went, the project did not), so a file coffer created is kept while
+    it holds anything, and its personal record learns that coffer created it."""
     from coffer.projection import block_format as bf
     from coffer.projection.common import remove_created_dirs, text_diff
 
@@ -78,7 +83,7 @@ def undo(journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool) ->
         return report
     created = record.created_file
     new = _without(data, created)
-    delete = created and _all_coffers(new)
+    delete = created and (not new.strip(_BLANK) if keep else _all_coffers(new))
     detail = "the file coffer created" if delete else "without the team block"
     diff = text_diff(path, data, None if delete else new)
     report.changes.append(Change(path, "remove" if delete else "update", detail, diff))
@@ -89,8 +94,20 @@ def undo(journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool) ->
         remove_created_dirs(list(record.created_dirs))
     else:
         fsutil.atomic_write_bytes(path, new, mode=None)
+        if created and keep:
+            _hand_over(journal, record.path)
     journal.drop(record.key)
     return report
+
+
+def _hand_over(journal: Journal, path: str) -> None:
+    """Not during `unproject` (its records are read before any undo, so a change would be
+    lost): only when the team tier went and the personal block carries on alone."""
+    from coffer.projection.records import BlockRecord
+
+    personal = journal.load(path, BlockRecord)
+    if personal is not None and not personal.created_file:
+        journal.save(personal.but(created_file=True))
 
 
 class Teams:
