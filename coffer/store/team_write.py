@@ -27,9 +27,12 @@ _INDEX_HEAD = (
 
 
 def _index_text(scan: TeamScan) -> str:
+    from coffer.store.entry import withheld
     from coffer.store.index import entry_line
 
-    lines = [entry_line(e) for e in sorted(scan.entries, key=lambda e: e.filename)]
+    # Committed with the code: an entry the gate flags (a teammate's file) is not listed.
+    shown = [e for e in scan.entries if not withheld(e)]
+    lines = [entry_line(e) for e in sorted(shown, key=lambda e: e.filename)]
     return _INDEX_HEAD + "".join(f"{line}\n" for line in lines)
 
 
