@@ -309,3 +309,17 @@ def test_the_team_tier_first_then_gone_leaves_no_empty_file(tmp_path: Path, home
     assert block.TEAM.start not in (r / "AGENTS.md").read_bytes()
     ok(coffer("unproject", cwd=r))
     assert not (r / "AGENTS.md").exists()
+
+
+def test_a_claude_md_linked_to_agents_md_shows_the_one_team_block(
+    tmp_path: Path, home: Path
+) -> None:
+    r = init_repo(tmp_path / "r", {"AGENTS.md": b"# Agents\n"})
+    (r / "CLAUDE.md").symlink_to("AGENTS.md")
+    git(r, "add", "CLAUDE.md")
+    git(r, "commit", "-q", "-m", "link")
+    ok(coffer("remember", TEXT, "--name", "release", cwd=r))
+    ok(coffer("team", "init", cwd=r))
+    ok(coffer("team", "add", "release", cwd=r))
+    assert (r / "CLAUDE.md").is_symlink()
+    assert TEXT in _team_body(r / "CLAUDE.md")  # through the link: AGENTS.md's own block

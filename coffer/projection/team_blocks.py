@@ -61,9 +61,15 @@ def files(
         names = agents.loaded.features(name).team_files if name in adapters else ()
         if target.tier != "project" or not names:
             continue
-        chosen = next((root / n for n in names if lstat_or_none(root / n) is not None), None)
+        chosen = next((root / n for n in names if _regular(root / n)), None)
         out[chosen or root / names[-1]].append(name)
     return out
+
+
+def _regular(path: Path) -> bool:
+    # A `CLAUDE.md -> AGENTS.md` link is common: the file it shows gets the block itself.
+    st = lstat_or_none(path)
+    return st is not None and stat.S_ISREG(st.st_mode)
 
 
 def render(data: bytes | None, entries: Sequence[Entry]) -> tuple[bytes, block_content.BlockBody]:
@@ -155,6 +161,11 @@ def _one(journal: Journal, job: _Job, *, dry_run: bool) -> Report:
         record = _new_record(journal, job, data)
     record = record.but(adapters=tuple(sorted(set(record.adapters) | set(names))))
     journal.save(record)  # before the write: a crash leaves a record of what was there
+    if fsutil.read_bytes_or_none(file) != data:  # written meanwhile: never replace unseen bytes
+        report.changes.pop()
+        why = "the file changed while coffer was updating it; run `coffer project` again"
+        report.problems.append(Problem(file, "refused", why))
+        return report
     fsutil.atomic_write_bytes(file, new, mode=None)
     journal.save(record.but(after_sha256=sha256(new), updated_at=now_iso()))
     _unhide(journal, file)
