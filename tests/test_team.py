@@ -323,3 +323,29 @@ def test_a_claude_md_linked_to_agents_md_shows_the_one_team_block(
     ok(coffer("team", "add", "release", cwd=r))
     assert (r / "CLAUDE.md").is_symlink()
     assert TEXT in _team_body(r / "CLAUDE.md")  # through the link: AGENTS.md's own block
+
+
+def test_a_promoted_entry_is_shown_once_in_the_team_block_not_twice(repo: Path) -> None:
+    ok(coffer("remember", "Staging resets every night.", "--name", "staging", cwd=repo))
+    ok(coffer("team", "init", cwd=repo))
+    ok(coffer("team", "add", "release", cwd=repo))
+    ok(coffer("project", cwd=repo))
+    agents_md = repo / "AGENTS.md"
+    personal = block.find(agents_md.read_bytes())
+    assert personal is not None
+    assert TEXT in _team_body(agents_md)
+    assert TEXT not in personal.body  # the team block shows it; the personal one does not
+    assert "Staging resets every night." in personal.body  # what is only personal stays
+    # The audit and the next run agree with what was written: nothing stale, nothing to do.
+    listed = coffer("adapter", "list", "--json", cwd=repo)
+    ok(listed)  # the team block in CLAUDE.md is no orphan of Claude's personal targets
+    states = {t["state"] for a in json.loads(listed.stdout)["adapters"] for t in a["targets"]}
+    assert states == {"ok"}
+    before = agents_md.read_bytes()
+    ok(coffer("project", cwd=repo))
+    assert agents_md.read_bytes() == before
+    # Edited in the personal tier only, the two differ again: the personal block shows it.
+    ok(coffer("update", "release", TEXT + " Tag first.", cwd=repo))
+    ok(coffer("project", cwd=repo))
+    personal = block.find(agents_md.read_bytes())
+    assert personal is not None and "Tag first." in personal.body

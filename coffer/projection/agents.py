@@ -125,6 +125,21 @@ class AgentSet:
     def entries(self, tier: Tier | None) -> list[Entry]:
         return list(self.store.scan(tier).entries) if tier is not None else []
 
+    def block_entries(self, tier: Tier | None) -> list[Entry]:
+        """What a tier's personal block shows: its entries, less those the project's team
+        tier holds word for word. The team block, in the same files, shows those already: an
+        entry promoted with `coffer team add` is not paid for twice in the agents' context."""
+        entries = self.entries(tier)
+        if tier is None or not tier.info.root or not entries:
+            return entries
+        from coffer.store import team  # a stat when the project has no team tier
+
+        shared = team.scan(Path(tier.info.root))
+        if shared is None or not shared.entries:
+            return entries
+        same = {(e.name, e.description, e.body) for e in shared.entries}
+        return [e for e in entries if (e.name, e.description, e.body) not in same]
+
     def harnesses(self, agents: Sequence[str]) -> list[str]:
         """The vault harness slugs that address ``agents``: an adapter's optional
         ``HARNESSES`` (e.g. ``claude`` and ``claude-code``), else its own name."""

@@ -115,6 +115,8 @@ class Engine(AgentSet):
             return report
         create = not options.dry_run
         ptier = self.store.tier_at(root, create=create) if root else None
+        while self.store.arrived:  # entries synced for a project registered just now
+            report.extend(self.store.arrived.pop(0))
         if ptier is not None and ptier.info.moved_from and create:
             report.extend(moves.relocate(self.journal, ptier.info))
         tiers = {"project": ptier, "global": self.store.global_tier(create=create)}
@@ -144,7 +146,7 @@ class Engine(AgentSet):
             if wanted(unit[1].tier):
                 report.extend(kinds.LINKS.establish(run, unit))
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut).
-        run = run._replace(entries={k: self.entries(t) for k, t in run.tiers.items()})
+        run = run._replace(entries={k: self.block_entries(t) for k, t in run.tiers.items()})
         if not run.dry_run:
             # After the links: a merge adds entries (and hand lines) that the index Claude
             # loads must list at once; the next run may well be the no-op fast path.
@@ -200,7 +202,7 @@ class Engine(AgentSet):
         ctx = self.context(root if scope == "project" else None)
         self.store.regenerate_index(tier)
         targets = self.targets(ctx, report, self.enabled(ctx, report))
-        run = Run(self, ctx, {scope: tier}, {scope: self.entries(tier)})
+        run = Run(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
 
         def journaled(target: Target) -> bool:
             # Only what `coffer project` established (and journaled) is refreshed: a

@@ -16,7 +16,7 @@ from coffer.base.report import Report
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.kinds import Run
-from coffer.projection.records import BlockRecord, JournalRecord, SetupRecord
+from coffer.projection.records import BlockRecord, JournalRecord, SetupRecord, TeamRecord
 from coffer.store.here import Here
 from coffer.store.store import Tier
 
@@ -88,7 +88,7 @@ def status(
     ctx = agents.context(root)
     ptier = agents.store.tier_at(root) if root is not None else None
     tiers: dict[str, Tier | None] = {"project": ptier, "global": agents.store.global_tier()}
-    entries = {k: agents.entries(t) for k, t in tiers.items()}
+    entries = {k: agents.block_entries(t) for k, t in tiers.items()}
     run = Run(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report())).blocks
@@ -207,7 +207,10 @@ def _orphans(
     out = []
     for record in records:
         path = Path(record.path)
-        if not isinstance(record, BlockRecord) or name not in record.adapters:
+        # A team block (docs/adr/0036) is the team tier's, in files chosen for it: never an
+        # orphan of the adapter's personal targets.
+        team = isinstance(record, TeamRecord)
+        if team or not isinstance(record, BlockRecord) or name not in record.adapters:
             continue
         other_project = record.tier == "project" and (
             ptier is None or record.project_id != ptier.info.id
