@@ -219,7 +219,7 @@ def test_a_project_without_remote_or_commit_stays_local_until_linked(
     assert files == ["notes-fact.md"]
 
 
-def test_a_key_no_project_here_has_is_imported_once_the_project_is_registered(
+def test_a_key_no_project_here_has_arrives_when_the_project_is_registered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     world = make_world(tmp_path, monkeypatch)
@@ -235,9 +235,9 @@ def test_a_key_no_project_here_has_is_imported_once_the_project_is_registered(
     other_b = tmp_path / "b" / "elsewhere" / "other"
     git("clone", "-q", str(world.origin), str(other_b))
     git("remote", "set-url", "origin", "https://example.org/team/other", cwd=other_b)
-    b.ok("project", cwd=other_b)
-    assert "pulled 1 file" in b.ok("sync").out
+    b.ok("project", cwd=other_b)  # from the waiting copy: no second sync needed
     assert "Other fact." in (other_b / "AGENTS.md").read_text()
+    assert "pulled 0 files, pushed 0 files" in b.ok("sync").out  # already imported
 
 
 def test_the_api_for_the_watcher(world: World) -> None:

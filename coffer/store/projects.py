@@ -201,24 +201,30 @@ def register(store_root: Path, root: Path) -> ProjectInfo:
 
     The caller holds the store-wide lock.
     """
+    return registration(store_root, root)[0]
+
+
+def registration(store_root: Path, root: Path) -> tuple[ProjectInfo, bool]:
+    """:func:`register`, and whether it created the project (the one moment a project
+    begins on this machine: not when it was known, nor when it followed a move)."""
     known = read_project_list(store_root)
     key = str(root)
     existing = known.get(key)
     if existing:
         info = load_info(store_root, existing)
         if info is not None:
-            return info
+            return info, False
     else:
         moved = follow(store_root, root)
         if moved is not None:
-            return moved
+            return moved, False
     project_id = existing or new_id()
     info = ProjectInfo(project_id, key, root.name, git_remote(root), now_iso(), root_commit(root))
     fsutil.ensure_dir(store_root / "projects" / project_id / "memory")
     _write_info(store_root, info)
     known[key] = project_id
     _write_project_list(store_root, known)
-    return info
+    return info, True
 
 
 def all_projects(store_root: Path) -> list[ProjectInfo]:

@@ -21,11 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
-from coffer.base.errors import (
-    EntryNotFoundError,
-    InvalidInputError,
-    LockTimeoutError,
-)
+from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeoutError
 from coffer.store import identity, projects, settings
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
@@ -39,6 +35,7 @@ from coffer.store.ulid import GLOBAL_ID
 if TYPE_CHECKING:
     import sqlite3
 
+    from coffer.base.report import Report
     from coffer.store.drafts import RememberOptions
     from coffer.store.entry import Entry
     from coffer.store.index import RenderedIndex
@@ -66,6 +63,7 @@ class Store:
         self.home = home if home is not None else Path.home()
         # time.monotonic() after which lock waits give up (a session-start hook's deadline)
         self.wait_until: float | None = None
+        self.arrived: list[Report] = []  # entries sync kept waiting, taken by registrations
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Store:
@@ -107,12 +105,18 @@ class Store:
         """The tier of the already resolved project root ``root`` (None if never used)."""
         project_id = projects.read_project_list(self.root).get(str(root))
         info = projects.load_info(self.root, project_id) if project_id else None
-        if info is None:
-            if not create:
-                return None
-            with self.store_lock():
-                info = projects.register(self.root, root)
-        return Tier("project", info, self.root / "projects" / info.id)
+        if info is not None or not create:
+            return Tier("project", info, self.root / "projects" / info.id) if info else None
+        with self.store_lock():
+            info, new = projects.registration(self.root, root)
+        tier = Tier("project", info, self.root / "projects" / info.id)
+        if new:  # what other machines synced for it, before anything renders it (ADR 0034)
+            from coffer.store import waiting
+
+            if (arrived := waiting.adopt(self.root, tier, self.lock)) is not None:
+                self.arrived.append(arrived)
+                self.regenerate_index(tier)
+        return tier
 
     def tiers(self, at: Here | Path | None, scope: Scope | None) -> list[Tier]:
         """Tiers to read: one scope, or project then global when ``scope`` is None."""

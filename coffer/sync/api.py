@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from coffer.base.report import plural
-from coffer.sync import local, rounds, state
+from coffer.sync import local, rounds, state, waiting
 from coffer.sync.errors import PushRefused, RemoteUnreachable, SyncError
 from coffer.sync.gitcmd import Git
 from coffer.sync.report import SyncReport
@@ -92,6 +92,9 @@ def _attempt_round(
     merged, copies = rounds.merged_commit(git, ours, theirs, config.host)
     pulled = rounds.import_merged(git, store, keyed, offer, merged)
     rounds.advance(git, ours, merged)
+    # Keys no project here has: copied where a first registration takes them, no git needed.
+    kept = waiting.keep(git, app.store_root, keyed, pulled.merged)
+    pulled = pulled._replace(refused=(*pulled.refused, *kept))
     _refresh(app, pulled)
     pushed, done = 0, True
     if push and not offer.blocked and merged is not None and merged != theirs:

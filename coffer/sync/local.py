@@ -15,7 +15,7 @@ from coffer.base import fsutil
 from coffer.base.tmpfiles import create_tmp
 from coffer.secrets import find_secrets, redact
 from coffer.store import identity, projects
-from coffer.store.entry import EntryParseError, parse
+from coffer.store.incoming import entry_problem
 from coffer.store.store import Store, Tier
 from coffer.sync import tree
 from coffer.sync.keys import GLOBAL_KEY, project_key, valid_key
@@ -113,23 +113,14 @@ def _regular_file(tier: Tier, name: str) -> bytes | None:
 def check_incoming(path: str, item: tree.Item, data: bytes | None) -> str | None:
     """Why a pulled file may not enter the store, or None. Pulled files are untrusted input
     (docs/adr/0018): a plain file, a safe name, within the size cap, a parseable entry,
-    no secret."""
+    no secret (the content checks: :func:`coffer.store.incoming.entry_problem`)."""
     if tree.split(path) is None:
         return "not a path an entry may have"
     if item.mode != tree.BLOB_MODE:
         return "not a plain file (a link or an executable)"
-    if item.size > tree.MAX_FILE or data is None or len(data) > tree.MAX_FILE:
+    if item.size > tree.MAX_FILE:
         return f"larger than {tree.MAX_FILE} bytes"
-    try:
-        text = data.decode("utf-8")
-        parse(text, path.rpartition("/")[2])
-    except UnicodeDecodeError:
-        return "not UTF-8 text"
-    except EntryParseError as exc:
-        return f"not an entry: {exc}"
-    if find_secrets(text) or find_secrets(path):
-        return "looks like it holds a secret"
-    return None
+    return entry_problem(path.rpartition("/")[2], data, where=path)
 
 
 class Write(NamedTuple):

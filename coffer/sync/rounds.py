@@ -18,6 +18,7 @@ class Pulled(NamedTuple):
     tiers: tuple[Tier, ...]  # tiers whose files changed
     refused: tuple[str, ...]  # "path: why" for pulled files kept out of the store
     synced: dict[str, str]  # the new shared state (path -> blob id)
+    merged: dict[str, tree.Item]  # every file of the merge (what waits is copied from it)
 
 
 def local_space(keyed: local.Keyed, path: str) -> tuple[Tier, str] | None:
@@ -193,7 +194,7 @@ def import_merged(
     synced = {
         p: i.sha for p, i in items.items() if p not in refused_paths and local_space(keyed, p)
     }
-    return Pulled(written, tuple(touched), tuple(refused), synced)
+    return Pulled(written, tuple(touched), tuple(refused), synced, items)
 
 
 def _in_a_local_tier(keyed: local.Keyed, path: str) -> bool:

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import NamedTuple
 
-from coffer.base import fsutil
-from coffer.base.errors import StoreError
+from coffer.store.incoming import MAX_FILE as MAX_FILE
+from coffer.store.incoming import entry_name_ok
 from coffer.sync.gitcmd import Git
 from coffer.sync.keys import GLOBAL_KEY, valid_key
 
 BLOB_MODE = "100644"
-MAX_FILE = 1024 * 1024  # the store's own cap on an entry file (docs/adr/0018)
-_INDEX_NAME = "MEMORY.md"
+entry_file_ok = entry_name_ok  # the checks live with the store's (coffer/store/incoming.py)
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
@@ -40,22 +38,6 @@ def objs(items: Mapping[str, Item]) -> dict[str, Obj]:
 
 def prefix(key: str) -> str:
     return "global/" if key == GLOBAL_KEY else f"projects/{key}/"
-
-
-def entry_file_ok(name: str) -> bool:
-    """An entry file name the store would hold: one plain, visible ``.md`` component."""
-    try:
-        fsutil.safe_child(Path("."), name)
-    except StoreError:
-        return False
-    # Printable and short: a name reaches messages and the file system of every machine.
-    return (
-        name.endswith(".md")
-        and name != _INDEX_NAME
-        and not fsutil.is_tmp_name(name)
-        and name.isprintable()
-        and len(name.encode("utf-8", "surrogateescape")) <= 255
-    )
 
 
 def split(path: str) -> tuple[str, str] | None:

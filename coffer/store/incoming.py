@@ -1,0 +1,53 @@
+"""The checks an entry file that did not come from this machine's store passes before it
+enters a tier (docs/adr/0018, 0034): one place for `coffer sync`'s import and for the entries
+a first registration takes from sync's waiting area.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from coffer.base import fsutil
+from coffer.base.errors import StoreError
+
+MAX_FILE = 1024 * 1024  # the store's own cap on an entry file (docs/adr/0018)
+_INDEX_NAME = "MEMORY.md"
+
+
+def entry_name_ok(name: str) -> bool:
+    """An entry file name the store would hold: one plain, visible ``.md`` component."""
+    try:
+        fsutil.safe_child(Path("."), name)
+    except StoreError:
+        return False
+    # Printable and short: a name reaches messages and the file system of every machine.
+    return (
+        name.endswith(".md")
+        and name != _INDEX_NAME
+        and not fsutil.is_tmp_name(name)
+        and name.isprintable()
+        and len(name.encode("utf-8", "surrogateescape")) <= 255
+    )
+
+
+def entry_problem(name: str, data: bytes | None, *, where: str = "") -> str | None:
+    """Why the file ``name`` holding ``data`` may not enter a tier, or None: within the size
+    cap, UTF-8, an entry the store's bounded parser reads (aliases refused, frontmatter
+    capped), no secret in its text or in ``where`` (its name, or the path it came by)."""
+    # The parser and the secret gate only once a file is checked: a registration that
+    # finds nothing waiting imports this module for its constants alone.
+    from coffer.secrets import find_secrets
+    from coffer.store.entry import EntryParseError, parse
+
+    if data is None or len(data) > MAX_FILE:
+        return f"larger than {MAX_FILE} bytes"
+    try:
+        text = data.decode("utf-8")
+        parse(text, name)
+    except UnicodeDecodeError:
+        return "not UTF-8 text"
+    except EntryParseError as exc:
+        return f"not an entry: {exc}"
+    if find_secrets(text) or find_secrets(where or name):
+        return "looks like it holds a secret"
+    return None
