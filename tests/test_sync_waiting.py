@@ -186,3 +186,18 @@ def test_the_waiting_directory_of_any_key_is_one_safe_component() -> None:
     names = {waiting.dirname(k) for k in (long_a, long_b, "a/b", "a.b", "a_b")}
     assert len(names) == 5
     assert all(len(n) <= 255 and "/" not in n and not n.startswith(".") for n in names)
+
+
+def test_the_session_start_hook_takes_them_and_says_what_it_refused(world: World) -> None:
+    a, b = world.a, world.b
+    a.ok("remember", "We deploy with make release.", "--name", "deploy")
+    a.ok("sync")
+    b.ok("sync")
+    (waiting_dir(b) / "secret.md").write_text(f"---\nname: secret\n---\n\nUse {TOKEN}.\n")
+    said = b.ok("project", "--hook", "--for", "claude")  # what an agent's session start runs
+    assert "We deploy with make release." in (b.project / "AGENTS.md").read_text()
+    assert "refused an entry synced from another machine" in said.out  # the agent shows it
+    assert "secret.md: looks like it holds a secret" in said.out
+    assert TOKEN not in said.out + said.err
+    assert not (b.memory_dir() / "secret.md").exists()
+    assert "pulled 0 files, pushed 0 files" in b.ok("sync").out
