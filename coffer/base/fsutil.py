@@ -19,7 +19,7 @@ from pathlib import Path
 from coffer.base import faults
 from coffer.base.errors import CofferError, StoreError
 from coffer.base.tmpfiles import STALE_TMP_SECONDS as STALE_TMP_SECONDS
-from coffer.base.tmpfiles import create_tmp
+from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.base.tmpfiles import is_tmp_name as is_tmp_name
 from coffer.base.tmpfiles import sweep_stale_tmp as sweep_stale_tmp
 
@@ -45,16 +45,6 @@ def ensure_dir(path: Path, mode: int = PRIVATE_DIR_MODE) -> None:
         raise CofferError(f"{path} exists and is not a directory") from exc
     except OSError as exc:
         raise CofferError(f"cannot create directory {path}: {exc.strerror or exc}") from exc
-
-
-def _fsync_dir(path: Path) -> None:
-    # Makes the rename itself durable; not every platform lets a directory be opened.
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_MODE) -> None:
@@ -83,12 +73,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
             mode = 0o666 & ~umask
     sweep_stale_tmp(parent)
     faults.step(f"tmpfile {path}")
-    fd, tmp = create_tmp(parent)
+    tmp = write_tmp(parent, data)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         faults.step(f"replace {path}")
         os.replace(tmp, path)
@@ -96,7 +82,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    _fsync_dir(parent)
+    fsync_dir(parent)
 
 
 def rename(src: Path, dst: Path) -> None:

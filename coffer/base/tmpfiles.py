@@ -84,3 +84,29 @@ def sweep_stale_tmp(directory: Path, now: float | None = None) -> list[str]:
             os.unlink(path)
             removed.append(name)
     return removed
+
+
+def write_tmp(parent: Path, data: bytes) -> str:
+    """``data`` in a new temp file of coffer's in ``parent``, flushed to disk; its path. Gone
+    again if the write fails: the caller renames it into place (or removes it)."""
+    fd, tmp = create_tmp(parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def fsync_dir(path: Path) -> None:
+    """Make the renames in ``path`` durable; not every platform lets a directory be opened."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -3,7 +3,6 @@ the merge decided back into the tiers (docs/adr/0034)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from coffer.base import fsutil
-from coffer.base.tmpfiles import create_tmp
+from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.secrets import find_secrets, redact
 from coffer.store import identity, projects
 from coffer.store.incoming import entry_problem
@@ -154,7 +153,7 @@ def write_entries(store: Store, tier: Tier, writes: Sequence[Write]) -> int:
             os.replace(tmp, target)
             done += 1
         if ready:
-            _fsync_dir(tier.dir)
+            fsync_dir(tier.dir)
     return done
 
 
@@ -165,26 +164,7 @@ def _current(path: Path) -> bytes | None:
 def _flushed_tmp(directory: Path, data: bytes) -> Path:
     # coffer's own temp-file name: fsutil's sweeps clear what a killed round left behind,
     # and the scan and the offer skip such files
-    fd, tmp = create_tmp(directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-    return Path(tmp)
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    return Path(write_tmp(directory, data))
 
 
 def _to_trash(tier: Tier, name: str) -> None:
