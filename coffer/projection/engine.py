@@ -105,6 +105,7 @@ class Engine(AgentSet):
             return report
         ctx = self.context(root)
         adapters = self.enabled(ctx, report)
+        self.projected[root] = frozenset(adapters)
         for err in self.loaded.errors:
             report.problems.append(Problem(Path("adapters"), "error", err))
         if not adapters:

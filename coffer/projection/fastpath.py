@@ -145,7 +145,6 @@ def _team(root: Path | None) -> set[str]:
 
 
 def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
-    from coffer.base.report import Report
 
     store = engine.store
     env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
@@ -160,18 +159,9 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
         names = os.listdir(tier.dir) if tier.dir.is_dir() else []
         if len(names) <= MAX_SIGNED_ENTRIES:
             paths |= {str(tier.dir / n) for n in names}
-    ctx = engine.context(root)
-    enabled = engine.enabled(ctx, Report())
-    for name, adapter in engine.loaded.adapters.items():
-        for t in adapter.targets(ctx):
-            if name in enabled:
-                paths.add(str(t.path))
-            elif t.tier == "global":
-                paths.add(str(t.path.parent))  # detects the agent being installed later
-        if name in enabled:
-            env_names, files = adapter.inputs(ctx)
-            env |= set(env_names)
-            paths |= {str(f) for f in files}
+    more_env, more_paths = _adapter_paths(engine, root)
+    env |= more_env
+    paths |= more_paths
     if engine.handoffs is not None and root is not None:
         # Vault handoffs shown in blocks: a new handoff file changes only its kind
         # directory, and one retired by hand (status edited, docs/vault-format.md §1.1) only its own
@@ -191,6 +181,31 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
             # What would change the list cannot be named (e.g. an invalid override): no
             # stamp, so every run takes the full path and renders the block afresh.
             raise _Unsignable from None
+    return env, paths
+
+
+def _adapter_paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
+    """What the adapters read: the targets and inputs of those projected for, and the
+    directory each other agent's global file would appear in (it being installed later)."""
+    from coffer.base.report import Report
+
+    ctx = engine.context(root)
+    env: set[str] = set()
+    paths: set[str] = set()
+    # What the run just projected for (detecting all the agents again costs as much again).
+    enabled = engine.projected.get(root)
+    if enabled is None:
+        enabled = frozenset(engine.enabled(ctx, Report()))
+    for name, adapter in engine.loaded.adapters.items():
+        for t in adapter.targets(ctx):
+            if name in enabled:
+                paths.add(str(t.path))
+            elif t.tier == "global":
+                paths.add(str(t.path.parent))
+        if name in enabled:
+            env_names, files = adapter.inputs(ctx)
+            env |= set(env_names)
+            paths |= {str(f) for f in files}
     return env, paths
 
 
