@@ -63,3 +63,28 @@ def test_terms_that_match_nothing_rank_nothing(tmp_path: Path) -> None:
     assert [r for r, _ in ranking.rank(conn, ["absent", "deploy"], 3)] == [
         r for r, _ in _oracle(conn, ["deploy"], 3)
     ]
+
+
+def test_the_row_count_kept_with_the_listing_follows_every_change(tmp_path: Path) -> None:
+    # The IDF's N is kept in the state table by each sync, not counted by every recall: it
+    # must follow entries added, deleted and made unparsable, and an old cache without it
+    # is counted.
+    conn = _store(tmp_path, 6, 40)
+    tier = tmp_path / "memory"
+
+    def kept() -> int:
+        return int(conn.execute("SELECT value FROM state WHERE key = 'rows'").fetchone()[0])
+
+    def counted() -> int:
+        return int(conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()[0])
+
+    assert kept() == counted() == 40
+    (tier / "e0000.md").unlink()
+    (tier / "e0001.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    (tier / "new.md").write_text(ENTRY.format(name="new", description="deploy", body="deploy"))
+    search_cache.sync(conn, tier)
+    assert kept() == counted() == 39
+    got = ranking.rank(conn, ["deploy"], 50)
+    assert [r for r, _ in got] == [r for r, _ in _oracle(conn, ["deploy"], 50)]
+    conn.execute("DELETE FROM state WHERE key = 'rows'")
+    assert ranking.rank(conn, ["deploy"], 50) == got

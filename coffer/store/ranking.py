@@ -34,6 +34,15 @@ def idf(rows: int, hits: int) -> float:
     return math.log(1.0 + (rows - hits + 0.5) / (hits + 0.5))
 
 
+def _rows(conn: sqlite3.Connection) -> int:
+    """The parsed rows: kept in the state table by each sync (a cache from before that
+    change has none, and is counted)."""
+    kept = conn.execute("SELECT value FROM state WHERE key = 'rows'").fetchone()
+    if kept is not None and str(kept[0]).isdigit():
+        return int(kept[0])
+    return int(conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()[0])
+
+
 def rank(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[tuple[int, float]]:
     """The ``limit`` best (rowid, BM25 score) pairs of rows matching any of ``terms``.
 
@@ -42,7 +51,7 @@ def rank(conn: sqlite3.Connection, terms: list[str], limit: int) -> list[tuple[i
     most of 10,000 entries matches thousands). Equal scores keep rowid order; the store then
     orders them by name.
     """
-    total = conn.execute("SELECT count(*) FROM files WHERE error IS NULL").fetchone()[0]
+    total = _rows(conn)
     parts: list[str] = []
     params: list[object] = []
     for term in terms:

@@ -241,6 +241,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
                     (cur.lastrowid, entry.name.replace("-", " "), entry.description, entry.body),
                 )
         conn.execute(_RECORD_SQL, (digest,))
+        conn.execute(_ROWS_SQL_STATE)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -249,11 +250,18 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
 
 
 _RECORD_SQL = "INSERT OR REPLACE INTO state (key, value) VALUES ('listing', ?)"
+# Kept with the listing, in the same transaction: the row count ranking's IDF needs, which a
+# count over 10,000 rows would otherwise cost every recall (coffer/store/ranking.py).
+_ROWS_SQL_STATE = (
+    "INSERT OR REPLACE INTO state (key, value)"
+    " SELECT 'rows', count(*) FROM files WHERE error IS NULL"
+)
 
 
 def _record(conn: sqlite3.Connection, digest: str) -> None:
     with contextlib.suppress(sqlite3.OperationalError):  # busy or read-only: next time
         conn.execute(_RECORD_SQL, (digest,))
+        conn.execute(_ROWS_SQL_STATE)
 
 
 def _delete(conn: sqlite3.Connection, name: str) -> None:
