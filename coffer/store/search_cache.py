@@ -240,8 +240,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
                     "INSERT INTO fts (rowid, name, description, body) VALUES (?,?,?,?)",
                     (cur.lastrowid, entry.name.replace("-", " "), entry.description, entry.body),
                 )
-        conn.execute(_RECORD_SQL, (digest,))
-        conn.execute(_ROWS_SQL_STATE)
+        _write_state(conn, digest)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -258,10 +257,14 @@ _ROWS_SQL_STATE = (
 )
 
 
+def _write_state(conn: sqlite3.Connection, digest: str) -> None:
+    conn.execute(_RECORD_SQL, (digest,))
+    conn.execute(_ROWS_SQL_STATE)
+
+
 def _record(conn: sqlite3.Connection, digest: str) -> None:
     with contextlib.suppress(sqlite3.OperationalError):  # busy or read-only: next time
-        conn.execute(_RECORD_SQL, (digest,))
-        conn.execute(_ROWS_SQL_STATE)
+        _write_state(conn, digest)
 
 
 def _delete(conn: sqlite3.Connection, name: str) -> None:
