@@ -105,7 +105,9 @@ class World(NamedTuple):
     origin: Path
 
 
-def make_world(tmp_path: Path, mp: pytest.MonkeyPatch) -> World:
+def make_world(tmp_path: Path, mp: pytest.MonkeyPatch, *, register_b: bool = True) -> World:
+    """Two machines with clones of one origin (an ssh URL on A, https on B) and sync set up
+    on a bare remote; without ``register_b``, B has never opened the project with coffer."""
     origin = tmp_path / "origin"
     git("init", "-q", "-b", "main", str(origin))
     (origin / "README.md").write_text("app\n")
@@ -124,7 +126,8 @@ def make_world(tmp_path: Path, mp: pytest.MonkeyPatch) -> World:
     a = Machine(tmp_path / "a", "a", clone_a, mp)
     b = Machine(tmp_path / "b", "b", clone_b, mp)
     for m in (a, b):
-        m.ok("project")
+        if m is a or register_b:
+            m.ok("project")
         m.ok("sync", "init", str(remote), "--host", m.name)
     return World(a, b, remote, origin)
 

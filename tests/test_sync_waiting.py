@@ -12,7 +12,7 @@ import pytest
 
 from coffer.app import App
 from coffer.store import waiting
-from tests.sync_machines import Machine, World, git
+from tests.sync_machines import Machine, World, git, make_world
 
 TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
 KEY = "github.com/me/app"
@@ -20,27 +20,7 @@ KEY = "github.com/me/app"
 
 def fresh_world(tmp_path: Path, mp: pytest.MonkeyPatch) -> World:
     """make_world's two machines, except B: sync set up, the project never registered."""
-    origin = tmp_path / "origin"
-    git("init", "-q", "-b", "main", str(origin))
-    (origin / "README.md").write_text("app\n")
-    git("add", "README.md", cwd=origin)
-    git("commit", "-q", "-m", "root", cwd=origin)
-    clone_a = tmp_path / "a" / "work" / "app"
-    clone_b = tmp_path / "b" / "src" / "app-clone"
-    for clone, url in (
-        (clone_a, "git@github.com:Me/App.git"),
-        (clone_b, "https://github.com/me/app"),
-    ):
-        git("clone", "-q", str(origin), str(clone))
-        git("remote", "set-url", "origin", url, cwd=clone)
-    remote = tmp_path / "remote.git"
-    git("init", "-q", "--bare", str(remote))
-    a = Machine(tmp_path / "a", "a", clone_a, mp)
-    b = Machine(tmp_path / "b", "b", clone_b, mp)
-    a.ok("project")
-    for m in (a, b):
-        m.ok("sync", "init", str(remote), "--host", m.name)
-    return World(a, b, remote, origin)
+    return make_world(tmp_path, mp, register_b=False)
 
 
 @pytest.fixture
