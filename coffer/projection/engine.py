@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.adapter import Target
 from coffer.base.errors import CofferError, InvalidInputError, LockTimeoutError
 from coffer.base.report import Problem, Report
-from coffer.projection import kinds, moves
+from coffer.projection import kinds
 from coffer.projection.agents import AgentSet, BlockPlan, HandoffSource, Targets, block_title
 from coffer.projection.hook import Deadline
 from coffer.projection.kinds import Run
@@ -119,6 +119,8 @@ class Engine(AgentSet):
         while self.store.arrived:  # entries synced for a project registered just now
             report.extend(self.store.arrived.pop(0))
         if ptier is not None and ptier.info.moved_from and create:
+            from coffer.projection import moves  # a moved project only
+
             report.extend(moves.relocate(self.journal, ptier.info))
         tiers = {"project": ptier, "global": self.store.global_tier(create=create)}
         run = Run(self, ctx, tiers, {}, options.dry_run, options.replace_edited)

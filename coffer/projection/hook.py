@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -65,6 +64,8 @@ class Deadline:
     """
 
     def __init__(self, seconds: float) -> None:
+        import threading  # hook runs only: a plain `coffer project` never makes a Deadline
+
         self.seconds = seconds
         self.at = time.monotonic() + seconds
         self._safe = threading.Lock()
@@ -107,6 +108,8 @@ class Deadline:
             exit_(0)
             if got:  # only reached when ``exit_`` returns (tests)
                 self._safe.release()
+
+        import threading
 
         threading.Thread(target=run, name="coffer-hook-deadline", daemon=True).start()
 

@@ -18,7 +18,6 @@ from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import NativeRecord
-from coffer.store.drafts import RememberOptions
 from coffer.store.entry import TYPES
 from coffer.store.store import Store, Tier
 
@@ -142,6 +141,8 @@ def _describe_switch(report: Report, switch: NativeSwitch, verb: str) -> None:
 
 
 def _import(job: NativeJob, items: Sequence[Imported], report: Report) -> None:
+    from coffer.store.drafts import RememberOptions  # only a run that imports a memory
+
     for item in items:
         detail = f"{item.name} from {item.source}"
         try:

@@ -22,7 +22,6 @@ from typing import Any, NamedTuple
 from coffer.base import fsutil
 from coffer.store.entry import Entry, EntryParseError, parse
 from coffer.store.index import INDEX_NAME
-from coffer.store.ranking import rank
 
 _SCHEMA_VERSION = 3
 SYNC_BATCH = 1000  # files parsed per committed transaction
@@ -311,6 +310,8 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
     tokens = [t for t in _TOKEN_RE.findall(query.lower()) if t]
     hits: list[Hit] = []
     if tokens:
+        from coffer.store.ranking import rank  # searches only: scans never rank
+
         ranked = rank(conn, list(dict.fromkeys(tokens)), limit)
         for rowid, score in ranked:
             row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
