@@ -7,6 +7,7 @@ modules a command drags in is a fact a test can hold.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -178,3 +179,23 @@ def test_a_full_projection_without_a_vault_never_imports_the_vault(repo: Path) -
     (repo / ".ecc" / "memory").mkdir(parents=True)
     code, found = imported_after(["project", "--quiet"], repo, ("coffer.vault.handoffs",))
     assert (code, found) == (0, ["coffer.vault.handoffs"])  # the vault appeared: full path
+
+
+def test_a_full_projection_and_the_audit_define_no_dataclass(repo: Path, fake_home: Path) -> None:
+    # A frozen dataclass execs six generated functions when defined, and `dataclasses` pulls
+    # in `inspect`: the session-start path's values are NamedTuples and plain classes (ADR
+    # 0023, fourth pass). A real run plans its diffs without difflib, and neither command
+    # ranks. (tempfile and threading cannot be held here: a fresh `python -c` misses the
+    # adapter cache, whose rebuild imports them through importlib.metadata and git.)
+    skips = ("dataclasses", "inspect", "difflib", "coffer.store.ranking")
+    (fake_home / ".codex").mkdir()
+    (fake_home / ".claude").mkdir()
+    assert coffer("project", cwd=repo).returncode == 0
+    tier = Path(json.loads(coffer("where", "--json", cwd=repo).stdout)["project"]["dir"])
+    entry = tier / "d.md"
+    entry.write_text(entry.read_text().replace("make release", "make ship"))
+    code, found = imported_after(["project"], repo, skips)
+    assert (code, found) == (0, [])  # the full path: an entry changed since the last run
+    assert "make ship" in (repo / "AGENTS.md").read_text()
+    code, found = imported_after(["adapter", "list"], repo, skips)
+    assert found == []
