@@ -413,10 +413,13 @@ def test_broken_third_party_adapter_is_reported_and_skipped(repo, monkeypatch):
         EP("boom", "tp.boom", exc=ImportError("no module tp")),
         EP("half", "tp.half", obj=object()),
     ]
-    original = registry.entry_points
-    monkeypatch.setattr(
-        registry, "entry_points", lambda group, environ=None: [*original(group, environ), *eps]
-    )
+    original = registry.lookup
+
+    def lookup(group, environ=None):
+        found, kept = original(group, environ)
+        return [*found, *eps], kept
+
+    monkeypatch.setattr(registry, "lookup", lookup)
     loaded = registry.load_adapters()
     assert {"claude", "codex"} <= set(loaded.adapters)
     assert "boom" not in loaded.adapters and "half" not in loaded.adapters

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.adapter import registry
+from coffer.adapter import plugins, registry
 
 
 def _scan_refused(*args: object, **kwargs: object) -> object:
@@ -22,7 +22,7 @@ def _scan_refused(*args: object, **kwargs: object) -> object:
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # The venv was perhaps installed a moment ago: that is racy_window's own test, below.
-    monkeypatch.setattr(registry, "_RACY_SECONDS", float("-inf"))
+    monkeypatch.setattr(plugins, "RACY_SECONDS", float("-inf"))
     root = Path(os.environ["COFFER_HOME"])
     root.mkdir(parents=True, exist_ok=True)
     return root
@@ -60,7 +60,7 @@ def test_no_store_no_cache_and_a_damaged_cache_is_ignored(store: Path) -> None:
     (store / "state").mkdir(parents=True)
     (store / "state" / "adapters.json").write_text("{not json")
     assert any(p.name == "codex" for p in registry.entry_points(registry.GROUP))
-    assert json.loads((store / "state" / "adapters.json").read_text())["version"] == 1
+    assert json.loads((store / "state" / "adapters.json").read_text())["version"] == 2
 
 
 def test_entry_point_values_load_like_importlib() -> None:
@@ -74,7 +74,7 @@ def test_entry_point_values_load_like_importlib() -> None:
 def test_a_directory_changed_a_moment_ago_keeps_no_cache(
     store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(registry, "_RACY_SECONDS", 2.0)
+    monkeypatch.setattr(plugins, "RACY_SECONDS", 2.0)
     site = tmp_path / "fresh-site"
     site.mkdir()  # just now: a distribution installed within the mtime's granularity
     monkeypatch.setattr(sys, "path", [*sys.path, str(site)])

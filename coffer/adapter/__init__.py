@@ -13,9 +13,10 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from coffer.adapter.facts import AgentFacts
+from coffer.base.tuples import NamedTuple
 
 TierName = Literal["project", "global"]
 

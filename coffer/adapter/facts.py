@@ -13,7 +13,9 @@ Names no agent; stdlib only (docs/adr/0027).
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Literal
+
+from coffer.base.tuples import NamedTuple
 
 # How a fact was established, the status values of the reference runs:
 # Run = seen in a captured request or in files the agent wrote; Code = read in the shipped

@@ -1,30 +1,23 @@
 """Finds adapters through the ``coffer.adapters`` entry-point group (built-ins included).
 
 A plugin that fails to import, or does not satisfy the contract, is reported and skipped:
-one broken third-party package must never stop coffer (docs/adr/0003).
-
-Reading the entry points costs ``importlib.metadata`` (with ``email``, ``zipfile`` and more)
-and a walk over every installed distribution: about four times a bare Python start. The
-group's entries are kept in the store's state directory, keyed by the modification time of
-every directory on the import path (installing or removing a distribution changes its
-``site-packages``), and read from there while that key holds (docs/adr/0023).
+one broken third-party package must never stop coffer (docs/adr/0003). The entry points
+come from coffer.adapter.plugins (kept between runs); an adapter for an agent that is not
+installed is often a coffer.adapter.deferred.Deferred, imported only if it is needed.
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import json
-import os
-import sys
-import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
 from coffer.adapter import Adapter, ConfigDir, Features, Mode, SessionFramer, Wiring
+from coffer.adapter.deferred import Deferred, deferred, record
 from coffer.adapter.facts import AgentFacts
+from coffer.adapter.plugins import GROUP, Plugin, entry_points, lookup
 
-GROUP = "coffer.adapters"
+__all__ = ["GROUP", "ContractError", "Loaded", "Plugin", "entry_points", "load_adapters"]
+
 _REQUIRED = ("NAME", "detect", "targets", "native_memory", "inputs")
 
 
@@ -48,107 +41,18 @@ class Loaded:
         # each adapter's optional members, checked; filled in for adapters handed in directly
         self.extras = {} if extras is None else extras
         for name, adapter in adapters.items():
-            if name not in self.extras:
+            if name not in self.extras and not isinstance(adapter, Deferred):
                 self.extras[name] = features(adapter)
 
     def features(self, name: str) -> Features:
         """``name``'s optional members (all defaults for an adapter coffer does not know)."""
+        adapter = self.adapters.get(name)
+        if isinstance(adapter, Deferred):
+            return adapter.features()
         return self.extras.get(name, Features())
 
 
 T = TypeVar("T")
-
-_CACHE_NAME = "adapters.json"
-_CACHE_VERSION = 1
-# A directory changed this recently may change again within its timestamp's granularity
-# (2 s on FAT, 1 s on HFS+): a key taken now could miss that change, so none is kept.
-_RACY_SECONDS = 2.0
-
-
-class Plugin:
-    """One entry point of the group: what ``importlib.metadata.EntryPoint`` offers coffer."""
-
-    def __init__(self, name: str, value: str, dist: str) -> None:
-        self.name, self.value, self.dist_name = name, value, dist
-
-    def load(self) -> Any:
-        # The entry-point value syntax: ``module`` or ``module:attr.attr`` (extras ignored).
-        module, _, attrs = self.value.partition("[")[0].partition(":")
-        obj: Any = importlib.import_module(module.strip())
-        for attr in filter(None, attrs.strip().split(".")):
-            obj = getattr(obj, attr)
-        return obj
-
-
-def _path_key() -> tuple[list[list[Any]], float]:
-    """Every import-path directory with its mtime, and the newest of those mtimes."""
-    key: list[list[Any]] = [[sys.version, sys.executable]]
-    newest = 0.0
-    for path in sys.path:
-        try:
-            st = os.stat(path or ".")
-        except OSError:
-            continue
-        key.append([path, st.st_mtime_ns])
-        newest = max(newest, st.st_mtime)
-    return key, newest
-
-
-def _cache_file(environ: Mapping[str, str]) -> str | None:
-    from coffer.base.locations import known_store_root
-
-    root = known_store_root(environ)
-    # Only a store that exists gets a cache: listing adapters must not create one.
-    return os.path.join(root, "state", _CACHE_NAME) if root and os.path.isdir(root) else None
-
-
-def entry_points(group: str, environ: Mapping[str, str] | None = None) -> list[Plugin]:
-    """The group's entry points, from the cache while the import path is unchanged."""
-    where = _cache_file(os.environ if environ is None else environ)
-    key, newest = _path_key()
-    cached = _read_cache(where, group, key) if where else None
-    if cached is not None:
-        return cached
-    from importlib.metadata import entry_points as scan
-
-    found = [
-        Plugin(ep.name, ep.value, ep.dist.name if ep.dist is not None else "?")
-        for ep in scan(group=group)
-    ]
-    if where and time.time() - newest > _RACY_SECONDS:
-        _write_cache(where, group, key, found)
-    return found
-
-
-def _read_cache(where: str, group: str, key: list[list[Any]]) -> list[Plugin] | None:
-    try:
-        with open(where, encoding="utf-8") as f:
-            data = json.load(f)
-        if data.get("version") != _CACHE_VERSION or data.get("key") != key:
-            return None
-        return [Plugin(str(n), str(v), str(d)) for n, v, d in data["groups"][group]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # absent, stale or damaged: scan again
-
-
-def _private(path: str, flags: int) -> int:
-    return os.open(path, flags, 0o600)
-
-
-def _write_cache(where: str, group: str, key: list[list[Any]], found: list[Plugin]) -> None:
-    # A cache, not a change coffer makes: written beside itself and renamed, without the
-    # fsync and fault steps of coffer's journaled writes; a torn file just reads as stale.
-    entries = [[p.name, p.value, p.dist_name] for p in found]
-    data = json.dumps({"version": _CACHE_VERSION, "key": key, "groups": {group: entries}})
-    tmp = f"{where}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(where), mode=0o700, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8", opener=_private) as f:
-            f.write(data)
-        os.replace(tmp, where)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)  # a read-only store: no cache, the next run scans again
 
 
 def _harnesses(value: object) -> tuple[str, ...]:
@@ -236,30 +140,49 @@ def load_adapters(environ: Mapping[str, str] | None = None) -> Loaded:
     origins: dict[str, str] = {}
     errors: list[str] = []
     extras: dict[str, Features] = {}
-    for ep in entry_points(GROUP, environ):
-        dist = ep.dist_name
-        try:
-            obj = ep.load()
-        except Exception as exc:  # a plugin's bug must not become coffer's crash
-            errors.append(
-                f"adapter {ep.name!r} ({ep.value}, from {dist}) failed to load: "
-                f"{type(exc).__name__}: {exc}"
-            )
-            continue
-        try:
-            checked = features(obj)
-        except ContractError as exc:
-            errors.append(f"adapter {ep.name!r} ({ep.value}, from {dist}) {exc}")
-            continue
+    plugins, kept = lookup(GROUP, environ)
+    before = kept.data.get("deferred")
+    keep: dict[str, Any] = before if isinstance(before, dict) else {}
+    now: dict[str, Any] = {}
+    for ep in plugins:
         if ep.name in found:
             errors.append(
                 f"adapter {ep.name!r} is provided twice ({origins[ep.name]} and "
-                f"{dist}); using the first"
+                f"{ep.dist_name}); using the first"
             )
             continue
-        found[ep.name], extras[ep.name] = obj, checked
-        origins[ep.name] = dist
+        later = deferred(ep, keep, features)
+        if later is not None:
+            found[ep.name], origins[ep.name], now[ep.name] = later, ep.dist_name, keep[ep.name]
+            continue
+        loaded = _load(ep, errors)
+        if loaded is not None:
+            found[ep.name], extras[ep.name] = loaded
+            origins[ep.name] = ep.dist_name
+            kept_now = record(ep, loaded[0])
+            if kept_now is not None:
+                now[ep.name] = kept_now
+    if now != keep:
+        kept.data["deferred"] = now
+        kept.save()
     return Loaded(dict(sorted(found.items())), tuple(errors), origins, extras)
+
+
+def _load(ep: Plugin, errors: list[str]) -> tuple[Adapter, Features] | None:
+    """Import and check one adapter; what went wrong goes into ``errors``."""
+    try:
+        obj = ep.load()
+    except Exception as exc:  # a plugin's bug must not become coffer's crash
+        errors.append(
+            f"adapter {ep.name!r} ({ep.value}, from {ep.dist_name}) failed to load: "
+            f"{type(exc).__name__}: {exc}"
+        )
+        return None
+    try:
+        return obj, features(obj)
+    except ContractError as exc:
+        errors.append(f"adapter {ep.name!r} ({ep.value}, from {ep.dist_name}) {exc}")
+        return None
 
 
 def unknown_agents(unknown: Iterable[str], known: Iterable[str]) -> str:

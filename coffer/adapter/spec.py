@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target, TierName
 from coffer.adapter.facts import AgentFacts
 from coffer.adapter.helpers import on_path, xdg_config
 from coffer.adapter.wiring import Wire, edits
+from coffer.base.tuples import NamedTuple
 
 
 class Place(NamedTuple):
@@ -69,6 +69,49 @@ class Nothing(NamedTuple):
 
     note: str
     path: str = "{config}"
+
+
+class Presence(NamedTuple):
+    """What says a spec's agent is installed: its config directory, other paths, its
+    executables. Plain strings, so the registry can keep them and detect an agent that is
+    not installed without importing its module (coffer.adapter.registry, docs/adr/0023)."""
+
+    name: str
+    config: Place
+    installed: tuple[str, ...] = ()
+    executables: tuple[str, ...] = ()
+
+    def detect(self, ctx: Context) -> bool:
+        """Installed: the config directory exists, or an ``installed`` path does, or one of
+        the executables is on PATH (the stats first: they cost least)."""
+        config = self.config_dir(ctx)
+        if config.is_dir():
+            return True
+        for template in self.installed:
+            path = resolve(template, ctx, config)
+            if path is not None and _exists(path):
+                return True
+        return any(on_path(ctx, exe) for exe in self.executables)
+
+    def config_dir(self, ctx: Context) -> Path:
+        value = ctx.environ.get(self.config.env, "").strip() if self.config.env else ""
+        if value:
+            return Path(value).expanduser() if self.config.expand else Path(value)
+        path = resolve(self.config.default, ctx, None)
+        if path is None:
+            raise SpecError(f"{self.name}: config default {self.config.default!r} is unresolvable")
+        return path
+
+    def watched(self, ctx: Context) -> list[Path]:
+        """The paths whose appearing makes ``detect`` true (a glob's directory): what a
+        no-op stamp watches for the agent being installed later. PATH is not among them."""
+        config = self.config_dir(ctx)
+        out = [config]
+        for template in self.installed:
+            path = resolve(template, ctx, config)
+            if path is not None:
+                out.append(path.parent if "*" in path.name else path)
+        return out
 
 
 class Members(NamedTuple):
@@ -112,16 +155,13 @@ class AgentSpec(NamedTuple):
     def members(self) -> Members:
         return Members(self.name, self.detect, self.targets, self.inputs, _no_native)
 
+    @property
+    def presence(self) -> Presence:
+        """What ``detect`` reads, apart from the rest of the spec."""
+        return Presence(self.name, self.config, self.installed, self.executables)
+
     def detect(self, ctx: Context) -> bool:
-        """Installed: the config directory exists, or an ``installed`` path does, or one of
-        the executables is on PATH (the stats first: they cost least)."""
-        if self.config_dir(ctx).is_dir():
-            return True
-        for template in self.installed:
-            path = resolve(template, ctx, self.config_dir(ctx))
-            if path is not None and _exists(path):
-                return True
-        return any(on_path(ctx, exe) for exe in self.executables)
+        return self.presence.detect(ctx)
 
     def targets(self, ctx: Context) -> Sequence[Target]:
         out: list[Target] = []
@@ -150,13 +190,7 @@ class AgentSpec(NamedTuple):
     # ---- resolution ------------------------------------------------------------------
 
     def config_dir(self, ctx: Context) -> Path:
-        value = ctx.environ.get(self.config.env, "").strip() if self.config.env else ""
-        if value:
-            return Path(value).expanduser() if self.config.expand else Path(value)
-        path = resolve(self.config.default, ctx, None)
-        if path is None:
-            raise SpecError(f"{self.name}: config default {self.config.default!r} is unresolvable")
-        return path
+        return self.presence.config_dir(ctx)
 
     def _existing_choices(self, ctx: Context, render: Render) -> list[Path]:
         config = self.config_dir(ctx)

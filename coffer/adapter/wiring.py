@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
+from coffer.base.tuples import NamedTuple
 
 Format = Literal["json", "jsonc", "toml", "yaml"]
 SERVER = "coffer"  # the name of coffer's entry in every agent's config

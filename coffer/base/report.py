@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+
+from coffer.base.tuples import NamedTuple
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:

@@ -19,7 +19,8 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+
+from coffer.base.tuples import NamedTuple
 
 _SCOPES = ("project", "global")
 _LIMIT = re.compile(r"[1-9][0-9]{0,17}")

@@ -14,11 +14,12 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from coffer.adapter import Adapter, Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
 from coffer.base.report import Problem, Report
+from coffer.base.tuples import NamedTuple
 from coffer.projection import block_content
 from coffer.projection.hook import Deadline
 from coffer.projection.journal import Journal
@@ -100,13 +101,21 @@ class AgentSet:
             )
             return default
 
-    def enabled(self, ctx: Context, report: Report) -> dict[str, Adapter]:
-        out = {}
-        for name, adapter in self.loaded.adapters.items():
-            present = self.call_adapter(name, report, partial(adapter.detect, ctx), False)
-            if self.settings.enabled(name, present):
-                out[name] = adapter
-        return out
+    def detected(self, ctx: Context, report: Report) -> dict[str, bool]:
+        """Whether each adapter's agent is installed (a failing ``detect`` says no)."""
+        return {
+            name: self.call_adapter(name, report, partial(adapter.detect, ctx), False)
+            for name, adapter in self.loaded.adapters.items()
+        }
+
+    def enabled(
+        self, ctx: Context, report: Report, detected: Mapping[str, bool] | None = None
+    ) -> dict[str, Adapter]:
+        """The adapters to project for: installed ones the settings do not switch off, and
+        any the settings switch on."""
+        found = self.detected(ctx, report) if detected is None else detected
+        adapters = self.loaded.adapters
+        return {n: adapters[n] for n, present in found.items() if self.settings.enabled(n, present)}
 
     def targets(self, ctx: Context, report: Report, adapters: Mapping[str, Adapter]) -> Targets:
         """Collect the targets of ``adapters`` and group them: the one place that does."""

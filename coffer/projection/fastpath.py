@@ -29,6 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from coffer.adapter import Adapter, Context
     from coffer.projection.engine import Engine
     from coffer.store.here import Here
 
@@ -197,16 +198,26 @@ def _adapter_paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str
     if enabled is None:
         enabled = frozenset(engine.enabled(ctx, Report()))
     for name, adapter in engine.loaded.adapters.items():
-        for t in adapter.targets(ctx):
-            if name in enabled:
-                paths.add(str(t.path))
-            elif t.tier == "global":
-                paths.add(str(t.path.parent))
-        if name in enabled:
-            env_names, files = adapter.inputs(ctx)
-            env |= set(env_names)
-            paths |= {str(f) for f in files}
+        if name not in enabled:
+            paths |= _installed_later(adapter, ctx)
+            continue
+        paths |= {str(t.path) for t in adapter.targets(ctx)}
+        env_names, files = adapter.inputs(ctx)
+        env |= set(env_names)
+        paths |= {str(f) for f in files}
     return env, paths
+
+
+def _installed_later(adapter: Adapter, ctx: Context) -> set[str]:
+    """What changes when an agent not projected for is installed: for a spec's ``detect``
+    the paths it looks at (without importing a deferred adapter's module), otherwise the
+    directory its global file would appear in."""
+    from coffer.adapter.deferred import presence
+
+    found = presence(adapter)
+    if found is not None:
+        return {str(p) for p in found.watched(ctx)}
+    return {str(t.path.parent) for t in adapter.targets(ctx) if t.tier == "global"}
 
 
 class _Unsignable(Exception):

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.report import Change, Problem, Report
+from coffer.base.tuples import NamedTuple
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
 from coffer.projection.git_repo import Repo, filter_command, git, output
 from coffer.projection.journal import Journal, sha256

@@ -10,7 +10,9 @@ import shlex
 import shutil
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from coffer.base.tuples import NamedTuple
 
 if TYPE_CHECKING:
     import subprocess

@@ -9,17 +9,18 @@ an interrupted or refused undo never forgets what is left to undo (docs/adr/0007
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from coffer.base import fsutil
+from coffer.base.digests import sha256_hex
 from coffer.base.errors import CofferError, JournalError
+from coffer.base.tuples import NamedTuple
 from coffer.projection.records import JournalRecord, R, parse, validate
 from coffer.store.paths import ledger_dir
 
@@ -32,7 +33,7 @@ _KEYED = ("native", "setup", "service")  # kinds whose key is "<kind>:<name>:<pa
 
 
 def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 class Damage(NamedTuple):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 Json = dict[str, Any]
 
@@ -62,8 +62,6 @@ def validate(record: object) -> str | None:
     return None
 
 
-J = TypeVar("J", bound="JsonObject")
-R = TypeVar("R", bound="JournalRecord")
 NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 _NOT_JSON = ("absent", "extra")
 
@@ -84,10 +82,10 @@ class JsonObject:
         def absent(self) -> frozenset[str]: ...
         @property
         def extra(self) -> Mapping[str, Any]: ...
-        def _replace(self: J, **changes: Any) -> J: ...
+        def _replace(self, **changes: Any) -> Self: ...
 
     @classmethod
-    def from_json(cls: type[J], raw: Mapping[str, Any]) -> J:
+    def from_json(cls, raw: Mapping[str, Any]) -> Self:
         names = _names(cls)
         values = {n: cls._read(n, raw[n]) for n in names if n in raw}
         values["extra"] = {k: v for k, v in raw.items() if k not in names}
@@ -111,7 +109,7 @@ class JsonObject:
             out[name] = _thawed(value)
         return out
 
-    def but(self: J, **changes: Any) -> J:
+    def but(self, **changes: Any) -> Self:
         """This object with ``changes`` (each one now present in the file)."""
         return self._replace(absent=self.absent - set(changes), **changes)
 
@@ -146,6 +144,11 @@ class JournalRecord(JsonObject):
         def project_id(self) -> str | None: ...
         @property
         def adapters(self) -> tuple[str, ...]: ...
+
+
+# Bound to the class itself, not its name: a string bound is compiled into a ForwardRef, and
+# the first compile() of a process costs about 10 million instructions (docs/adr/0023).
+R = TypeVar("R", bound=JournalRecord)
 
 
 def _names(cls: type[JsonObject]) -> tuple[str, ...]:

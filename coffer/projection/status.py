@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from coffer.adapter import Adapter, Mode, Target, modes
 from coffer.base.report import Report
+from coffer.base.tuples import NamedTuple
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.kinds import Run
@@ -91,12 +92,16 @@ def status(
     entries = {k: agents.block_entries(t) for k, t in tiers.items()}
     run = Run(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
-    readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report())).blocks
+    reports = {name: Report() for name in agents.loaded.adapters}
+    detected = {  # once: each detect's failure goes into that adapter's own report
+        name: agents.call_adapter(name, reports[name], partial(adapter.detect, ctx), False)
+        for name, adapter in agents.loaded.adapters.items()
+    }
+    readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report(), detected)).blocks
     journal = agents.journal.load_all()
     out = []
     for name, adapter in agents.loaded.adapters.items():
-        report = Report()
-        present = agents.call_adapter(name, report, partial(adapter.detect, ctx), False)
+        report, present = reports[name], detected[name]
         st = AdapterStatus(
             name=name,
             origin=agents.loaded.origins.get(name, "?"),

@@ -14,10 +14,10 @@ import shutil
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from coffer.base import faults, fsutil
 from coffer.base.report import Change, Problem, Report, plural
+from coffer.base.tuples import NamedTuple
 from coffer.projection import dirbackup, symlink_merge, symlink_swap
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.projection.journal import Journal

@@ -9,7 +9,6 @@ user had it (same bytes, or a link with the same target).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import stat
@@ -17,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coffer.base.digests import sha256_hex
 from coffer.base.report import Problem, Report
 from coffer.projection import dirbackup
 from coffer.projection.engine import Engine
@@ -50,7 +50,7 @@ def _fingerprint(path: Path) -> set[tuple[str, str]]:
     if stat.S_ISLNK(mode):
         return {("link", os.readlink(path))}
     if stat.S_ISREG(mode):
-        return {("file", hashlib.sha256(path.read_bytes()).hexdigest())}
+        return {("file", sha256_hex(path.read_bytes()))}
     return set()
 
 

@@ -13,9 +13,10 @@ import functools
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from coffer.base.errors import InvalidInputError
+from coffer.base.tuples import NamedTuple
 from coffer.secrets import find_secrets, redact, visible
 
 TYPES = ("user", "feedback", "project", "reference")

@@ -14,14 +14,13 @@ import os
 import re
 import sqlite3
 import stat
-import zlib
-from array import array
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from coffer.base import fsutil
+from coffer.base.tuples import NamedTuple
+from coffer.store import tier_listing
 from coffer.store.entry import Entry, EntryParseError, parse
-from coffer.store.index import INDEX_NAME
 
 _SCHEMA_VERSION = 3
 SYNC_BATCH = 1000  # files parsed per committed transaction
@@ -114,35 +113,6 @@ def open_cache(path: Path) -> sqlite3.Connection:
         return _connect(path)
 
 
-# Listed through a descriptor, each entry's stat is an fstatat relative to it rather than a
-# walk of the whole path again: at 10,000 entries that is a sixth of a recall's lstats.
-_BY_FD = os.scandir in os.supports_fd
-
-
-def _listing(tier_dir: Path) -> dict[str, os.stat_result]:
-    out: dict[str, os.stat_result] = {}
-    try:
-        where: int | Path = os.open(tier_dir, os.O_RDONLY | os.O_DIRECTORY) if _BY_FD else tier_dir
-    except (FileNotFoundError, NotADirectoryError):
-        return out
-    try:
-        try:
-            it = os.scandir(where)
-        except (FileNotFoundError, NotADirectoryError):
-            return out  # the path form: no directory there
-        with it:
-            for de in it:
-                name = de.name
-                # Hidden files are not entries; coffer's temp files (.coffer-tmp-*) are too.
-                if name.startswith(".") or name == INDEX_NAME:
-                    continue
-                out[name] = de.stat(follow_symlinks=False)
-    finally:
-        if isinstance(where, int):
-            os.close(where)
-    return out
-
-
 def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None, str | None]:
     if stat.S_ISLNK(st.st_mode):
         return None, "is a symlink; coffer does not follow links out of the store"
@@ -168,33 +138,18 @@ def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None
         return None, str(exc)
 
 
-_INT63 = (1 << 63) - 1
-
-
-def _digest(listing: dict[str, os.stat_result]) -> str:
-    """One value for the listing, in directory order (another order only costs a full
-    compare): every name with the stat fields the cache keys on, two checksums and sizes.
-    Names and numbers are packed apart (C loops, no per-row formatting): at 10,000 entries
-    this is under a millisecond, where a repr of the rows took twenty."""
-    names = "\0".join(listing).encode("utf-8", "surrogateescape")
-    numbers = array("q")  # signed: an mtime may be negative; an inode number is folded in
-    for st in listing.values():
-        numbers.extend((st.st_ino & _INT63, st.st_size, st.st_mtime_ns))
-    raw = numbers.tobytes()
-    sums = (zlib.crc32(names), zlib.adler32(names), zlib.crc32(raw), zlib.adler32(raw))
-    return f"{len(listing)}:{len(names)}:" + "".join(f"{v:08x}" for v in sums)
-
-
 def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     """Bring the cache in line with the directory; return whether anything changed.
 
     Each file's stat is compared with its row, unless the listing's digest is the one kept
     after the last complete sync: then no row is read (at 10,000 entries, most of a recall).
     """
-    listing = _listing(tier_dir)
-    digest = _digest(listing)
+    digest = tier_listing.digest(tier_listing.stats(tier_dir))
     if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
         return False
+    # Something changed: list again, by name, and keep the digest of that listing.
+    listing = tier_listing.listing(tier_dir)
+    digest = tier_listing.digest(listing.items())
     known = {
         row[0]: (row[1], row[2], row[3])
         for row in conn.execute("SELECT filename, ino, size, mtime_ns FROM files")
@@ -216,35 +171,39 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
                 # so the next run continues instead of starting over.
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
-            st = listing[name]
-            entry, error = _read_entry(tier_dir / name, name, st)
-            _delete(conn, name)
-            cur = conn.execute(
-                "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
-                " metadata, body) VALUES (?,?,?,?,?,?,?,?,?)",
-                (
-                    name,
-                    st.st_ino,
-                    st.st_size,
-                    st.st_mtime_ns,
-                    error,
-                    entry.name if entry else None,
-                    entry.description if entry else None,
-                    json.dumps(dict(entry.metadata), default=str) if entry else None,
-                    entry.body if entry else None,
-                ),
-            )
-            if entry is not None:
-                conn.execute(
-                    "INSERT INTO fts (rowid, name, description, body) VALUES (?,?,?,?)",
-                    (cur.lastrowid, entry.name.replace("-", " "), entry.description, entry.body),
-                )
+            _insert(conn, tier_dir, name, listing[name])
         _write_state(conn, digest)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     return True
+
+
+def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_result) -> None:
+    """The file's row (parsed, or why it is not an entry) and its full-text row."""
+    entry, error = _read_entry(tier_dir / name, name, st)
+    _delete(conn, name)
+    cur = conn.execute(
+        "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
+        " metadata, body) VALUES (?,?,?,?,?,?,?,?,?)",
+        (
+            name,
+            st.st_ino,
+            st.st_size,
+            st.st_mtime_ns,
+            error,
+            entry.name if entry else None,
+            entry.description if entry else None,
+            json.dumps(dict(entry.metadata), default=str) if entry else None,
+            entry.body if entry else None,
+        ),
+    )
+    if entry is not None:
+        conn.execute(
+            "INSERT INTO fts (rowid, name, description, body) VALUES (?,?,?,?)",
+            (cur.lastrowid, entry.name.replace("-", " "), entry.description, entry.body),
+        )
 
 
 _RECORD_SQL = "INSERT OR REPLACE INTO state (key, value) VALUES ('listing', ?)"

@@ -20,8 +20,8 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import NamedTuple
 
+from coffer.base.tuples import NamedTuple
 from coffer.secrets import redact
 from coffer.store.entry import Entry, EntryParseError, parse
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from coffer.base import fsutil
+from coffer.base.tuples import NamedTuple
 from coffer.store import team
 from coffer.store.entry import Entry, withheld
 from coffer.store.store import Store
@@ -42,14 +43,13 @@ def recall(store: Store, root: Path, query: str, limit: int) -> list[TeamHit]:
     """The ``limit`` best team entries of the project at ``root`` for ``query``."""
     if team.refusal(root) is not None:
         return []
-    import hashlib
-
+    from coffer.base.digests import sha256_hex
     from coffer.store import search_cache
 
     # Keyed by the root, not the project id: a read must not register a project.
     state = store.root / "state"
     fsutil.ensure_dir(state)
-    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    digest = sha256_hex(str(root).encode("utf-8", "surrogateescape"))[:24]
     directory = team.team_dir(root)
     with contextlib.closing(search_cache.open_cache(state / f"team-{digest}.sqlite")) as conn:
         hits = search_cache.search(conn, directory, query, limit)

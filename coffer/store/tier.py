@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal
+
+from coffer.base.tuples import NamedTuple
 
 if TYPE_CHECKING:
     from coffer.store.entry import Entry

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from coffer.base.tuples import NamedTuple
 
 
 class SyncReport(NamedTuple):

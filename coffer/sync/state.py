@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from coffer.base import fsutil
+from coffer.base.tuples import NamedTuple
 from coffer.sync.errors import SyncError
 
 BRANCH = "main"

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, NamedTuple
+from typing import Any
+
+from coffer.base.tuples import NamedTuple
 
 DEFAULT_INTERVAL = 300.0  # seconds between pull rounds
 DEFAULT_DEBOUNCE = 10.0  # quiet time after the last memory change before pushing
