@@ -10,12 +10,12 @@ writes). Imported by adapters, never on the no-op path (docs/adr/0025).
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from coffer.adapter import Context, Target
+from coffer.base.executables import which
 
 
 def env_dir(ctx: Context, name: str, default: Path, *, expand: bool = True) -> Path:
@@ -35,7 +35,7 @@ def xdg_config(ctx: Context) -> Path:
 
 def on_path(ctx: Context, executable: str) -> bool:
     """Whether ``executable`` is on the context's PATH (not the process's)."""
-    return shutil.which(executable, path=ctx.environ.get("PATH", "")) is not None
+    return which(executable, ctx.environ.get("PATH", "")) is not None
 
 
 def detected_by(

@@ -23,6 +23,7 @@ forgotten. Names no agent; building a spec does no I/O.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -292,9 +293,28 @@ def _env_names(spec: AgentSpec) -> tuple[str, ...]:
 def _exists(path: Path) -> bool:
     if "*" not in path.name:
         return path.exists()
-    import glob  # only for the few specs detected by an editor extension's directory
+    return _matches(path)
 
-    return bool(glob.glob(str(path)))
+
+def _matches(path: Path) -> bool:
+    """Whether the parent holds a name ``path.name`` matches, as ``glob.glob`` would find it
+    (hidden names only for a pattern that starts with a dot). An editor extension's
+    directory, ``publisher.name-*``, is a prefix test: neither glob's import nor one regex
+    per pattern, for a check made at every audit of an agent that is not installed."""
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return False
+    pattern = path.name
+    if not pattern.startswith("."):
+        names = [n for n in names if not n.startswith(".")]
+    head, _, tail = pattern.partition("*")
+    if "*" not in tail and "?" not in pattern and "[" not in pattern:
+        least = len(head) + len(tail)
+        return any(len(n) >= least and n.startswith(head) and n.endswith(tail) for n in names)
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(n, pattern) for n in names)
 
 
 def _path(item: str | Candidate) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -94,6 +93,8 @@ def prune(backup: Path, held: Iterable[str]) -> int:
         path = backup / name
         mode = os.lstat(path).st_mode
         if stat.S_ISDIR(mode):
+            import shutil  # its compression modules cost more than most runs (ADR 0023)
+
             shutil.rmtree(path)
         elif stat.S_ISREG(mode) or stat.S_ISLNK(mode):
             os.unlink(path)
@@ -149,6 +150,8 @@ def restore_rest(kept: Mapping[str, str], directory: Path) -> tuple[list[str], l
         if stat.S_ISLNK(mode):
             os.symlink(os.readlink(src), dest)
         else:
+            import shutil
+
             shutil.copytree(src, dest, symlinks=True)
         if not same_tree(src, dest):
             raise OSError(f"the copy of {src} into {dest} did not verify")

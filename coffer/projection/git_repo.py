@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,7 +32,9 @@ def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
     """Run git in ``cwd``; None when git is not installed or could not run."""
     import subprocess  # most runs read git's files and never start it
 
-    git = shutil.which("git")
+    from coffer.base.executables import which
+
+    git = which("git", None)
     if git is None:
         return None
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}

@@ -12,7 +12,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -206,6 +205,8 @@ class Journal:
         if copies.is_dir() and not any(n.endswith(".json") for n in os.listdir(copies)):
             # Nothing left to undo: the pre-images serve no record, and undo leaves nothing
             # behind outside the store.
+            import shutil  # its compression modules cost more than most runs (ADR 0023)
+
             shutil.rmtree(self.ledger, ignore_errors=True)
             with contextlib.suppress(OSError):
                 os.rmdir(self.ledger.parent)

@@ -10,7 +10,6 @@ what a real run does (docs/adr/0013, 0024).
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -296,6 +295,8 @@ def _stage(record: LinkRecord, report: Report) -> Path:
             src = tier_dir / name
             if src.is_file() and not src.is_symlink() and not fsutil.is_tmp_name(name):
                 faults.step(f"copy {staging / name}")
+                import shutil  # its compression modules cost more than most runs (ADR 0023)
+
                 shutil.copy2(src, staging / name)
     kept = record.rest
     if kept is None and record.backup and os.path.isdir(record.backup):
