@@ -207,12 +207,17 @@ def test_adapter_list_and_project_leave_uninstalled_agents_unimported(
     # presences there (a run that finds no store keeps nothing: it creates none).
     assert imported_after(["project", *at], quiet, unused) == (0, list(unused))
     assert imported_after(["adapter", "list", *at], quiet, unused) == (0, list(unused))
+    # Nor what detection used to pull in: shutil (and bz2, lzma), glob, hashlib's OpenSSL
+    # (docs/adr/0038).
+    stdlib = ("shutil", "bz2", "lzma", "glob", "hashlib", "_hashlib")
     code, found = imported_after(
-        ["adapter", "list", *at], quiet, (*unused, "coffer_adapters.codex")
+        ["adapter", "list", *at], quiet, (*unused, *stdlib, "coffer_adapters.codex")
     )
     assert (code, found) == (0, ["coffer_adapters.codex"])
     assert coffer("remember", "Deploys use make release.", cwd=repo).returncode == 0
-    code, found = imported_after(["project", *at], quiet, (*unused, "coffer_adapters.codex"))
+    code, found = imported_after(
+        ["project", *at], quiet, (*unused, *stdlib, "coffer_adapters.codex")
+    )
     assert (code, found) == (0, ["coffer_adapters.codex"])
     assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
     # `--all` shows every agent: those modules are imported then.
