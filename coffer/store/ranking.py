@@ -4,7 +4,10 @@ term scores, re-weighted with an IDF that stays positive for terms common in a s
 from __future__ import annotations
 
 import math
-import sqlite3
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import sqlite3
 
 # Column weights for bm25(): a hit in the name or description says more than one in the body.
 _WEIGHTS = "8.0, 3.0, 1.0"

@@ -12,10 +12,19 @@ import contextlib
 import json
 import os
 import re
-import sqlite3
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite3
+else:
+    try:
+        # The C module alone: the sqlite3 package adds datetime and its adapters, which
+        # coffer never passes, for 7 million instructions per command (docs/adr/0038).
+        import _sqlite3 as sqlite3
+    except ImportError:
+        import sqlite3
 
 from coffer.base import fsutil
 from coffer.base.tuples import NamedTuple
