@@ -212,3 +212,40 @@ def test_parameters_are_named_after_the_fields() -> None:
     assert B.__new__.__code__.co_varnames == ("_cls", "up", "down")
     assert A(right=1, left=2) == (2, 1) and B(down=1, up=2) == (2, 1)
     assert A.__new__.__qualname__ == "A.__new__"
+
+
+def bodies_source(most: int = 24) -> str:
+    """The body definitions of coffer/base/tuple_bodies.py (regenerate it from this)."""
+    out = []
+    for n in range(most + 1):
+        params = "".join(f", _{i}" for i in range(n))
+        items = ", ".join(f"_{i}" for i in range(n)) + ("," if n == 1 else "")
+        sig = ", ".join(["Any"] * (n + 1))
+        out.append(
+            f"def _new{n}(_cls{params}):  # type: ({sig}) -> Any\n"
+            f"    return _tuple_new(_cls, ({items}))\n"
+        )
+    table = ", ".join(f"{n}: _new{n}" for n in range(most + 1))
+    return "\n".join(out) + f"\nBODIES: dict[int, Any] = {{{table}}}\n"
+
+
+def test_the_written_out_bodies_are_the_generated_ones() -> None:
+    from coffer.base import tuple_bodies
+
+    text = Path(tuple_bodies.__file__).read_text()
+    assert text.endswith(bodies_source())
+    for n, body in tuple_bodies.BODIES.items():
+        assert body(tuple, *range(n)) == tuple(range(n))
+        assert body.__code__.co_argcount == n + 1
+
+
+def test_wider_classes_than_the_written_bodies_still_work() -> None:
+    from coffer.base.tuple_bodies import BODIES
+
+    names = [f"f{i}" for i in range(max(BODIES) + 3)]
+    ns: dict[str, typing.Any] = {"NamedTuple": tuples.NamedTuple}
+    exec("class Wide(NamedTuple):\n" + "".join(f"    {n}: int\n" for n in names), ns)
+    wide = ns["Wide"](*range(len(names)))
+    assert wide == tuple(range(len(names)))
+    assert wide._replace(f0=9).f0 == 9
+    assert ns["Wide"].__new__.__code__.co_varnames[: len(names) + 1] == ("_cls", *names)

@@ -27,10 +27,12 @@ else:
     import sys
     from collections import _tuplegetter  # the C accessor collections.namedtuple uses
 
+    from coffer.base.tuple_bodies import BODIES
+
     _tuple_new = tuple.__new__
     # what ``_replace`` raises for a name that is not a field (ValueError before 3.13)
     _BAD_NAME = TypeError if sys.version_info >= (3, 13) else ValueError
-    _BODIES: dict[int, Any] = {}
+    _BODIES: dict[int, Any] = dict(BODIES)  # written out up to 24 fields (tuple_bodies.py)
     # names a class body may not define (as typing.NamedTuple refuses them) or that the
     # fast form sets itself
     _PROHIBITED = frozenset(
@@ -51,7 +53,8 @@ else:
 
     def _body(arity: int) -> Any:
         """``def __new__(_cls, _0, _1, ...): return tuple.__new__(_cls, (_0, _1, ...))``,
-        compiled once per arity; a class gets a copy with its field names."""
+        one per arity (compiled here only past tuple_bodies.py's); a class gets a copy
+        with its field names."""
         body = _BODIES.get(arity)
         if body is None:
             params = "".join(f", _{i}" for i in range(arity))
@@ -65,7 +68,9 @@ else:
 
     def _new(typename: str, fields: tuple[str, ...], defaults: tuple[Any, ...]) -> Any:
         body = _body(len(fields))
-        code = body.__code__.replace(co_varnames=("_cls", *fields))
+        code = body.__code__.replace(
+            co_varnames=("_cls", *fields), co_name="__new__", co_qualname=f"{typename}.__new__"
+        )
         new = type(body)(code, body.__globals__, "__new__", defaults or None)
         new.__qualname__ = f"{typename}.__new__"
         new.__doc__ = f"Create new instance of {typename}({', '.join(fields)})"
