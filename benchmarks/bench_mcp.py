@@ -7,13 +7,18 @@ ones), starts ``coffer mcp`` as a subprocess through the official SDK's stdio cl
 agent would), and times ``tools/call recall`` from the client's send to the parsed result:
 JSON-RPC over pipes, argument validation, the BM25 search in both tiers, the result JSON.
 Queries rotate over single words and pairs; the first calls (cache build) are warm-up.
-Also reported: ``initialize`` (process start to a ready session) and ``tools/list``.
+Also reported: ``initialize`` (process start to a ready session) and ``tools/list``, and the
+same ``recall`` from a raw JSON-RPC client (one line written, one read): the server's own
+round trip, without the SDK client's validation of each result in this process, which an
+agent's own client (Node, Rust) does not share.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -69,6 +74,46 @@ async def measure(
     return ready, listing, recall, hits
 
 
+def measure_raw(env: dict[str, str], repo: Path, calls: int, warmup: int) -> list[float]:
+    """``tools/call recall`` over the server's stdio with nothing but json and pipes."""
+    cmd = coffer_cmd()
+    proc = subprocess.Popen(
+        [*cmd, "mcp"],
+        cwd=repo,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def send(message: dict[str, object]) -> None:
+        stdin.write(json.dumps(message) + "\n")
+        stdin.flush()
+
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw"}}
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+    stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    times = []
+    for i in range(warmup + calls):
+        call = {"name": "recall", "arguments": {"query": QUERIES[i % len(QUERIES)], "limit": 10}}
+        t = time.perf_counter()
+        send({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": call})
+        answer = json.loads(stdout.readline())
+        dt = time.perf_counter() - t
+        if "result" not in answer or answer["result"].get("isError"):
+            raise SystemExit(f"raw recall failed: {answer}")
+        if i >= warmup:
+            times.append(dt)
+    stdin.close()
+    proc.wait(timeout=30)
+    return times
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--entries", type=int, default=1000)
@@ -97,6 +142,8 @@ def main() -> None:
         print(f"  start + initialize : {ready * 1000:7.1f} ms")
         print(f"  tools/list         : {ms(listing)}")
         print(f"  recall round trip  : {ms(recall)}  ({len(recall)} calls, {hits} hits)")
+        raw = measure_raw(env, repo, args.calls, args.warmup)
+        print(f"  recall, raw client : {ms(raw)}  (JSON-RPC over the pipes, no SDK)")
 
 
 if __name__ == "__main__":
