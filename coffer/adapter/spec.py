@@ -75,7 +75,7 @@ class Nothing(NamedTuple):
 class Presence(NamedTuple):
     """What says a spec's agent is installed: its config directory, other paths, its
     executables. Plain strings, so the registry can keep them and detect an agent that is
-    not installed without importing its module (coffer.adapter.registry, docs/adr/0023)."""
+    not installed without importing its module (coffer.adapter.deferred, docs/adr/0037)."""
 
     name: str
     config: Place

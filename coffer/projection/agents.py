@@ -101,10 +101,16 @@ class AgentSet:
             )
             return default
 
-    def detected(self, ctx: Context, report: Report) -> dict[str, bool]:
-        """Whether each adapter's agent is installed (a failing ``detect`` says no)."""
+    def detected(self, ctx: Context, report: Report | Mapping[str, Report]) -> dict[str, bool]:
+        """Whether each adapter's agent is installed (a failing ``detect`` says no, and is
+        reported in ``report``, or in that adapter's own report of a mapping)."""
         return {
-            name: self.call_adapter(name, report, partial(adapter.detect, ctx), False)
+            name: self.call_adapter(
+                name,
+                report if isinstance(report, Report) else report[name],
+                partial(adapter.detect, ctx),
+                False,
+            )
             for name, adapter in self.loaded.adapters.items()
         }
 

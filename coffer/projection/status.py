@@ -93,10 +93,7 @@ def status(
     run = Run(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     reports = {name: Report() for name in agents.loaded.adapters}
-    detected = {  # once: each detect's failure goes into that adapter's own report
-        name: agents.call_adapter(name, reports[name], partial(adapter.detect, ctx), False)
-        for name, adapter in agents.loaded.adapters.items()
-    }
+    detected = agents.detected(ctx, reports)  # once; a failure in that adapter's own report
     readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report(), detected)).blocks
     journal = agents.journal.load_all()
     out = []
