@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Any, ClassVar
 
 import pytest
 
@@ -30,6 +29,10 @@ from coffer.adapter import TIERS, Adapter, Context, Mode, modes, registry
 from coffer.projection.engine import Engine
 from coffer.store import settings
 from coffer.store.store import Store
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 Snapshot = dict[str, tuple[str, bytes, int]]
 

@@ -13,12 +13,31 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, Protocol, runtime_checkable
 
 from coffer.adapter.facts import AgentFacts
 from coffer.base.tuples import NamedTuple
 
-TierName = Literal["project", "global"]
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from coffer.adapter.protocols import Adapter as Adapter
+    from coffer.adapter.protocols import ConfigDir as ConfigDir
+    from coffer.adapter.protocols import SessionFramer as SessionFramer
+    from coffer.adapter.protocols import Wiring as Wiring
+
+    TierName = Literal["project", "global"]
+else:
+    TierName = str
+    _PROTOCOLS = frozenset({"Adapter", "ConfigDir", "SessionFramer", "Wiring"})
+
+    def __getattr__(name: str) -> object:
+        # `from coffer.adapter import Adapter` keeps working for plugins and their tests.
+        if name in _PROTOCOLS:
+            from coffer.adapter import protocols
+
+            return getattr(protocols, name)
+        raise AttributeError(f"module 'coffer.adapter' has no attribute {name!r}")
 
 
 class Mode(enum.Enum):
@@ -93,26 +112,9 @@ class NativeMemory(NamedTuple):
     keeps_on: str = ""
 
 
-@runtime_checkable
-class Adapter(Protocol):
-    """What an adapter module provides (module-level names satisfy it)."""
-
-    # the adapter's name, as used on the command line (`--agent NAME`)
-    NAME: str
-
-    # is the agent installed or used on this machine? cheap, read-only
-    def detect(self, ctx: Context) -> bool: ...
-
-    # the paths to manage, each with its mode; project targets only when ctx.project is
-    # set (coffer.adapter.helpers.per_tier). The modes `coffer adapter list` shows come
-    # from here (modes()), so an adapter never declares them twice.
-    def targets(self, ctx: Context) -> Sequence[Target]: ...
-
-    # the agent's competing native memory, or None if it has none to manage
-    def native_memory(self, ctx: Context) -> NativeMemory | None: ...
-
-    # env variables and files whose change can change targets() (for the no-op check)
-    def inputs(self, ctx: Context) -> tuple[Sequence[str], Sequence[Path]]: ...
+# The contract's Protocol classes (Adapter; Wiring, ConfigDir and SessionFramer below) are in
+# coffer/adapter/protocols.py and read from here on first use: typing.Protocol costs the
+# typing module, which no command's run-time path imports (docs/adr/0039).
 
 
 # ---- optional members ------------------------------------------------------------------
@@ -136,25 +138,6 @@ class Adapter(Protocol):
 #   that exists gets it, else the last is created;
 # - MODES: accepted from adapters written before 0.2 (a mapping of tier to Mode), never read:
 #   the modes come from targets().
-
-
-class Wiring(Protocol):
-    """The optional ``wiring`` member: the entries `coffer setup` adds for this agent."""
-
-    def __call__(self, ctx: Context, launch: Launch, /) -> Sequence[ConfigEdit]: ...
-
-
-class ConfigDir(Protocol):
-    """The optional ``config_dir`` member: the agent's config directory for ``ctx`` (what
-    ``{config}`` means in the adapter's FACTS; a spec adapter's is its ``Place``)."""
-
-    def __call__(self, ctx: Context, /) -> Path: ...
-
-
-class SessionFramer(Protocol):
-    """The optional ``session_context`` member: hook text as the agent wants it printed."""
-
-    def __call__(self, text: str, /) -> str: ...
 
 
 class Features(NamedTuple):

@@ -20,11 +20,16 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from coffer.adapter import Adapter, Context, Features, NativeMemory, Target, plugins
+from coffer.adapter import Context, Features, NativeMemory, Target, plugins
 from coffer.adapter.plugins import Plugin
 from coffer.adapter.spec import AgentSpec, Place, Presence
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from coffer.adapter import Adapter
 
 Check = Callable[[object], Features]  # coffer.adapter.registry.features
 

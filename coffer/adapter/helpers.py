@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from coffer.adapter import Context, Target
 from coffer.base.executables import which
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def env_dir(ctx: Context, name: str, default: Path, *, expand: bool = True) -> Path:

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from coffer.adapter import Imported, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_IMPORT = 30_000  # bytes of one imported item; the rest stays in the agent's file
 _MAX_FILES = 2_000  # files listed under one memory folder

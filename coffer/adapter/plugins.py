@@ -17,7 +17,10 @@ import os
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 GROUP = "coffer.adapters"
 _CACHE_NAME = "adapters.json"
@@ -76,7 +79,8 @@ def _private(path: str, flags: int) -> int:
 
 def _path_key() -> tuple[list[list[Any]], float]:
     """Every import-path directory with its mtime, and the newest of those mtimes."""
-    key: list[list[Any]] = [[sys.version, sys.executable]]
+    # sys.prefix, not sys.executable: a venv's python and python3 are one interpreter.
+    key: list[list[Any]] = [[sys.version, sys.prefix]]
     newest = 0.0
     for path in sys.path:
         try:

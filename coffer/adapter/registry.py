@@ -9,12 +9,19 @@ installed is often a coffer.adapter.deferred.Deferred, imported only if it is ne
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar, cast
 
-from coffer.adapter import Adapter, ConfigDir, Features, Mode, SessionFramer, Wiring
+from coffer.adapter import Features, Mode
 from coffer.adapter.deferred import Deferred, deferred, record
 from coffer.adapter.facts import AgentFacts
 from coffer.adapter.plugins import GROUP, Plugin, entry_points, lookup
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    from coffer.adapter import Adapter, ConfigDir, SessionFramer, Wiring
+
+    T = TypeVar("T")
 
 __all__ = ["GROUP", "ContractError", "Loaded", "Plugin", "entry_points", "load_adapters"]
 
@@ -52,9 +59,6 @@ class Loaded:
         return self.extras.get(name, Features())
 
 
-T = TypeVar("T")
-
-
 def _harnesses(value: object) -> tuple[str, ...]:
     if not isinstance(value, tuple | list) or not all(isinstance(v, str) and v for v in value):
         raise ContractError("HARNESSES must be a tuple of non-empty strings")
@@ -73,19 +77,19 @@ def _team_files(value: object) -> tuple[str, ...]:
 def _wiring(value: object) -> Wiring:
     if not callable(value):
         raise ContractError("wiring must be a function (ctx, launch) -> Sequence[ConfigEdit]")
-    return cast(Wiring, value)
+    return value  # narrowed to a callable, which the protocol accepts
 
 
 def _framer(value: object) -> SessionFramer:
     if not callable(value):
         raise ContractError("session_context must be a function (text) -> str")
-    return cast(SessionFramer, value)
+    return value  # narrowed to a callable, which the protocol accepts
 
 
 def _config_dir(value: object) -> ConfigDir:
     if not callable(value):
         raise ContractError("config_dir must be a function (ctx) -> Path")
-    return cast(ConfigDir, value)
+    return value  # narrowed to a callable, which the protocol accepts
 
 
 def _limit(value: object) -> int:
@@ -114,12 +118,14 @@ def _optional(obj: object, member: str, check: Callable[[object], T], default: T
 def features(obj: object) -> Features:
     """Check ``obj`` against the contract (coffer/adapter/__init__.py); its optional members, typed.
     Raises ContractError saying what is wrong."""
-    if not isinstance(obj, Adapter):
-        missing = [m for m in _REQUIRED if not hasattr(obj, m)]
+    # The members themselves, as isinstance() against the runtime-checkable Adapter
+    # protocol would look at them, without importing typing for the Protocol.
+    missing = [m for m in _REQUIRED if not hasattr(obj, m)]
+    if missing:
         raise ContractError(
             f"does not implement coffer.adapter.Adapter (missing: {', '.join(missing)})"
         )
-    name: object = obj.NAME
+    name: object = getattr(obj, "NAME")  # noqa: B009 (an object, not an Adapter, here)
     if not isinstance(name, str) or not name:
         raise ContractError("NAME must be a non-empty string")
     _optional(obj, "MODES", _modes, None)

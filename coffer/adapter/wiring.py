@@ -15,12 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 from coffer.base.tuples import NamedTuple
 
-Format = Literal["json", "jsonc", "toml", "yaml"]
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Format = Literal["json", "jsonc", "toml", "yaml"]
+else:
+    Format = str
+
 SERVER = "coffer"  # the name of coffer's entry in every agent's config
 
 

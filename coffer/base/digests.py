@@ -10,7 +10,8 @@ without it falls back to ``hashlib``.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:  # the same interface; typeshed describes only hashlib's
     from hashlib import sha256

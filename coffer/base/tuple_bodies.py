@@ -11,7 +11,10 @@ line length applies (pyproject.toml).
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _tuple_new = tuple.__new__
 

@@ -19,9 +19,11 @@ declared with this one is checked exactly as before. Anything the fast form does
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+
 
 if TYPE_CHECKING:
+    from typing import Any
     from typing import NamedTuple as NamedTuple
 else:
     import sys

@@ -8,7 +8,10 @@ below resolve to :mod:`coffer.cli.typer_app` on first use.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _LAZY = ("COMMANDS", "app", "options_of", "run", "_register")
 

@@ -8,20 +8,23 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
 
 from coffer.app import App
 from coffer.base.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
 from coffer.secrets import redact
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from coffer.base.report import Report
     from coffer.projection.engine import Engine
     from coffer.store.here import Here
     from coffer.store.store import Found, Scope, Store
 
 # What typer's echo (click's) removes from text bound for a file or a pipe.
-_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
+_ANSI = r"\033\[[;?0-9]*[a-zA-Z]"  # compiled (by re, once) only for a line that has one
 _ASCII = ("ascii", "ansi_x3.4-1968", "us-ascii")
 
 
@@ -37,7 +40,7 @@ def echo(text: str = "", *, err: bool = False) -> None:
         return
     line = text + "\n"
     if not _isatty(stream):
-        line = _ANSI.sub("", line)
+        line = re.sub(_ANSI, "", line) if "\033" in line else line
     stream.write(line)
     stream.flush()
 

@@ -15,7 +15,6 @@ output of both.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,7 +22,6 @@ from pathlib import Path
 from coffer.base.tuples import NamedTuple
 
 _SCOPES = ("project", "global")
-_LIMIT = re.compile(r"[1-9][0-9]{0,17}")
 
 
 # Plain classes, not dataclasses: this module is the start of every quick command, and
@@ -174,7 +172,8 @@ def _valid(option: str, value: str) -> bool:
     if option == "--git-block":
         return value in ("hide", "commit")
     if option == "--limit":
-        return _LIMIT.fullmatch(value) is not None
+        # [1-9][0-9]{0,17}: what converts to an int without a doubt
+        return len(value) <= 18 and value.isascii() and value.isdigit() and value[0] != "0"
     return True
 
 

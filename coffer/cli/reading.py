@@ -8,7 +8,6 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from coffer.base import fsutil
 from coffer.base.errors import NotAProjectError
@@ -23,6 +22,10 @@ from coffer.cli._out import (
     store,
 )
 from coffer.secrets import find_secrets, redact
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Each command imports what only it needs (the entry format, the shared views, the report's
 # wording): `coffer where` reads no entry (docs/adr/0023).

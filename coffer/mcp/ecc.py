@@ -17,12 +17,15 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from coffer.mcp import wire
 from coffer.mcp.about import StartupError, harness
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from coffer.mcp.vault_tools import Identity
 
 # §11.4: the versions the reference negotiates; any other string gets the first.

@@ -21,14 +21,17 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from coffer import __version__
 from coffer.mcp import wire
 from coffer.mcp.about import INSTRUCTIONS, StartupError, harness
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from coffer.mcp.tools import State
 
 # The versions reachable through the initialize handshake (mcp 2.3.0's

@@ -5,10 +5,13 @@ loaded at the first ``tools/list``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from coffer.mcp import vault_tools
 from coffer.store.entry import MAX_BODY_BYTES, TYPES
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_RECALL = 50
 

@@ -16,7 +16,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from coffer.app import App
 from coffer.base.errors import (
@@ -35,7 +34,11 @@ from coffer.mcp.vault_tools import Outcome, error
 from coffer.store.store import Found, Scope, Store, Tier
 from coffer.store.views import entry_json, tier_json
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from coffer.adapter import registry
     from coffer.projection.writes import Writer
 

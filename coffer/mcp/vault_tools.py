@@ -19,11 +19,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from coffer.base.errors import CofferError
 from coffer.mcp.about import HARNESS_RE, STARTUP_ERROR, StartupError, harness
 from coffer.mcp.arguments import Issue, check, invalid_arguments
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 USER_SCOPE_DISABLED = "The user memory scope is disabled for this MCP server."
 TOO_LARGE = "Memory tool response exceeds the bounded output limit."

@@ -21,7 +21,10 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 MAX_LINE = 1_048_576
 CHUNK = 65_536  # what Node reads from a pipe at once; the queue limits count per chunk

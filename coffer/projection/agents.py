@@ -14,9 +14,8 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
-from coffer.adapter import Adapter, Context, Mode, Target, registry
+from coffer.adapter import Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
 from coffer.base.report import Problem, Report
 from coffer.base.tuples import NamedTuple
@@ -29,7 +28,14 @@ from coffer.store.identity import root_of
 from coffer.store.paths import home_dir, ledger_dir
 from coffer.store.store import Store, Tier
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    from coffer.adapter import Adapter
+
+    T = TypeVar("T")
+
 NO_TARGETS: Sequence[Target] = ()
 HandoffSource = Callable[[Context, Sequence[str]], Sequence[block_content.Handoff]]
 Reader = tuple[str, Target]  # an adapter's name and one of its targets

@@ -9,9 +9,10 @@ import re
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from coffer.base.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     import subprocess

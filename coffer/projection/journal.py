@@ -14,20 +14,29 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from coffer.base import fsutil
 from coffer.base.digests import sha256_hex
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.tuples import NamedTuple
-from coffer.projection.records import JournalRecord, R, parse, validate
+from coffer.projection.records import JournalRecord, parse, validate
 from coffer.store.paths import ledger_dir
 
-Record = dict[str, Any]
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
-_PATH_RE = re.compile(r'"path":\s*"((?:[^"\\]|\\.)*)"')
-_KIND_RE = re.compile(r'"kind":\s*"([a-z_]+)"')
-_KEY_RE = re.compile(r'"key":\s*"((?:[^"\\]|\\.)*)"')
+    from coffer.projection.records import R
+
+    Record = dict[str, Any]
+else:
+    Record = dict
+
+
+# Read out of a damaged record only: compiled (and cached by re) the first time one is met.
+_PATH_RE = r'"path":\s*"((?:[^"\\]|\\.)*)"'
+_KIND_RE = r'"kind":\s*"([a-z_]+)"'
+_KEY_RE = r'"key":\s*"((?:[^"\\]|\\.)*)"'
 _KEYED = ("native", "setup", "service")  # kinds whose key is "<kind>:<name>:<path>"
 
 
@@ -99,7 +108,7 @@ def _damage(file: Path, data: bytes | None, reason: str) -> Damage:
         return Damage(file, reason, get("path"), get("kind"), names, get("tier"), get("project_id"))
     path = _legible(_PATH_RE, text)
     key = _legible(_KEY_RE, text)
-    found = _KIND_RE.search(text)
+    found = re.search(_KIND_RE, text)
     kind = found.group(1) if found else None
     if key is not None:
         # A truncated record may still hold its key, which names the path.
@@ -112,8 +121,8 @@ def _damage(file: Path, data: bytes | None, reason: str) -> Damage:
     return Damage(file, reason, path, kind)
 
 
-def _legible(pattern: re.Pattern[str], text: str) -> str | None:
-    found = pattern.search(text)
+def _legible(pattern: str, text: str) -> str | None:
+    found = re.search(pattern, text)
     if found:
         with contextlib.suppress(ValueError):
             value = json.loads(f'"{found.group(1)}"')

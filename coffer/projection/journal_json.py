@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
-Json = dict[str, Any]
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Self, TypeVar
+
+    Json = dict[str, Any]
+else:
+    Json = dict
 
 # What each kind of record needs for its undo: (field, accepted types). A record without
 # them cannot be undone as written, and coffer never fills a pre-image in by guessing.
@@ -146,9 +151,8 @@ class JournalRecord(JsonObject):
         def adapters(self) -> tuple[str, ...]: ...
 
 
-# Bound to the class itself, not its name: a string bound is compiled into a ForwardRef, and
-# the first compile() of a process costs about 10 million instructions (docs/adr/0023).
-R = TypeVar("R", bound=JournalRecord)
+if TYPE_CHECKING:
+    R = TypeVar("R", bound=JournalRecord)  # a type only: TypeVar is typing's
 
 
 def _names(cls: type[JsonObject]) -> tuple[str, ...]:

@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from coffer.adapter import Context, Mode, NativeMemory
 from coffer.base import fsutil
@@ -23,7 +22,10 @@ from coffer.base.tuples import NamedTuple
 from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
 from coffer.projection.team_kind import TEAMS
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
+
     from coffer.projection import render_targets
     from coffer.projection.agents import AgentSet, Reader
     from coffer.store.entry import Entry
@@ -33,8 +35,6 @@ if TYPE_CHECKING:
 # list` audits (render_targets, block_content, symlink_targets) and never loads the git
 # side, the merge of native memories or the undo planners (docs/adr/0023).
 
-U = TypeVar("U", contravariant=True)
-R = TypeVar("R", contravariant=True)
 BlockUnit = tuple[Path, Sequence["Reader"]]  # one file and the adapters reading its block
 NativeUnit = tuple[str, NativeMemory]  # an adapter and its own memory
 
@@ -56,14 +56,6 @@ class Undo(NamedTuple):
     agents: AgentSet
     dry_run: bool = False
     force: bool = False
-
-
-class Kind(Protocol, Generic[U, R]):
-    def establish(self, run: Run, unit: U) -> Report: ...
-
-    def undo(self, undo: Undo, record: R) -> Report: ...
-
-    def state(self, run: Run, unit: U) -> tuple[str, str]: ...
 
 
 def guarded(path: Path, fn: Callable[[], Report]) -> Report:
@@ -234,6 +226,20 @@ class Natives:
 
 
 BLOCKS, LINKS, NATIVES = Blocks(), Links(), Natives()
+if TYPE_CHECKING:
+    U = TypeVar("U", contravariant=True)
+    R = TypeVar("R", contravariant=True)
+
+    class Kind(Protocol[U, R]):
+        """What each kind offers (a type only: the table below is read directly)."""
+
+        def establish(self, run: Run, unit: U) -> Report: ...
+
+        def undo(self, undo: Undo, record: R) -> Report: ...
+
+        def state(self, run: Run, unit: U) -> tuple[str, str]: ...
+
+
 KINDS: Mapping[str, Kind[Any, Any]] = {
     "block": BLOCKS,
     "symlink": LINKS,

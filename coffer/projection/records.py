@@ -12,7 +12,6 @@ them (coffer/projection/journal_json.py); every kind's fields start with the sam
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from coffer.base.tuples import NamedTuple
 from coffer.projection.journal_json import (
@@ -20,9 +19,14 @@ from coffer.projection.journal_json import (
     JournalRecord,
     Json,
     JsonObject,
-    R,
     validate,
 )
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from coffer.projection.journal_json import R as R
 
 __all__ = [
     "BlockRecord",

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-from coffer.adapter import Adapter, Mode, Target, modes
+from coffer.adapter import Mode, Target, modes
 from coffer.base.report import Report
 from coffer.base.tuples import NamedTuple
 from coffer.projection import kinds
@@ -20,6 +19,12 @@ from coffer.projection.kinds import Run
 from coffer.projection.records import BlockRecord, JournalRecord, SetupRecord, TeamRecord
 from coffer.store.here import Here
 from coffer.store.store import Tier
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from coffer.adapter import Adapter
 
 
 class TargetStatus(NamedTuple):

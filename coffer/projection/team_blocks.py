@@ -21,7 +21,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from coffer.adapter import Adapter
 from coffer.base import fsutil
 from coffer.base.errors import BlockError, CofferError
 from coffer.base.report import Change, Problem, Report, plural
@@ -35,6 +34,10 @@ from coffer.projection.records import BlockRecord, TeamRecord
 from coffer.projection.team_kind import undo
 from coffer.store import team
 from coffer.store.entry import Entry
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from coffer.adapter import Adapter
 
 TITLE = "Team memory (this repository's .coffer/memory/)"
 BUDGET = 8 * 1024  # bytes of block body: the personal blocks share the agents' caps

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+
 if TYPE_CHECKING:
+    from typing import Any
+
     from coffer.projection.journal import Journal
     from coffer.projection.records import TeamRecord
 

@@ -74,9 +74,6 @@ def find_secrets_any(
     return labels
 
 
-_ASSIGN_WINDOW = re.compile(r"[=:]")
-
-
 def _assignment_near_keyword(text: str) -> bool:
     """Whether some credential keyword is followed, within 40 characters, by ``=`` or ``:``.
 
@@ -87,7 +84,8 @@ def _assignment_near_keyword(text: str) -> bool:
     for keyword in ("passw", "secret", "token", "key", "credential", "creds"):
         at = lowered.find(keyword)
         while at >= 0:
-            if _ASSIGN_WINDOW.search(lowered, at, at + len(keyword) + 40):
+            end = at + len(keyword) + 40
+            if lowered.find("=", at, end) >= 0 or lowered.find(":", at, end) >= 0:
                 return True
             at = lowered.find(keyword, at + 1)
     return False

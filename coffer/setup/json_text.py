@@ -15,9 +15,12 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from coffer.base.errors import CofferError
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 MISSING: Any = object()
 _WS = " \t\n\r"

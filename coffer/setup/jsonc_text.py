@@ -18,10 +18,13 @@ change so that no comment is ever moved or removed:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from coffer.base.errors import CofferError
 from coffer.setup.json_text import JsonText, Node, Step
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 _BLANKS = " \t"
 

@@ -21,9 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-from coffer.adapter import ConfigEdit, Context, Launch, Wiring
+from coffer.adapter import ConfigEdit, Context, Launch
 from coffer.adapter.registry import Loaded, unknown_agents
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, UnknownNameError
@@ -39,6 +38,12 @@ from coffer.projection.records import SetupRecord
 from coffer.setup.config_docs import _add, _eof, _load
 from coffer.setup.launch import resolve_launch
 from coffer.store.paths import home_dir
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from coffer.adapter import Wiring
 
 KIND = "setup"
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from coffer.base.errors import CofferError
 from coffer.setup.json_text import MISSING
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 _CHILD = "  "
 _BOM = b"\xef\xbb\xbf"

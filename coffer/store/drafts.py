@@ -5,7 +5,6 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.base.tuples import NamedTuple
@@ -24,7 +23,13 @@ from coffer.store.entry import (
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id
 
-Action = Literal["created", "updated", "unchanged"]
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Action = Literal["created", "updated", "unchanged"]
+else:
+    Action = str
 
 
 class RememberOptions(NamedTuple):

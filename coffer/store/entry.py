@@ -13,11 +13,14 @@ import functools
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from coffer.base.errors import InvalidInputError
 from coffer.base.tuples import NamedTuple
 from coffer.secrets import find_secrets, redact, visible
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 TYPES = ("user", "feedback", "project", "reference")
 COFFER_KEYS = ("id", "created_at", "updated_at", "origin_session_id")
@@ -28,8 +31,9 @@ MAX_BODY_BYTES = 32 * 1024  # what `remember` accepts (an entry is a fact, not a
 # bounds what one hostile file can cost every command that reads the tier (docs/adr/0018).
 MAX_FRONTMATTER = 64 * 1024
 MAX_SHOWN_NAME = 200
-_NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
-_FENCE_RUN_RE = re.compile(r"`{3,}|~{3,}")
+# [a-z0-9]+(?:-[a-z0-9]+)*, checked without a regex compiled at import (docs/adr/0039)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+_FENCE_RUN = r"`{3,}|~{3,}"
 
 
 class EntryParseError(ValueError):
@@ -110,9 +114,19 @@ def derived_name(text: str) -> str:
     return slugify("-".join(words[:6]), limit=48)
 
 
+def _is_slug(name: str) -> bool:
+    """Lowercase ASCII words joined by single hyphens."""
+    return (
+        _NAME_CHARS.issuperset(name)
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+    )
+
+
 def check_name(name: str) -> str:
     """Return ``name`` if it is a valid entry name, else raise a clear error."""
-    if not name or len(name) > MAX_NAME or not _NAME_RE.fullmatch(name):
+    if not name or len(name) > MAX_NAME or not _is_slug(name):
         # The rejected name is echoed, so a token pasted as a name is redacted first.
         shown = redact(name)
         example = slugify(name) if shown == name else ""
@@ -156,7 +170,9 @@ def shown_field(value: object, limit: int) -> str:
     so the value can neither forge a marker or an index line nor open a code fence.
     """
     text = one_line(visible(str(value)), limit).replace("<!--", "&lt;!--")
-    return _FENCE_RUN_RE.sub(lambda m: "\\" + "\\".join(m[0]), text)
+    if "```" not in text and "~~~" not in text:
+        return text
+    return re.sub(_FENCE_RUN, lambda m: "\\" + "\\".join(m[0]), text)
 
 
 def _refuse_aliases(front: str) -> None:

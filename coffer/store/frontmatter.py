@@ -12,7 +12,10 @@ coffer's YAML loader answers: tests/properties/test_frontmatter_props.py compare
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 # A plain scalar starting with one of these is an indicator, a quote or a block scalar.

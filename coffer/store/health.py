@@ -7,7 +7,6 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
 
 from coffer.base.errors import StoreError
 from coffer.base.report import plural
@@ -17,7 +16,14 @@ from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld
 from coffer.store.store import Store, Tier
 
-Level = Literal["error", "warning", "info"]
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Level = Literal["error", "warning", "info"]
+else:
+    Level = str
+
 _LINK_RE = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 
 

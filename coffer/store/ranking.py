@@ -4,7 +4,8 @@ term scores, re-weighted with an IDF that stays positive for terms common in a s
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     import sqlite3

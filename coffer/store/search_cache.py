@@ -14,10 +14,17 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+
+from coffer.base import fsutil
+from coffer.base.tuples import NamedTuple
+from coffer.store import tier_listing
+from coffer.store.entry import Entry, EntryParseError, parse
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 else:
     try:
         # The C module alone: the sqlite3 package adds datetime and its adapters, which
@@ -25,11 +32,6 @@ else:
         import _sqlite3 as sqlite3
     except ImportError:
         import sqlite3
-
-from coffer.base import fsutil
-from coffer.base.tuples import NamedTuple
-from coffer.store import tier_listing
-from coffer.store.entry import Entry, EntryParseError, parse
 
 _SCHEMA_VERSION = 3
 SYNC_BATCH = 1000  # files parsed per committed transaction
@@ -49,7 +51,7 @@ CREATE VIRTUAL TABLE fts USING fts5(
 );
 CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-_TOKEN_RE = re.compile(r"\w+")
+_WORDS = r"\w+"  # compiled by re on the first search, not at import
 _ROWS_SQL = "SELECT filename, name, description, metadata, body FROM files WHERE id = ?"
 
 
@@ -275,7 +277,7 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
     """BM25-ranked entries matching any word of ``query``; substring match as a fallback
     for scripts FTS5 does not split into words (CJK)."""
     sync(conn, tier_dir)
-    tokens = [t for t in _TOKEN_RE.findall(query.lower()) if t]
+    tokens = [t for t in re.findall(_WORDS, query.lower()) if t]
     hits: list[Hit] = []
     if tokens:
         from coffer.store.ranking import rank  # searches only: scans never rank

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from pathlib import Path
 
@@ -30,7 +29,9 @@ INDEX_NAME = "MEMORY.md"
 MAX_FILE_BYTES = 256 * 1024  # a team entry is a fact, like a personal one (32 KiB body)
 MAX_FILES = 500
 MAX_TOTAL_BYTES = 4 * 1024 * 1024
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.md", re.ASCII)
+# [A-Za-z0-9][A-Za-z0-9._-]{0,120}\.md, checked without a regex compiled at import
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_NAME_CHARS = _ALNUM | frozenset("._-")
 
 
 class TeamProblem(NamedTuple):
@@ -129,7 +130,7 @@ def _names(directory: Path) -> tuple[list[str], list[TeamProblem]]:
             name = de.name
             if name == INDEX_NAME or name.startswith("."):
                 continue  # the generated index, git's and editors' hidden files
-            if not _NAME_RE.fullmatch(name):
+            if not _plain_name(name):
                 why = "is not a plain NAME.md file name"
                 problems.append(TeamProblem(redact(name.encode("unicode_escape").decode()), why))
                 continue
@@ -171,3 +172,14 @@ def find(team: TeamScan, name: str) -> Entry | None:
         if name in (entry.name, entry.filename, entry.filename.removesuffix(".md")):
             return entry
     return None
+
+
+def _plain_name(name: str) -> bool:
+    """A plain ``NAME.md``: a letter or digit, then up to 120 of those or ``._-``."""
+    stem = name[:-3]
+    return (
+        name.endswith(".md")
+        and 1 <= len(stem) <= 121
+        and stem[0] in _ALNUM
+        and _NAME_CHARS.issuperset(stem)
+    )

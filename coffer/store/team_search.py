@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
 
 from coffer.base import fsutil
 from coffer.base.tuples import NamedTuple
 from coffer.store import team
 from coffer.store.entry import Entry, withheld
 from coffer.store.store import Store
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class TeamHit(NamedTuple):

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from coffer.base.tuples import NamedTuple
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
+    from typing import Literal
+
     from coffer.store.entry import Entry
     from coffer.store.projects import ProjectInfo
 
-Scope = Literal["project", "global"]
+    Scope = Literal["project", "global"]
+else:
+    Scope = str
+
+
 SCOPES: tuple[Scope, ...] = ("project", "global")
 
 

@@ -13,10 +13,13 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 # `coffer watch --status` when no daemon holds the lock; here, not in the daemon, so the
 # status check does not import the watcher (ADR 0023).

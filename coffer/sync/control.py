@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from coffer.base.errors import InvalidInputError
 from coffer.base.tuples import NamedTuple
@@ -13,6 +12,8 @@ from coffer.store.entry import slugify
 from coffer.sync import keys, local, merge, state, tree
 from coffer.sync.api import open_repo, sync_lock
 from coffer.sync.gitcmd import shown
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.app import App

@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from coffer.base import fsutil
 from coffer.base.tuples import NamedTuple
 from coffer.sync.errors import SyncError
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 BRANCH = "main"
 REF = f"refs/heads/{BRANCH}"

@@ -36,10 +36,18 @@ import sys
 import time
 import zlib
 from collections.abc import Mapping
-from typing import Any
 
 from coffer.base.locations import store_root
 from coffer.vault.validate import MEMORY_KEYS
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
+    # (dev, ino, size, mtime_ns, ctime_ns, decoded bytes, outcome, memory or None)
+    Record = tuple[int, int, int, int, int, int, int, dict[str, Any] | None]
+else:
+    Record = tuple
 
 _FORMAT = 1
 _MAGIC = b"coffer-vault-cache\n"
@@ -67,8 +75,6 @@ MISPLACED = 2
 QUARANTINED = 3
 
 Key = tuple[int, int, int, int, int]
-# (dev, ino, size, mtime_ns, ctime_ns, decoded bytes, outcome, memory or None)
-Record = tuple[int, int, int, int, int, int, int, dict[str, Any] | None]
 
 
 def enabled(env: Mapping[str, str]) -> bool:

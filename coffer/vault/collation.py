@@ -17,9 +17,13 @@ for them directly.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
 
 FAST_ALPHABET = "_-.0123456789abcdefghijklmnopqrstuvwxyz"
 _RANK = {ch: index for index, ch in enumerate(FAST_ALPHABET)}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from coffer.vault.errors import VaultError
 from coffer.vault.ids import is_leap
@@ -17,6 +16,10 @@ from coffer.vault.jscompat import (
     utf16_len,
 )
 from coffer.vault.validate import MAX_TITLE, SCHEMA, normalize, normalize_body
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_DOCUMENT_BYTES = 131_072
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 # R5: fullmatch instead of ``$`` (which also matches before a final newline) and re.ASCII
 # so \d is ASCII-only as in the reference.

@@ -13,11 +13,14 @@ import errno
 import os
 import stat
 import sys
-from typing import Any
 
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.jscompat import encode_utf8
 from coffer.vault.roots import assert_contained, is_within
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)

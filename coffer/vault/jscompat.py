@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 # R2: the JavaScript whitespace set, exactly. str.strip() and re's \s differ (they add
 # U+001C–U+001F and U+0085 and lack U+FEFF), so they are never used for "trim".

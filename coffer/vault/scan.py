@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from coffer.vault import cache as _cache
 from coffer.vault.cache import ScanCache
@@ -17,6 +16,10 @@ from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.io import decode_text, safe_read_bytes
 from coffer.vault.roots import Roots, canonical, guard_scope_root
 from coffer.vault.secret_policy import is_quarantined
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_VISITED = 5_000
 MAX_SCANNED_BYTES = 16_777_216

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from coffer.secrets import REFERENCE_PATTERNS, STORE_PATTERNS
 from coffer.secrets import find_secrets as _find
 from coffer.vault.errors import VaultError
 from coffer.vault.jscompat import json_compact
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 # One pass that says "nothing here" for the common case; the per-pattern pass then runs
 # only on a hit. Scoped (?i:...) keeps IGNORECASE on pattern 1 alone, as §5.1 requires.

@@ -6,12 +6,15 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from typing import IO
 
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.io import decode_text
 from coffer.vault.jscompat import encode_utf8
 from coffer.vault.validate import MAX_BODY_BYTES
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import IO
 
 _FLAGS = frozenset({"--help", "-h", "--json", "--stdin"})
 _SINGLE = frozenset(

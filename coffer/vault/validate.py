@@ -7,11 +7,14 @@ for a document with several problems is the reference's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from coffer.vault.errors import VaultError
 from coffer.vault.ids import MEMORY_ID, SLUG, is_timestamp
 from coffer.vault.jscompat import has_unsafe, has_unsafe_body, js_trim, utf8_len, utf16_len
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "ecc.memory.v1"
 KINDS = ("context", "decision", "fact", "handoff", "lesson", "note", "preference", "runbook")

@@ -17,13 +17,16 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.secrets import redact
 from coffer.store.watch_state import EXIT_NOT_RUNNING as EXIT_NOT_RUNNING
 from coffer.store.watch_state import lock_path, read_pid, read_status_file
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PROBLEMS = 50  # problems kept in the status file
 

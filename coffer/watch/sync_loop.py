@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
 
 from coffer.base.tuples import NamedTuple
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_INTERVAL = 300.0  # seconds between pull rounds
 DEFAULT_DEBOUNCE = 10.0  # quiet time after the last memory change before pushing

@@ -15,7 +15,6 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 from coffer.app import App
 from coffer.base.errors import CofferError
@@ -33,6 +32,10 @@ from coffer.watch.sync_loop import (
     Outcome,
     SyncSchedule,
 )
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 RECHECK = 300.0  # while sync is not set up: how often to look again (one stat)
 JOIN_AT_STOP = 5.0  # seconds a stopping watcher waits for a round in flight

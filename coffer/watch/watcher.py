@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from watchdog.events import (
     FileSystemEvent,
@@ -54,6 +53,10 @@ from coffer.watch.reporting import Reporter
 from coffer.watch.status import Status, write_status
 from coffer.watch.sync_runner import BackgroundSync
 from coffer.watch.watchset import WatchSet
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_DEBOUNCE = 0.15
 MAX_WAIT = 1.0

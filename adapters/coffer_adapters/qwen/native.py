@@ -23,11 +23,14 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from coffer.adapter import Context, Imported, NativeMemory
 from coffer.adapter.native import import_file, markdown_files, split_frontmatter
 from coffer.base.errors import CofferError
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
 
 KEY = ("memory", "enableManagedAutoMemory")
 _SETTING = "memory.enableManagedAutoMemory"

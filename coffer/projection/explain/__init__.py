@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-from coffer.adapter import Adapter, Context, Target
+from coffer.adapter import Context, Target
 from coffer.adapter.facts import AgentFacts
 from coffer.adapter.spec import AgentSpec
 from coffer.base.report import Report
@@ -22,6 +21,12 @@ from coffer.projection.agents import NO_TARGETS, AgentSet
 from coffer.projection.explain.caps import Measured, measure
 from coffer.projection.explain.files import Found, Session, found
 from coffer.projection.explain.verdict import Agent, TierView, shadow_hints, tier_view, unknown
+
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from coffer.adapter import Adapter
 
 __all__ = ["AgentView", "Explained", "explain", "git_root"]
 
