@@ -155,7 +155,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     Each file's stat is compared with its row, unless the listing's digest is the one kept
     after the last complete sync: then no row is read (at 10,000 entries, most of a recall).
     """
-    digest = tier_listing.digest(tier_listing.stats(tier_dir))
+    digest = tier_listing.directory_digest(tier_dir)
     if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
         return False
     # Something changed: list again, by name, and keep the digest of that listing.
