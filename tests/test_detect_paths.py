@@ -34,6 +34,7 @@ def test_on_path_agrees_with_shutil_which(tmp_path: Path, monkeypatch: pytest.Mo
     (two / "agentdir").chmod(0o755)
     os.symlink(one / "agent", two / "linked")
     os.symlink(tmp_path / "nowhere", two / "dangling")
+    os.symlink(one, tmp_path / "alias")  # one directory under two names (/bin, /usr/bin)
     monkeypatch.chdir(one)  # an empty PATH entry or a relative one means the cwd
     paths = [
         "",
@@ -43,6 +44,8 @@ def test_on_path_agrees_with_shutil_which(tmp_path: Path, monkeypatch: pytest.Mo
         f"::{plain}",
         "relative-missing:.",
         f"{tmp_path / 'missing'}",
+        f"{tmp_path / 'alias'}:{two}:{one}",
+        f"{tmp_path / 'missing'}:{one}:{tmp_path / 'alias'}",
     ]
     names = ["agent", "notexec", "agentdir", "linked", "dangling", "absent", str(one / "agent")]
     for path in paths:
@@ -76,3 +79,21 @@ def test_pattern_checks_agree_with_glob(tmp_path: Path) -> None:
     for pattern in patterns:
         assert _exists(ext / pattern) is bool(glob.glob(str(ext / pattern))), pattern
     assert _exists(tmp_path / "no-such-dir" / "x-*") is False
+
+
+def test_a_path_folder_created_later_is_seen_at_the_next_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The folder list is kept for one command's detection, not for a watcher's lifetime.
+    from coffer.base import executables
+
+    later = tmp_path / "later"
+    path = f"{later}:{tmp_path}"
+    monkeypatch.setattr(executables, "_KEEP_SECONDS", 3600.0)
+    assert which("agent", path) is None
+    later.mkdir()
+    (later / "agent").write_text("#!/bin/sh\n")
+    (later / "agent").chmod(0o755)
+    assert which("agent", path) is None  # while kept: the list without the new folder
+    monkeypatch.setattr(executables, "_KEEP_SECONDS", 0.0)
+    assert which("agent", path) == str(later / "agent")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 
 
 def which(command: str, path: str | None) -> str | None:
@@ -31,14 +32,46 @@ def which(command: str, path: str | None) -> str | None:
                 path = os.defpath
     if not path:
         return None
-    seen: set[str] = set()
-    for folder in path.split(os.pathsep):
-        if folder not in seen:
-            seen.add(folder)
-            candidate = os.path.join(folder, command)
-            if _runnable(candidate):
-                return candidate
+    for folder in _folders(path):
+        candidate = os.path.join(folder, command)
+        if _runnable(candidate):
+            return candidate
     return None
+
+
+# PATH -> (when, its folders): kept for a second, the span of one command's detection; a
+# long-running process (watch, the MCP server) sees a folder created later at its next look.
+_FOLDERS: dict[str, tuple[float, tuple[str, ...]]] = {}
+_KEEP_SECONDS = 1.0
+
+
+def _folders(path: str) -> tuple[str, ...]:
+    """The PATH's directories that exist, each once: the first of those that are one
+    directory (``/bin`` and ``/usr/bin`` on a merged-usr system, a folder listed twice).
+    The same file is found either way; detection asks for thirty-odd names, so this saves
+    a ``stat`` per name for every duplicate or missing directory."""
+    now = time.monotonic()
+    known = _FOLDERS.get(path)
+    if known is not None and now - known[0] < _KEEP_SECONDS:
+        return known[1]
+    folders = path.split(os.pathsep)
+    # A relative entry (or an empty one: the working directory) means another folder once
+    # the process changes directory: such a PATH is looked at afresh each time.
+    keep = all(os.path.isabs(f) for f in folders)
+    out: list[str] = []
+    seen: set[tuple[int, int]] = set()
+    for folder in folders:
+        try:
+            st = os.stat(folder or ".")
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            out.append(folder)
+    found = tuple(out)
+    if keep:
+        _FOLDERS[path] = (now, found)
+    return found
 
 
 def _runnable(path: str) -> bool:

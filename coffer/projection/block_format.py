@@ -270,7 +270,10 @@ def render_fragment(text: str) -> str:
        to 3 spaces, then ``<tag``, ``</tag``, ``<!`` or ``<?``) becomes ``&lt;``;
     5. a backtick or tilde code fence left open is closed by the same fence line at the end.
     """
-    text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
+    try:
+        text.encode("utf-8")  # no surrogates (the common case): nothing to join or drop
+    except UnicodeEncodeError:
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
     text = _normalise(text).replace("\x00", "").replace("<!--", "&lt;!--")
     out: list[str] = []
     fence: str | None = None

@@ -167,12 +167,12 @@ class Links:
         return symlink_targets.undo(undo.agents.journal, record, dry_run=undo.dry_run)
 
     def state(self, run: Run, unit: Reader) -> tuple[str, str]:
-        from coffer.projection import symlink_targets
+        from coffer.projection import symlink_state
 
         tier = run.tiers.get(unit[1].tier)
         if tier is None:
             return "missing", "the project has no store yet; run `coffer project`"
-        return symlink_targets.state(unit[1].path, tier.dir)
+        return symlink_state.state(unit[1].path, tier.dir)
 
 
 class Natives:

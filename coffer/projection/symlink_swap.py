@@ -10,7 +10,6 @@ leaves both siblings, and the next run (``recover``) finishes the swap.
 
 from __future__ import annotations
 
-import os
 import stat
 from pathlib import Path
 
@@ -19,13 +18,7 @@ from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal
 from coffer.projection.records import LinkRecord
 from coffer.projection.symlink_merge import backup_dir
-
-
-def points_to(path: Path, target: Path) -> bool:
-    try:
-        return os.path.realpath(path) == os.path.realpath(target)
-    except OSError:
-        return False
+from coffer.projection.symlink_state import points_to
 
 
 def is_dir(path: Path) -> bool:

@@ -15,14 +15,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from coffer.base import faults, fsutil
-from coffer.base.report import Change, Problem, Report, plural
+from coffer.base.report import Change, Problem, Report
 from coffer.base.tuples import NamedTuple
 from coffer.projection import dirbackup, symlink_merge, symlink_swap
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.projection.journal import Journal
 from coffer.projection.records import LinkRecord
 from coffer.projection.symlink_merge import MergePlan
-from coffer.projection.symlink_swap import points_to
+from coffer.projection.symlink_state import points_to
+from coffer.projection.symlink_state import state as state
 
 
 class LinkJob(NamedTuple):
@@ -171,23 +172,6 @@ def _record(job: LinkJob, before: str, backup: str | None, dirs: list[str]) -> L
         created_at=now_iso(),
         updated_at=now_iso(),
     )
-
-
-def state(link: Path, tier_dir: Path) -> tuple[str, str]:
-    st = lstat_or_none(link)
-    if st is None:
-        return "missing", "not linked yet"
-    if stat.S_ISLNK(st.st_mode):
-        if not os.path.exists(link):
-            return "broken", f"dangling link to {os.readlink(link)}"
-        if points_to(link, tier_dir):
-            return "ok", f"-> {tier_dir}"
-        return "foreign", f"links to {os.readlink(link)}"
-    if stat.S_ISDIR(st.st_mode):
-        count = sum(1 for _ in os.scandir(link))
-        files = plural(count, "file")
-        return "missing", f"the agent's own directory ({files}; `coffer project` merges it)"
-    return "foreign", "a file, not a directory"
 
 
 class LinkRestore:

@@ -4,7 +4,6 @@ installing and removing the service is coffer.setup.service."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -34,6 +33,8 @@ def _run_yourself(
     environ: Mapping[str, str],
     platform: str | None,
 ) -> str:
+    import shlex  # only for a store with no service manager to name
+
     log = sm.default_log_file(environ, platform)
     prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(env.items())]
     argv = shlex.join([*command, "watch", "--log-file", str(log)])

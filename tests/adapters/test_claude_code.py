@@ -116,3 +116,12 @@ def test_detect_by_config_dir(tmp_path):
     assert claude_code.detect(ctx) is False
     os.mkdir(tmp_path / "cfg")
     assert claude_code.detect(ctx) is True
+
+
+@pytest.mark.parametrize("text", ["", "abc", "/home/é/x", "/p/😀a", "/p/\ud800x", "a\U00010000b"])
+def test_utf16_units_are_javascripts_with_or_without_the_codec(text: str) -> None:
+    # One unit per character below U+10000 (no codec loaded); a pair above it (issue 11).
+    from coffer_adapters.claude_code import _units
+
+    raw = text.encode("utf-16-le", "surrogatepass")
+    assert _units(text) == [int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)]

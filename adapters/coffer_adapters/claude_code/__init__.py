@@ -53,6 +53,10 @@ _MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
 
 
 def _units(text: str) -> list[int]:
+    """The UTF-16 code units of ``text``, as JavaScript sees the string."""
+    units = [ord(c) for c in text]
+    if max(units, default=0) < 0x10000:  # one unit per character (a lone surrogate included)
+        return units
     raw = text.encode("utf-16-le", "surrogatepass")
     return [int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)]
 
