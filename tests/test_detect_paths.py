@@ -81,19 +81,19 @@ def test_pattern_checks_agree_with_glob(tmp_path: Path) -> None:
     assert _exists(tmp_path / "no-such-dir" / "x-*") is False
 
 
-def test_a_path_folder_created_later_is_seen_at_the_next_look(
+def test_a_path_folder_created_later_is_searched_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The folder list is kept for one command's detection, not for a watcher's lifetime.
+    # The duplicates are kept for one command's detection; a folder that was missing is
+    # looked at again each time (a first install, a watcher that runs for days).
     from coffer.base import executables
 
     later = tmp_path / "later"
-    path = f"{later}:{tmp_path}"
+    path = f"{later}:{tmp_path}:{tmp_path}"
     monkeypatch.setattr(executables, "_KEEP_SECONDS", 3600.0)
     assert which("agent", path) is None
+    assert executables._folders(path) == [str(tmp_path)]  # once, though listed twice
     later.mkdir()
     (later / "agent").write_text("#!/bin/sh\n")
     (later / "agent").chmod(0o755)
-    assert which("agent", path) is None  # while kept: the list without the new folder
-    monkeypatch.setattr(executables, "_KEEP_SECONDS", 0.0)
     assert which("agent", path) == str(later / "agent")

@@ -39,39 +39,44 @@ def which(command: str, path: str | None) -> str | None:
     return None
 
 
-# PATH -> (when, its folders): kept for a second, the span of one command's detection; a
-# long-running process (watch, the MCP server) sees a folder created later at its next look.
-_FOLDERS: dict[str, tuple[float, tuple[str, ...]]] = {}
+# PATH -> (when, its folders, each with whether it existed). The duplicates found are kept
+# for a second, the span of one command's detection; a folder missing then is looked at
+# again each time, so one made later (a first install, a test) is searched at once.
+_FOLDERS: dict[str, tuple[float, tuple[tuple[str, bool], ...]]] = {}
 _KEEP_SECONDS = 1.0
 
 
-def _folders(path: str) -> tuple[str, ...]:
+def _folders(path: str) -> list[str]:
     """The PATH's directories that exist, each once: the first of those that are one
     directory (``/bin`` and ``/usr/bin`` on a merged-usr system, a folder listed twice).
     The same file is found either way; detection asks for thirty-odd names, so this saves
-    a ``stat`` per name for every duplicate or missing directory."""
+    a ``stat`` per name for every duplicate."""
     now = time.monotonic()
     known = _FOLDERS.get(path)
-    if known is not None and now - known[0] < _KEEP_SECONDS:
-        return known[1]
-    folders = path.split(os.pathsep)
-    # A relative entry (or an empty one: the working directory) means another folder once
-    # the process changes directory: such a PATH is looked at afresh each time.
-    keep = all(os.path.isabs(f) for f in folders)
-    out: list[str] = []
+    if known is None or now - known[0] >= _KEEP_SECONDS:
+        known = (now, _survey(path))
+        # A relative entry (or an empty one: the working directory) means another folder
+        # once the process changes directory: such a PATH is looked at afresh each time.
+        if all(os.path.isabs(f) for f, _ in known[1]):
+            _FOLDERS[path] = known
+    return [f for f, existed in known[1] if existed or os.path.isdir(f or ".")]
+
+
+def _survey(path: str) -> tuple[tuple[str, bool], ...]:
+    out: list[tuple[str, bool]] = []
     seen: set[tuple[int, int]] = set()
-    for folder in folders:
+    for folder in path.split(os.pathsep):
         try:
             st = os.stat(folder or ".")
         except (OSError, ValueError):
+            out.append((folder, False))
             continue
-        if stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) not in seen:
+        if not stat.S_ISDIR(st.st_mode):
+            out.append((folder, False))
+        elif (st.st_dev, st.st_ino) not in seen:
             seen.add((st.st_dev, st.st_ino))
-            out.append(folder)
-    found = tuple(out)
-    if keep:
-        _FOLDERS[path] = (now, found)
-    return found
+            out.append((folder, True))
+    return tuple(out)
 
 
 def _runnable(path: str) -> bool:
