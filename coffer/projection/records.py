@@ -37,7 +37,6 @@ __all__ = [
     "LinkRecord",
     "NativeRecord",
     "OtherRecord",
-    "R",
     "ServiceRecord",
     "SetupRecord",
     "TeamRecord",
