@@ -194,7 +194,8 @@ def test_git_runs_with_a_fixed_environment(tmp_path: Path) -> None:
     assert env["GIT_DIR"] == str(tmp_path / "repo.git")
     assert "GIT_CONFIG_PARAMETERS" not in env and "SSH_ASKPASS" not in env
     assert env["GIT_TERMINAL_PROMPT"] == "0"
-    assert env["GIT_SSH_COMMAND"] == "ssh -i key -o BatchMode=yes"
+    assert env["GIT_SSH_COMMAND"] == f"ssh -i key {SSH_OPTIONS}"
+    assert "BatchMode=yes" in SSH_OPTIONS
 
 
 def test_passwords_in_remote_urls_are_not_shown() -> None:
