@@ -13,7 +13,7 @@ import pytest
 from coffer.store.entry import parse
 from coffer.sync import keys, local, merge, tree
 from coffer.sync.errors import RemoteUnreachable, SyncError
-from coffer.sync.gitcmd import Git, git_environ, shown
+from coffer.sync.gitcmd import SSH_OPTIONS, Git, git_environ, shown
 
 SAME = [
     "git@github.com:owner/repo.git",

@@ -265,6 +265,17 @@ def lost_race(text: str) -> bool:
     return any(m in text for m in marks) or "cannot lock ref" in text
 
 
+def refusal(stderr: bytes) -> str:
+    """Why the remote refused a push: its ``[remote rejected]`` line, with what its hook
+    said (``remote: …`` lines), else the first error."""
+    lines = [x.strip() for x in stderr.decode("utf-8", "replace").splitlines() if x.strip()]
+    said = [x.removeprefix("remote:").strip() for x in lines if x.startswith("remote:")]
+    why = [x.partition("[remote rejected]")[2].strip() for x in lines if "[remote rejected]" in x]
+    if not why:
+        return first_line(stderr)
+    return why[0] + (f" (the remote said: {' / '.join(said[:3])})" if said else "")
+
+
 def first_line(stderr: bytes) -> str:
     lines = [x.strip() for x in stderr.decode("utf-8", "replace").splitlines() if x.strip()]
     fatal = [x for x in lines if x.startswith(("fatal:", "error:", "ssh:"))]
