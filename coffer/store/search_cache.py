@@ -19,6 +19,7 @@ from coffer.base import fsutil
 from coffer.base.tuples import NamedTuple
 from coffer.store import tier_listing
 from coffer.store.entry import Entry, EntryParseError, parse
+from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
@@ -37,7 +38,7 @@ _SCHEMA_VERSION = 3
 SYNC_BATCH = 1000  # files parsed per committed transaction
 # Entries are short notes (coffer writes at most 32 KiB of body); a bigger file is reported,
 # not read, so one hostile file cannot make every command read and index megabytes.
-MAX_ENTRY_BYTES = 1024 * 1024
+MAX_ENTRY_BYTES = MAX_ENTRY_FILE  # docs/adr/0043
 _SCHEMA = """
 CREATE TABLE files (
   id INTEGER PRIMARY KEY,
@@ -132,7 +133,7 @@ def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None
     if not name.endswith(".md"):
         return None, "is not a .md file; the memory directory should hold only entries"
     if st.st_size > MAX_ENTRY_BYTES:
-        return None, f"is {st.st_size} bytes; an entry file holds at most {MAX_ENTRY_BYTES}"
+        return None, too_large(st.st_size)
     try:
         data = fsutil.read_bytes_or_none(path)
     except OSError as exc:

@@ -256,7 +256,9 @@ class Store:
             if action == "unchanged":
                 return Saved(tier, entry, action)
             path = fsutil.safe_child(tier.dir, entry.filename)
-            fsutil.atomic_write_text(path, serialize(entry))
+            text = serialize(entry)
+            drafts.check_file_size(text, entry.filename)
+            fsutil.atomic_write_text(path, text)
             self._regenerate(tier)
         return Saved(tier, entry, action)
 
@@ -283,7 +285,9 @@ class Store:
                 meta["type"] = type
             meta["updated_at"] = projects.now_iso()
             entry = found.entry._replace(body=body, description=desc, metadata=meta)
-            fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), serialize(entry))
+            text = serialize(entry)
+            drafts.check_file_size(text, entry.filename)
+            fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
 

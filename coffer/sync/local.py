@@ -14,7 +14,7 @@ from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.base.tuples import NamedTuple
 from coffer.secrets import find_secrets, redact
 from coffer.store import identity, projects
-from coffer.store.incoming import entry_problem
+from coffer.store.incoming import entry_problem, too_large
 from coffer.store.store import Store, Tier
 from coffer.sync import tree
 from coffer.sync.keys import GLOBAL_KEY, project_key, valid_key
@@ -118,7 +118,7 @@ def check_incoming(path: str, item: tree.Item, data: bytes | None) -> str | None
     if item.mode != tree.BLOB_MODE:
         return "not a plain file (a link or an executable)"
     if item.size > tree.MAX_FILE:
-        return f"larger than {tree.MAX_FILE} bytes"
+        return f"{too_large(item.size)}; skipped here, kept in the remote"
     return entry_problem(path.rpartition("/")[2], data, where=path)
 
 
