@@ -163,7 +163,7 @@ def test_incoming_checks() -> None:
         local.check_incoming("global/fine.md", link, b"/etc/passwd") or ""
     )
     big = tree.Item("100644", item.sha, tree.MAX_FILE + 1)
-    assert "larger" in (local.check_incoming("global/fine.md", big, good) or "")
+    assert "at most 65536" in (local.check_incoming("global/fine.md", big, good) or "")
     assert "not UTF-8" in (local.check_incoming("global/fine.md", item, b"\xff\xfe") or "")
     token = b"---\nname: t\n---\n\nghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
     assert "secret" in (local.check_incoming("global/t.md", item, token) or "")
