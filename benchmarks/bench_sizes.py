@@ -2,7 +2,8 @@
 bytes each (default: 300 at the limit) pushed by machine A, then on machine B (a fresh
 store) the first `coffer sync` (pull, import, index, project), a `coffer remember`, and the
 session-start hook (`coffer project --hook`) right after the pull and once more. Every step
-is the real CLI in a fresh process; prints wall seconds and peak memory of each.
+is the real CLI in a fresh process, and each machine syncs once more with nothing new;
+prints wall seconds and peak memory of each.
 
 With ``--size`` above the limit the entries go to the remote by plain git (as a machine
 running an older coffer, or a hostile one, would push them): B must then skip each, by
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,16 +55,19 @@ def entry(i: int, size: int) -> bytes:
 
 
 def child_run(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MB (of this run's process tree) and output of ``cmd``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t = time.perf_counter()
-    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=False)
-    took = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{cmd} failed: {done.stderr}")
-    # ru_maxrss is the largest child so far: a rise means this run set it.
-    return took, max(peak, before) / 1024, done.stdout + done.stderr
+    """Wall seconds, peak RSS in MB (of the process, or the largest it waited for) and
+    output of ``cmd``."""
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=out)
+        _, status, usage = os.wait4(proc.pid, 0)
+        took = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        said = out.read().decode("utf-8", "replace")
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd} failed: {said}")
+    return took, usage.ru_maxrss / 1024, said
 
 
 def push_by_git(base: Path, remote: Path, entries: int, size: int) -> None:
@@ -95,6 +99,7 @@ def one_world(base: Path, entries: int, size: int) -> dict[str, tuple[float, flo
         took, mb, said = child_run([*cmd, "sync"], dict(a.environ), clone_a)
         assert f"pushed {entries} files" in said, said
         out["A: sync, push"] = (took, mb)
+        out["A: sync, nothing new"] = child_run([*cmd, "sync"], dict(a.environ), clone_a)[:2]
     else:
         push_by_git(base, remote, entries, size)
     b, clone_b = _machine(base, "b", origin, remote, "https://github.com/me/app")
@@ -103,6 +108,7 @@ def one_world(base: Path, entries: int, size: int) -> dict[str, tuple[float, flo
     expect = f"pulled {entries} files" if size <= MAX_ENTRY_FILE else f"{entries} pulled files"
     assert expect in said, said
     out["B: sync, pull"] = (took, mb)
+    out["B: sync, nothing new"] = child_run([*cmd, "sync"], env, clone_b)[:2]
     remember = [*cmd, "remember", "Tabs, not spaces.", "--name", "tabs"]
     out["B: remember"] = child_run(remember, env, clone_b)[:2]
     hook = [*cmd, "project", "--hook", "--for", "claude"]

@@ -9,16 +9,18 @@ is deleted and rebuilt (docs/adr/0005-search-cache.md).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
 import stat
+import zlib
 from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.tuples import NamedTuple
 from coffer.store import tier_listing
-from coffer.store.entry import Entry, EntryParseError, parse
+from coffer.store.entry import Entry, EntryParseError, content_secrets, known_secrets, parse
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
@@ -34,7 +36,7 @@ else:
     except ImportError:
         import sqlite3
 
-_SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 4
 SYNC_BATCH = 1000  # files parsed per committed transaction
 # Entries are short notes (coffer writes at most 32 KiB of body); a bigger file is reported,
 # not read, so one hostile file cannot make every command read and index megabytes.
@@ -45,7 +47,8 @@ CREATE TABLE files (
   filename TEXT UNIQUE NOT NULL,
   ino INTEGER, size INTEGER, mtime_ns INTEGER,
   error TEXT,
-  name TEXT, description TEXT, metadata TEXT, body TEXT
+  name TEXT, description TEXT, metadata TEXT, body TEXT,
+  secrets TEXT
 );
 CREATE VIRTUAL TABLE fts USING fts5(
   name, description, body, tokenize = 'porter unicode61 remove_diacritics 2'
@@ -53,7 +56,7 @@ CREATE VIRTUAL TABLE fts USING fts5(
 CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _WORDS = r"\w+"  # compiled by re on the first search, not at import
-_ROWS_SQL = "SELECT filename, name, description, metadata, body FROM files WHERE id = ?"
+_ROWS_SQL = "SELECT filename, name, description, metadata, body, secrets FROM files WHERE id = ?"
 
 
 class UnusableFile(NamedTuple):
@@ -156,6 +159,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     Each file's stat is compared with its row, unless the listing's digest is the one kept
     after the last complete sync: then no row is read (at 10,000 entries, most of a recall).
     """
+    _check_gate(conn)
     digest = tier_listing.directory_digest(tier_dir)
     if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
         return False
@@ -192,13 +196,44 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     return True
 
 
+@functools.cache
+def _gate() -> str:
+    """Which secret gate the rows' verdicts came from: its rules and coffer's version."""
+    from coffer import __version__
+    from coffer.secrets import STORE_PATTERNS
+
+    rules = "\n".join(
+        f"{label}\t{getattr(p, 'pattern', p)}\t{getattr(p, 'flags', '')}"
+        for label, p in STORE_PATTERNS
+    )
+    return f"{__version__}:{zlib.crc32(rules.encode('utf-8', 'surrogateescape')):08x}"
+
+
+def _check_gate(conn: sqlite3.Connection) -> None:
+    """A verdict a gate with other rules took is no verdict: every row is read again."""
+    gate = _gate()
+    if conn.execute("SELECT value FROM state WHERE key = 'gate'").fetchone() == (gate,):
+        return
+    with contextlib.suppress(sqlite3.OperationalError):  # busy or read-only: next time
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("DELETE FROM fts")
+            conn.execute("DELETE FROM files")
+            conn.execute("DELETE FROM state")
+            conn.execute("INSERT INTO state (key, value) VALUES ('gate', ?)", (gate,))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
 def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_result) -> None:
     """The file's row (parsed, or why it is not an entry) and its full-text row."""
     entry, error = _read_entry(tier_dir / name, name, st)
     _delete(conn, name)
     cur = conn.execute(
         "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
-        " metadata, body) VALUES (?,?,?,?,?,?,?,?,?)",
+        " metadata, body, secrets) VALUES (?,?,?,?,?,?,?,?,?,?)",
         (
             name,
             st.st_ino,
@@ -209,6 +244,7 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
             entry.description if entry else None,
             json.dumps(dict(entry.metadata), default=str) if entry else None,
             entry.body if entry else None,
+            json.dumps(content_secrets(entry)) if entry else None,
         ),
     )
     if entry is not None:
@@ -245,14 +281,20 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
 
 
 def _entry(row: Any) -> Entry:
-    filename, name, description, metadata, body = row
-    return Entry(
+    filename, name, description, metadata, body, secrets = row
+    entry = Entry(
         name=name,
         description=description,
         body=body,
         metadata=json.loads(metadata),
         filename=filename,
     )
+    if secrets is not None:
+        # The gate's verdict on this text, taken when the file last changed: every render
+        # of this run reuses it, so a command costs what changed, not the tier's size
+        # (docs/adr/0043).
+        known_secrets(entry, json.loads(secrets))
+    return entry
 
 
 def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
@@ -261,7 +303,7 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     entries = tuple(
         _entry(row)
         for row in conn.execute(
-            "SELECT filename, name, description, metadata, body FROM files"
+            "SELECT filename, name, description, metadata, body, secrets FROM files"
             " WHERE error IS NULL ORDER BY filename"
         )
     )
@@ -293,7 +335,7 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         )
         rows = conn.execute(
-            "SELECT filename, name, description, metadata, body FROM files"
+            "SELECT filename, name, description, metadata, body, secrets FROM files"
             " WHERE error IS NULL AND (name LIKE :p ESCAPE '\\' OR description LIKE :p"
             " ESCAPE '\\' OR body LIKE :p ESCAPE '\\') ORDER BY name LIMIT :limit",
             # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.

@@ -94,7 +94,7 @@ def _attempt_round(
     store = app.store
     keyed = local.keyed_tiers(store, config.links)
     before = state.load_state(paths)
-    offer = local.offer(store, keyed)
+    offer = local.offer(store, keyed, before.synced)
     ours = rounds.commit_offer(git, keyed, offer, before, config.host)
     # The offer is committed: from here on an unreachable remote loses nothing.
     state.save_state(paths, before._replace(synced=_shared(offer)))
