@@ -236,8 +236,10 @@ def _run_group(
 
 
 def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left in it
-        os.killpg(pgid, signal.SIGKILL)
+    killpg = getattr(os, "killpg", None)  # POSIX; elsewhere the caller's kill() is all
+    if killpg is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left in it
+            killpg(pgid, signal.SIGKILL)
 
 
 def stop_all() -> int:
