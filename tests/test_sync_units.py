@@ -220,3 +220,17 @@ def test_an_ssh_remote_that_refuses_is_unreachable_not_a_prompt(tmp_path: Path) 
 def test_without_git_on_path_sync_says_so(tmp_path: Path) -> None:
     with pytest.raises(SyncError, match="needs git on PATH"):
         Git(tmp_path / "repo.git", {"PATH": str(tmp_path)}, "h")
+
+
+def test_the_users_ssh_choice_wins_and_only_a_plain_ssh_gets_coffers_options() -> None:
+    from coffer.sync.gitcmd import ssh_command
+
+    assert ssh_command({}, None) == {"GIT_SSH_COMMAND": f"ssh {SSH_OPTIONS}"}
+    assert ssh_command({}, "/usr/bin/ssh -i k") == {
+        "GIT_SSH_COMMAND": f"/usr/bin/ssh -i k {SSH_OPTIONS}"
+    }
+    assert ssh_command({}, "my-wrapper --x") == {"GIT_SSH_COMMAND": "my-wrapper --x"}
+    # The environment beats the config, as in git itself; GIT_SSH is a program, kept as is.
+    assert ssh_command({"GIT_SSH_COMMAND": "tsh ssh"}, "ssh") == {"GIT_SSH_COMMAND": "tsh ssh"}
+    assert ssh_command({"GIT_SSH": "/opt/plink"}, "ssh") == {"GIT_SSH": "/opt/plink"}
+    assert ssh_command({}, "ssh 'unbalanced") == {"GIT_SSH_COMMAND": "ssh 'unbalanced"}

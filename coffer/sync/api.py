@@ -152,6 +152,9 @@ def _report(
         parts.append(f"{plural(len(pulled.refused), 'pulled file')} refused")
     if offer.blocked:
         parts.append(f"{plural(len(offer.blocked), 'entry', 'entries')} blocked by the secret gate")
+    unusable = len(offer.held) - len(offer.blocked)  # too large or unparsable: not entries
+    if unusable > 0:
+        parts.append(f"{plural(unusable, 'file')} kept here, not entries (see `coffer doctor`)")
     if keyed.unkeyed:
         parts.append(f"{plural(len(keyed.unkeyed), 'project')} kept local (no remote)")
     return SyncReport(
