@@ -225,7 +225,10 @@ def _run_group(
     except BaseException:
         _kill_group(proc.pid)
         proc.kill()
-        proc.communicate()  # the pipes close once the group is gone
+        # The pipes close once the group is gone; a process that left the group and kept
+        # them open is not waited for.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=5.0)
         raise
     finally:
         with _running_lock:
