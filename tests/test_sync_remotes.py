@@ -129,6 +129,7 @@ def test_a_fresh_lock_is_left_alone(world: World) -> None:
     said = coffer("sync", cwd=a.project, env=a.env)
     assert said.returncode == 1
     assert "main.lock" in said.stderr and "Traceback" not in said.stderr
+    assert "removes the lock once no git uses it for 10 s" in said.stderr
     doctor = coffer("doctor", cwd=a.project, env=a.env)
     assert f"info: sync: {repo / 'refs/heads/main.lock'}: git's lock of a sync round" in (
         doctor.stdout

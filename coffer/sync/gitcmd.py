@@ -166,7 +166,17 @@ class Git:
         except OSError as exc:
             raise SyncError(f"cannot run git: {exc}") from exc
         if check and done.returncode != 0:
-            raise SyncError(f"git {args[0]} failed: {first_line(done.stderr)}")
+            why = first_line(done.stderr)
+            if ".lock': File exists" in why:
+                # A lock seconds old is not taken away (its git may be starting): say when
+                # it will be (coffer.sync.gitlocks).
+                from coffer.sync.gitlocks import STALE_AFTER
+
+                why += (
+                    " (a sync round running now, or one killed moments ago: `coffer sync` "
+                    f"removes the lock once no git uses it for {STALE_AFTER:g} s)"
+                )
+            raise SyncError(f"git {args[0]} failed: {why}")
         return done
 
     def text(self, *args: str) -> str:
