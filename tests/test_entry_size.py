@@ -5,6 +5,8 @@ by name with the limit, never rendered, and a pulled one stays in the remote."""
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -127,3 +129,59 @@ def test_mcp_update_memory_refuses_a_text_past_the_limit(tmp_path: Path) -> None
 
     drive(repo, body)
     assert "Deploy with make." in coffer("show", "deploy", cwd=repo).stdout
+
+
+def _tier_with_big_entries(repo: Path, n: int) -> Path:
+    assert coffer("remember", "Deploy with make.", "--name", "deploy", cwd=repo).returncode == 0
+    tier = next(
+        p / "memory"
+        for p in (Path(os.environ["COFFER_HOME"]) / "projects").iterdir()
+        if (p / "project.json").exists()
+    )
+    for i in range(n):
+        (tier / f"big-{i}.md").write_text(big_entry(f"big-{i}", 20 * 1024))
+    return tier
+
+
+def test_a_command_gates_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 30 entries of 20 KiB, each past the gate's own memo: once the cache has their
+    # verdicts, `remember` scans the new entry's text, not the tier's (docs/adr/0043).
+    from coffer import secrets
+    from coffer.main import main
+
+    repo = make_repo(tmp_path / "repo")
+    _tier_with_big_entries(repo, 30)
+    assert coffer("list", cwd=repo).returncode == 0  # the cache takes the verdicts
+    scanned: list[int] = []
+    real = secrets._find
+
+    def counting(text: str, patterns: object) -> list[str]:
+        scanned.append(len(text))
+        return real(text, patterns)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(secrets, "_find", counting)
+    monkeypatch.chdir(repo)
+    with pytest.raises(SystemExit) as done:
+        main(["remember", "Tabs, not spaces.", "--name", "tabs"])
+    assert done.value.code in (0, None), capsys.readouterr()
+    assert [n for n in scanned if n > 8192] == []
+
+
+def test_verdicts_another_gate_took_are_not_trusted(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    tier = _tier_with_big_entries(repo, 1)
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    (tier / "ci.md").write_text(f"---\nname: ci\ndescription: ci\n---\n\nCI token {token}\n")
+    assert coffer("list", cwd=repo).returncode == 0  # every row and its verdict cached
+    # As if an older coffer, whose gate missed this shape, had filled the cache.
+    with sqlite3.connect(tier.parent / "cache.sqlite") as conn:
+        assert conn.execute("UPDATE files SET secrets = '[]'").rowcount == 3
+        conn.execute("UPDATE state SET value = 'older' WHERE key = 'gate'")
+    (tmp_path / "home" / ".codex").mkdir(parents=True, exist_ok=True)
+    said = coffer("project", cwd=repo)
+    assert said.returncode == 0
+    agents = (repo / "AGENTS.md").read_text()
+    assert "Deploy with make." in agents and token not in agents and "(`ci`)" not in agents
+    assert "not rendered" in said.stdout + said.stderr and "ci" in said.stdout + said.stderr

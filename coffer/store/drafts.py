@@ -138,6 +138,15 @@ def check_file_size(text: str, filename: str) -> None:
         raise InvalidInputError(f"{redact(filename)} {too_large(size)}")
 
 
+def file_text(entry: Entry) -> str:
+    """The file ``entry`` is written as, once checked within the size limit."""
+    from coffer.store.entry import serialize
+
+    text = serialize(entry)
+    check_file_size(text, entry.filename)
+    return text
+
+
 def revised_text(old: Entry, text: str | None, description: str | None) -> tuple[str, str]:
     """(body, description) for ``update``: a description derived from the old text is
     derived again from the new one; one given by hand is kept."""

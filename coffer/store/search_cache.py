@@ -9,17 +9,15 @@ is deleted and rebuilt (docs/adr/0005-search-cache.md).
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import re
 import stat
-import zlib
 from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.tuples import NamedTuple
-from coffer.store import tier_listing
+from coffer.store import cache_gate, tier_listing
 from coffer.store.entry import Entry, EntryParseError, content_secrets, known_secrets, parse
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 
@@ -159,7 +157,6 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     Each file's stat is compared with its row, unless the listing's digest is the one kept
     after the last complete sync: then no row is read (at 10,000 entries, most of a recall).
     """
-    _check_gate(conn)
     digest = tier_listing.directory_digest(tier_dir)
     if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
         return False
@@ -194,37 +191,6 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
         conn.execute("ROLLBACK")
         raise
     return True
-
-
-@functools.cache
-def _gate() -> str:
-    """Which secret gate the rows' verdicts came from: its rules and coffer's version."""
-    from coffer import __version__
-    from coffer.secrets import STORE_PATTERNS
-
-    rules = "\n".join(
-        f"{label}\t{getattr(p, 'pattern', p)}\t{getattr(p, 'flags', '')}"
-        for label, p in STORE_PATTERNS
-    )
-    return f"{__version__}:{zlib.crc32(rules.encode('utf-8', 'surrogateescape')):08x}"
-
-
-def _check_gate(conn: sqlite3.Connection) -> None:
-    """A verdict a gate with other rules took is no verdict: every row is read again."""
-    gate = _gate()
-    if conn.execute("SELECT value FROM state WHERE key = 'gate'").fetchone() == (gate,):
-        return
-    with contextlib.suppress(sqlite3.OperationalError):  # busy or read-only: next time
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            conn.execute("DELETE FROM fts")
-            conn.execute("DELETE FROM files")
-            conn.execute("DELETE FROM state")
-            conn.execute("INSERT INTO state (key, value) VALUES ('gate', ?)", (gate,))
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
 
 def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_result) -> None:
@@ -280,7 +246,7 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
         conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
 
-def _entry(row: Any) -> Entry:
+def _entry(row: Any, trusted: bool = True) -> Entry:
     filename, name, description, metadata, body, secrets = row
     entry = Entry(
         name=name,
@@ -289,7 +255,7 @@ def _entry(row: Any) -> Entry:
         metadata=json.loads(metadata),
         filename=filename,
     )
-    if secrets is not None:
+    if secrets is not None and trusted:
         # The gate's verdict on this text, taken when the file last changed: every render
         # of this run reuses it, so a command costs what changed, not the tier's size
         # (docs/adr/0043).
@@ -299,9 +265,10 @@ def _entry(row: Any) -> Entry:
 
 def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     """Every entry and every problem file in the tier, after syncing the cache."""
+    trusted = cache_gate.check(conn)
     sync(conn, tier_dir)
     entries = tuple(
-        _entry(row)
+        _entry(row, trusted)
         for row in conn.execute(
             "SELECT filename, name, description, metadata, body, secrets FROM files"
             " WHERE error IS NULL ORDER BY filename"
@@ -319,6 +286,7 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
     """BM25-ranked entries matching any word of ``query``; substring match as a fallback
     for scripts FTS5 does not split into words (CJK)."""
+    trusted = cache_gate.check(conn)
     sync(conn, tier_dir)
     tokens = [t for t in re.findall(_WORDS, query.lower()) if t]
     hits: list[Hit] = []
@@ -329,7 +297,7 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
         for rowid, score in ranked:
             row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
             if row is not None:
-                hits.append(Hit(round(score, 4), _entry(row)))
+                hits.append(Hit(round(score, 4), _entry(row, trusted)))
     if not hits and query.strip():
         pattern = (
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -341,5 +309,5 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
             # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.
             {"p": pattern, "limit": limit},
         ).fetchall()
-        hits = [Hit(0.0, _entry(row)) for row in rows]
+        hits = [Hit(0.0, _entry(row, trusted)) for row in rows]
     return hits

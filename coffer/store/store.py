@@ -243,7 +243,6 @@ class Store:
     ) -> Saved:
         """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
         from coffer.store import drafts  # writers only: reads never pay for it
-        from coffer.store.entry import serialize
 
         d = drafts.draft(text, name, description, type, tier.scope)
         options = options or drafts.RememberOptions()
@@ -256,9 +255,7 @@ class Store:
             if action == "unchanged":
                 return Saved(tier, entry, action)
             path = fsutil.safe_child(tier.dir, entry.filename)
-            text = serialize(entry)
-            drafts.check_file_size(text, entry.filename)
-            fsutil.atomic_write_text(path, text)
+            fsutil.atomic_write_text(path, drafts.file_text(entry))
             self._regenerate(tier)
         return Saved(tier, entry, action)
 
@@ -273,7 +270,7 @@ class Store:
     ) -> Saved:
         """Change an existing entry's body, description or type; keeps every other key."""
         from coffer.store import drafts
-        from coffer.store.entry import check_type, serialize
+        from coffer.store.entry import check_type
 
         check_type(type)
         found = self._find_for_change(tier, name)
@@ -285,8 +282,7 @@ class Store:
                 meta["type"] = type
             meta["updated_at"] = projects.now_iso()
             entry = found.entry._replace(body=body, description=desc, metadata=meta)
-            text = serialize(entry)
-            drafts.check_file_size(text, entry.filename)
+            text = drafts.file_text(entry)
             fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
