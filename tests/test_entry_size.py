@@ -185,3 +185,33 @@ def test_verdicts_another_gate_took_are_not_trusted(tmp_path: Path) -> None:
     agents = (repo / "AGENTS.md").read_text()
     assert "Deploy with make." in agents and token not in agents and "(`ci`)" not in agents
     assert "not rendered" in said.stdout + said.stderr and "ci" in said.stdout + said.stderr
+
+
+def test_a_scan_of_big_entries_cut_short_keeps_what_it_parsed(tmp_path: Path) -> None:
+    # 60 entries at the limit are 3.75 MiB: a hook's deadline that ends the scan midway
+    # still leaves the first batches parsed, so the next session start continues.
+    from coffer.store import search_cache as catalog
+
+    tier = tmp_path / "memory"
+    tier.mkdir()
+    for n in range(60):
+        (tier / f"f-{n:02}.md").write_text(big_entry(f"f-{n:02}", MAX_ENTRY_FILE))
+    conn = catalog.open_cache(tmp_path / "cache.sqlite")
+    real = catalog._read_entry
+    seen = {"n": 0}
+
+    def cut(*args: object) -> object:
+        seen["n"] += 1
+        if seen["n"] > 50:
+            raise KeyboardInterrupt  # the hook's watchdog ending the process, in effect
+        return real(*args)  # type: ignore[arg-type]
+
+    catalog._read_entry = cut  # type: ignore[assignment]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            catalog.sync(conn, tier)
+    finally:
+        catalog._read_entry = real
+    kept = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
+    assert kept == 32  # one batch of 2 MiB committed
+    assert len(catalog.scan(conn, tier).entries) == 60

@@ -36,6 +36,9 @@ else:
 
 _SCHEMA_VERSION = 4
 SYNC_BATCH = 1000  # files parsed per committed transaction
+# ... and bytes read: 300 entries at the size limit are 19 MiB to parse and gate, more than a
+# hook's deadline may allow; a batch this size is well under a second (docs/adr/0043).
+SYNC_BATCH_BYTES = 2 * 1024 * 1024
 # Entries are short notes (coffer writes at most 32 KiB of body); a bigger file is reported,
 # not read, so one hostile file cannot make every command read and index megabytes.
 MAX_ENTRY_BYTES = MAX_ENTRY_FILE  # docs/adr/0043
@@ -178,13 +181,17 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     try:
         for name in stale:
             _delete(conn, name)
+        size = 0
         for n, name in enumerate(fresh, 1):
-            if n % SYNC_BATCH == 0:
+            if n % SYNC_BATCH == 0 or size >= SYNC_BATCH_BYTES:
                 # A run cut short (a session-start hook's deadline) keeps what it parsed,
                 # so the next run continues instead of starting over.
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
-            _insert(conn, tier_dir, name, listing[name])
+                size = 0
+            st = listing[name]
+            _insert(conn, tier_dir, name, st)
+            size += min(st.st_size, MAX_ENTRY_BYTES)  # a bigger file is not read
         _write_state(conn, digest)
         conn.execute("COMMIT")
     except BaseException:
