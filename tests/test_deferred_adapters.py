@@ -234,6 +234,8 @@ def test_installing_a_deferred_agent_later_ends_the_no_op(tmp_path: Path, fake_h
     repo = make_repo(tmp_path / "repo")
     quiet, at = _quiet(tmp_path), ["--project", str(repo)]
     assert coffer("remember", "Deploys use make release.", cwd=repo).returncode == 0
+    # a global entry: vibe's global file gets a block only when there is one to show
+    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
     assert coffer("project", cwd=repo).returncode == 0
     assert coffer("remember", "Tests run with make check.", cwd=repo).returncode == 0
     assert imported_after(["project", *at], quiet, ()) == (0, [])  # imports them all, once

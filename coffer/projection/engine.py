@@ -24,6 +24,7 @@ TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus
+    from coffer.store.entry import Entry
     from coffer.store.here import Here
     from coffer.store.projects import ProjectInfo
     from coffer.store.store import Tier
@@ -147,11 +148,15 @@ class Engine(AgentSet):
             # A project coffer has never seen has no tier: only a dry run shows it.
             return run.tiers.get(tier) is not None or run.dry_run
 
+        incoming: dict[str, list[Entry]] = {k: [] for k in run.tiers}
+        if run.dry_run:
+            run = run._replace(incoming=incoming)
         for unit in targets.links:
             if wanted(unit[1].tier):
                 report.extend(kinds.LINKS.establish(run, unit))
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut).
-        run = run._replace(entries={k: self.block_entries(t) for k, t in run.tiers.items()})
+        entries = {k: self.block_entries(t) + incoming[k] for k, t in run.tiers.items()}
+        run = run._replace(entries=entries)
         if not run.dry_run:
             # After the links: a merge adds entries (and hand lines) that the index Claude
             # loads must list at once; the next run may well be the no-op fast path.
@@ -209,10 +214,19 @@ class Engine(AgentSet):
         targets = self.targets(ctx, report, self.enabled(ctx, report))
         run = Run(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
 
+        from coffer.projection import waiting_blocks
+
         def journaled(target: Target) -> bool:
             # Only what `coffer project` established (and journaled) is refreshed: a
             # write must never start projecting a project or a file nobody projected.
             return target.tier == scope and self.journal.get(target.path) is not None
+
+        def waiting(target: Target) -> bool:
+            # ...or a block `coffer project` left unwritten while the tier was empty: the
+            # tier's first entry writes it (docs/adr/0045).
+            return target.tier == scope and waiting_blocks.waits(
+                self.store.root, target.path, scope, tier.info.id
+            )
 
         for unit in targets.links:
             if journaled(unit[1]):
@@ -223,6 +237,8 @@ class Engine(AgentSet):
             readers = [(n, t) for n, t in items if journaled(t)]
             if readers:
                 report.extend(self._refresh_block(run, (file, readers)))
+            elif run.entries[scope] and (new := [(n, t) for n, t in items if waiting(t)]):
+                report.extend(kinds.guarded(file, partial(kinds.BLOCKS.establish, run, (file, new))))
         return report
 
     def _refresh_block(self, run: Run, unit: kinds.BlockUnit) -> Report:
