@@ -230,9 +230,10 @@ def test_an_agent_in_a_scratch_directory_leaves_nothing_there(tmp_path: Path, ho
     assert refused.returncode == 1 and "coffer init" in refused.stderr
 
     ok(coffer("init", cwd=scratch))  # the opt-in the README names
-    assert block.find((scratch / "AGENTS.md").read_bytes()) is not None
+    assert not (scratch / "AGENTS.md").exists()  # its tier is empty: no block yet
     assert str(scratch) in json.loads(registry.read_text())["projects"]
     ok(coffer("remember", "Notes live here.", "--name", "notes", cwd=scratch))
+    assert block.find((scratch / "AGENTS.md").read_bytes()) is not None  # the first entry
     ok(coffer(*HOOK, cwd=scratch))
     assert b"Notes live here" in (scratch / "AGENTS.md").read_bytes()
     ok(coffer("unproject", cwd=scratch))
@@ -273,6 +274,7 @@ def test_git_files_shared_by_two_blocks_lose_a_line_only_with_its_last_user(
 def test_a_file_the_user_already_ignores_gets_no_line(tmp_path: Path, home: Path) -> None:
     r = init_repo(tmp_path / "ignoring", {".gitignore": b"AGENTS.md\n"})
     before = git_files(r)
+    ok(coffer("remember", "Tests run with make check.", cwd=r))  # a block to write
     ok(coffer(*HOOK, cwd=r))
     assert (r / "AGENTS.md").exists()
     assert git_files(r) == before
@@ -285,6 +287,7 @@ def test_unproject_cleans_a_directory_an_earlier_version_projected(
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     ok(coffer("init", cwd=scratch))
+    ok(coffer("remember", "Notes live here.", cwd=scratch))
     assert (scratch / "AGENTS.md").exists()
     # What an earlier coffer left: a projection in a directory nobody invited.
     config = Path(os.environ["COFFER_HOME"]) / "config.json"

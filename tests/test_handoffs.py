@@ -69,10 +69,12 @@ def write_by_hand(repo: Path, scope: str, **fields: Any) -> str:
 
 
 def project(repo: Path, **env: str) -> str:
-    """`coffer project` in ``repo``; returns the AGENTS.md text."""
+    """`coffer project` in ``repo``; returns the AGENTS.md text ("" when there is none: a
+    block with no entries and no handoffs is not written)."""
     done = coffer("project", cwd=repo, env=env)
     assert done.returncode == 0, done.stderr
-    return (repo / "AGENTS.md").read_text(encoding="utf-8")
+    agents = repo / "AGENTS.md"
+    return agents.read_text(encoding="utf-8") if agents.exists() else ""
 
 
 def noop(repo: Path, **env: str) -> bool:
