@@ -6,7 +6,10 @@ Everything runs through the real CLI in a fake home, with real git where git is 
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -125,3 +128,175 @@ def test_a_write_after_unproject_writes_no_waiting_block(world: Path, tmp_path: 
     ok(coffer("remember", "We deploy with make release.", cwd=repo))
     assert not (world / ".claude" / "CLAUDE.md").exists()
     assert not (repo / "AGENTS.md").exists()
+
+
+# ---- 23.3: uninstall for a user who had a Claude memory directory ---------------------
+
+
+def _tail(out: str) -> list[str]:
+    """Uninstall's own lines after the undo report, with "would "/tense taken out."""
+    said = [x for x in out.splitlines() if x.startswith(("only in the store", "would delete",
+                                                          "deleted ", "do not delete",
+                                                          "everything coffer"))]
+    return [
+        x.replace("would delete", "deleted").replace("would be undone", "is undone")
+        for x in said
+    ]
+
+
+def test_uninstall_after_claude_memory_was_merged_deletes_the_store(
+    world: Path, tmp_path: Path
+) -> None:
+    repo = init_repo(tmp_path / "app", {"README.md": b"# app\n"})
+    native = claude_memory(
+        world, repo, "- [Tests](feedback_tests.md) — pytest -vv\n- ask about the staging DB\n"
+    )
+    ok(coffer("project", cwd=repo))  # coffer regenerates MEMORY.md: the backup's differs
+    store_root = Path(os.environ["COFFER_HOME"])
+    dry = coffer("uninstall", "--delete-store", "--dry-run", cwd=repo)
+    real = coffer("uninstall", "--delete-store", cwd=repo)
+    assert real.returncode == 0, real.stdout + real.stderr
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert _tail(dry.stdout) == _tail(real.stdout)
+    assert any(x.startswith(f"deleted {store_root}") for x in _tail(real.stdout))
+    assert not store_root.exists()
+    # What was the user's is back where they had it: the entries, and the hand line.
+    assert "ask about the staging DB" in (native / "MEMORY.md").read_text()
+    assert "Run pytest with -vv." in (native / "feedback_tests.md").read_text()
+
+
+def test_uninstall_names_the_users_only_copy_and_how_to_keep_it(
+    world: Path, tmp_path: Path
+) -> None:
+    repo = init_repo(tmp_path / "app", {"README.md": b"# app\n"})
+    native = claude_memory(world, repo)
+    ok(coffer("project", cwd=repo))
+    # An agent rewrote an entry since: the original is only in the store's backup.
+    rewritten = ENTRY.format(name="deploy", text="Deploy on Fridays.", kind="project")
+    (native / "project_deploy.md").write_text(rewritten)
+    dry = coffer("uninstall", "--delete-store", "--dry-run", cwd=repo)
+    real = coffer("uninstall", "--delete-store", cwd=repo)
+    assert (dry.returncode, real.returncode) == (1, 1)
+    assert _tail(dry.stdout) == _tail(real.stdout)
+    (kept,) = [x for x in real.stdout.splitlines() if x.startswith("only in the store")]
+    assert "project_deploy.md" in kept and f"(from {native})" in kept  # not MEMORY.md
+    # Doing what it says keeps the original beside the rewritten file, and then the
+    # store can go.
+    args = shlex.split(kept.split("to keep it: ", 1)[1])
+    assert args[:2] == ["cp", "-p"] and Path(args[-1]).parent == native
+    subprocess.run(args, check=True)
+    assert (native / "project_deploy.md").read_text() == rewritten
+    assert "Deploy with make release." in Path(args[-1]).read_text()
+    again = coffer("uninstall", "--delete-store", cwd=repo)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "deleted " in again.stdout
+
+
+def test_uninstall_force_deletes_the_store_once_the_user_kept_what_they_need(
+    world: Path, tmp_path: Path
+) -> None:
+    repo = init_repo(tmp_path / "app", {"README.md": b"# app\n"})
+    native = claude_memory(world, repo)
+    ok(coffer("project", cwd=repo))
+    (native / "project_deploy.md").unlink()
+    refused = coffer("uninstall", "--delete-store", cwd=repo)
+    assert refused.returncode == 1 and "`--force` deletes the store anyway" in refused.stdout
+    dry = coffer("uninstall", "--delete-store", "--force", "--dry-run", cwd=repo)
+    forced = coffer("uninstall", "--delete-store", "--force", cwd=repo)
+    assert (dry.returncode, forced.returncode) == (0, 0), forced.stdout + forced.stderr
+    assert _tail(dry.stdout) == _tail(forced.stdout)
+    assert "deleted " in forced.stdout
+
+
+def test_the_readmes_uninstall_options_exist() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## Uninstalling", 1)[1].split("\n## ", 1)[0]
+    helped = coffer("uninstall", "--help").stdout
+    for option in set(re.findall(r"`(--[a-z-]+)`", section)) | set(
+        re.findall(r"coffer uninstall (--[a-z-]+)", section)
+    ):
+        assert option in helped, option
+
+
+# ---- 23.2: the first run wires the hooks, or says once what does ----------------------
+
+
+def test_project_says_once_what_wires_the_hooks(world: Path, tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "app", {"README.md": b"# app\n"})
+    hint = "`coffer setup` wires the agents' hooks"
+    first = ok(coffer("project", cwd=repo)).stdout
+    assert hint in first
+    ok(coffer("remember", "We deploy with make release.", cwd=repo))
+    assert hint not in ok(coffer("project", cwd=repo)).stdout  # said once
+    # Once a hook is wired there is nothing to say, even to a store that never said it.
+    env = {"COFFER_HOME": str(tmp_path / "other-store")}
+    second = init_repo(tmp_path / "second", {"README.md": b"# second\n"})
+    assert ok(coffer("setup", "--yes", "--no-service", cwd=second, env=env))
+    assert hint not in ok(coffer("project", cwd=second, env=env)).stdout
+    assert hint not in ok(coffer("project", "--quiet", cwd=repo)).stdout
+
+
+def test_the_readmes_set_up_wires_the_hooks_and_shadows_no_python() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    line = section.split("```sh\n", 1)[1].split("\n```", 1)[0]
+    assert "coffer setup" in line and line.index("coffer setup") < line.index("coffer project")
+    # Only `coffer` goes onto PATH: the venv's python3 and pip never shadow the user's.
+    assert "PATH=" not in line and "activate" not in line
+    assert "ln -sf ~/.coffer-venv/bin/coffer ~/.local/bin/coffer" in line
+    words = " ".join(section.split())
+    assert "pipx install /path/to/coffer" in words and "uv tool install" in words
+
+
+# ---- 23.9 (setup): Ctrl-C, the plan said once, notes not repeated ---------------------
+
+
+def test_ctrl_c_at_setups_prompt_exits_130(world: Path) -> None:
+    import os as _os
+    import signal
+    import sys
+    import time
+
+    master, slave = _os.openpty()  # a terminal, so setup asks
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "coffer", "setup", "--no-service"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=dict(_os.environ),
+    )
+    _os.close(slave)
+    seen, until = b"", time.monotonic() + 60
+    try:
+        while b"Apply these changes?" not in seen and time.monotonic() < until:
+            seen += _os.read(master, 4096)
+        assert b"Apply these changes?" in seen, seen
+        proc.send_signal(signal.SIGINT)  # what the terminal does on Ctrl-C
+        assert proc.wait(timeout=60) == 130
+    finally:
+        proc.kill() if proc.poll() is None else None
+        _os.close(master)
+    assert not (world / ".claude" / "settings.json").exists()  # nothing changed
+
+
+def test_setup_says_its_plan_once_and_its_notes_once(world: Path) -> None:
+    first = coffer("setup", "--no-service", input="y\n")
+    assert first.returncode == 0, first.stdout + first.stderr
+    settings = str(world / ".claude" / "settings.json")
+    mentions = [x for x in first.stdout.splitlines() if settings in x]
+    assert len(mentions) == 1 and mentions[0].startswith(f"would create {settings}: ")
+    assert "`coffer setup --undo` reverses the 6 edits above exactly" in first.stdout
+    notes = [x for x in first.stdout.splitlines() if x.startswith("note:")]
+    assert any("not found on this machine" in x for x in notes)
+    again = ok(coffer("setup", "--no-service"))
+    assert [x for x in again.stdout.splitlines() if x.startswith("note:")] == []
+    assert "already wired: claude, codex; nothing to change" in again.stdout
+    # The dry run still shows them all.
+    dry = ok(coffer("setup", "--no-service", "--dry-run")).stdout
+    assert any(x.startswith("note: not found on this machine") for x in dry.splitlines())
+    # --yes shows no plan first: each edit is said once, done.
+    ok(coffer("setup", "--undo", "--no-service"))
+    yes = ok(coffer("setup", "--yes", "--no-service")).stdout
+    assert [x for x in yes.splitlines() if settings in x] == [
+        x for x in yes.splitlines() if x.startswith(f"created {settings}")
+    ]

@@ -80,6 +80,8 @@ def project(engine: Engine, run: Run, here: Here) -> int:
         # Unexpected, so the hook fails; but with a line the agent can show, not a traceback.
         raise CofferError(f"cannot project: {exc}") from exc
     print_report(report, quiet=run.quiet or run.hook, dry_run=run.dry_run)
+    if not (run.quiet or run.hook or run.dry_run or run.for_agent):
+        _setup_hint(engine)
     _hand_over(engine, run, here, report, before, deadline)
     if deadline is not None:
         return 1 if hook_mode.unexpected(report.problems) else 0
@@ -115,6 +117,31 @@ def _hand_over(
             # handed to this session is loaded from the agent's own files next time.
             assert frame is not None
             fastpath.record_output(engine, here, run.for_agent, frame(replay))
+
+
+_HINT = "setup-hint-said"  # in the store's state directory: the hint below was given
+
+
+def _setup_hint(engine: Engine) -> None:
+    """Say once, while no agent's session-start hook is wired, what keeps projections
+    current (issue 23): without it, blocks go stale and new repositories are never
+    projected, and nothing else would say so."""
+    from coffer.base import fsutil
+    from coffer.projection.records import SetupRecord
+
+    said = engine.store.root / "state" / _HINT
+    if said.exists() or not engine.store.root.is_dir():
+        return
+    for r in engine.journal.load_all():
+        if isinstance(r, SetupRecord) and any((e.get("keys") or [""])[0] == "hooks" for e in r.edits):
+            return
+    print(
+        "note: no agent runs coffer at session start yet, so these blocks go stale and new "
+        "repositories are not projected; `coffer setup` wires the agents' hooks "
+        "(said once; `coffer adapter list` shows what is wired)"
+    )
+    fsutil.ensure_dir(said.parent)
+    fsutil.atomic_write_bytes(said, b"")
 
 
 def hook_context(
