@@ -175,7 +175,12 @@ class Engine(AgentSet):
 
     def projected_projects(self) -> list[ProjectInfo]:
         """Registered projects that have at least one projection on this machine."""
+        from coffer.projection import waiting_blocks
+
         ids = {r.project_id for r in self.journal.load_all()}
+        # A project whose only block waits for its first entry is projected too: the
+        # watcher must see that entry arrive (docs/adr/0045).
+        ids |= {w.get("project_id") for w in waiting_blocks.load(self.store.root).values()}
         return [p for p in projects.all_projects(self.store.root) if p.id in ids]
 
     def refresh(self, scope: str, root: Path | None) -> Report:
@@ -237,16 +242,16 @@ class Engine(AgentSet):
             readers = [(n, t) for n, t in items if journaled(t)]
             if readers:
                 report.extend(self._refresh_block(run, (file, readers)))
-            elif run.entries[scope] and (new := [(n, t) for n, t in items if waiting(t)]):
-                report.extend(kinds.guarded(file, partial(kinds.BLOCKS.establish, run, (file, new))))
+            elif new := [(n, t) for n, t in items if waiting(t)]:  # written if not empty
+                report.extend(self._refresh_block(run, (file, new), waiting=True))
         return report
 
-    def _refresh_block(self, run: Run, unit: kinds.BlockUnit) -> Report:
+    def _refresh_block(self, run: Run, unit: kinds.BlockUnit, *, waiting: bool = False) -> Report:
         from coffer.projection import render_targets
 
         file, report = unit[0], Report()
         state, _ = render_targets.state(file, None)
-        if state == "missing":  # journaled, so coffer wrote it and someone removed it
+        if state == "missing" and not waiting:  # journaled: coffer wrote it, someone removed it
             why = (
                 "the coffer block was removed; `coffer project` puts it back, "
                 "`coffer unproject` forgets it"

@@ -2,10 +2,11 @@
 
 An empty block ("no memories yet") would be read at every session start for nothing, so
 `coffer project` writes none (docs/adr/0045). It notes each such file here instead, in the
-store's state directory: the write that gives the tier its first entry (`remember`, the
+store: the write that gives the tier its first entry (`remember`, the
 watcher) writes the block then, exactly where `coffer project` would have, and nowhere
 else: a write never starts projecting a file nobody projected. `coffer project` keeps the
-list current; `coffer unproject` forgets what it covers.
+list current; `coffer unproject` forgets what it covers. It lives in the store's root, beside
+``projects.json``; `coffer watch` watches it as it watches the journal.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 
-_NAME = "empty-blocks.json"
+# Beside projects.json, which it extends: `coffer watch` rescans what it watches when either
+# changes, so a project whose only block waits is watched for its first entry.
+NAME = "empty-blocks.json"
 
 
 def _file(store_root: Path) -> Path:
-    return store_root / "state" / _NAME
+    return store_root / NAME
 
 
 def load(store_root: Path) -> dict[str, dict[str, Any]]:
