@@ -77,10 +77,13 @@ def test_a_dry_run_over_a_claude_directory_says_what_the_run_writes(
     store_dir = next(d for (v, _), d in done.items() if v == "link").removeprefix("-> ")
     for key, detail in planned.items():
         # The dry run cannot name a store it has not created; everything else is the same.
-        assert detail.replace("this project's new store (created on a real run)", store_dir).replace(
-            "this project's new store", store_dir
-        ) == done[key], key
-    agents = (("creat", str(repo / "AGENTS.md")))
+        assert (
+            detail.replace("this project's new store (created on a real run)", store_dir).replace(
+                "this project's new store", store_dir
+            )
+            == done[key]
+        ), key
+    agents = ("creat", str(repo / "AGENTS.md"))
     assert planned[agents] == done[agents] == "2 project entries"
     assert dry.count("into this project's new store") == 1
 
@@ -135,12 +138,15 @@ def test_a_write_after_unproject_writes_no_waiting_block(world: Path, tmp_path: 
 
 def _tail(out: str) -> list[str]:
     """Uninstall's own lines after the undo report, with "would "/tense taken out."""
-    said = [x for x in out.splitlines() if x.startswith(("only in the store", "would delete",
-                                                          "deleted ", "do not delete",
-                                                          "everything coffer"))]
+    said = [
+        x
+        for x in out.splitlines()
+        if x.startswith(
+            ("only in the store", "would delete", "deleted ", "do not delete", "everything coffer")
+        )
+    ]
     return [
-        x.replace("would delete", "deleted").replace("would be undone", "is undone")
-        for x in said
+        x.replace("would delete", "deleted").replace("would be undone", "is undone") for x in said
     ]
 
 

@@ -172,7 +172,7 @@ def _found_there(entry: Mapping[str, Any], module: str) -> bool:
         return False
     files, package = entry.get("files") or [[None]], entry.get("package")
     if package:
-        return os.path.dirname(origin) == package
+        return bool(os.path.dirname(origin) == package)
     return bool(origin == files[0][0])
 
 

@@ -128,9 +128,7 @@ def lookup(group: str, environ: Mapping[str, str] | None = None) -> tuple[list[P
     carried = data.get("deferred") if data is not None else None
     if isinstance(carried, dict):
         fresh["deferred"] = carried
-    kept = Kept(
-        where if time.time() - newest > RACY_SECONDS else None, fresh, moved=bool(carried)
-    )
+    kept = Kept(where if time.time() - newest > RACY_SECONDS else None, fresh, moved=bool(carried))
     kept.save()
     return found, kept
 

@@ -133,7 +133,9 @@ def _setup_hint(engine: Engine) -> None:
     if said.exists() or not engine.store.root.is_dir():
         return
     for r in engine.journal.load_all():
-        if isinstance(r, SetupRecord) and any((e.get("keys") or [""])[0] == "hooks" for e in r.edits):
+        if isinstance(r, SetupRecord) and any(
+            (e.get("keys") or [""])[0] == "hooks" for e in r.edits
+        ):
             return
     print(
         "note: no agent runs coffer at session start yet, so these blocks go stale and new "

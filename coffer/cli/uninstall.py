@@ -42,9 +42,7 @@ def uninstall(
     from coffer.setup import uninstall as core
 
     engine = _engine()
-    outcome = core.run(
-        engine, os.environ, dry_run=dry_run, delete_store=delete_store, force=force
-    )
+    outcome = core.run(engine, os.environ, dry_run=dry_run, delete_store=delete_store, force=force)
     _print(outcome.report, quiet=False, dry_run=dry_run)
     root = engine.store.root
     would = "would be " if dry_run else "is "

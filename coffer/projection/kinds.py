@@ -144,9 +144,9 @@ class Blocks:
         room = render_targets.room_for(data, job.max_bytes)
         expected = block_content.render(job.title, job.tier, job.entries, room, job.handoffs)
         state, detail = render_targets.state(path, expected.body)
-        if state == "missing" and render_targets.empty(job):
-            if run.agents.journal.get(path) is None:
-                return "ok", f"no {job.tier} entries yet: the first one writes the block"
+        empty = render_targets.empty(job) and run.agents.journal.get(path) is None
+        if state == "missing" and empty:
+            return "ok", f"no {job.tier} entries yet: the first one writes the block"
         return state, detail
 
 

@@ -25,8 +25,8 @@ from coffer.base.report import Problem, Report
 from coffer.projection import dirbackup
 from coffer.projection.engine import Engine
 from coffer.projection.records import LinkRecord
-from coffer.store import index
 from coffer.setup import service, unwiring
+from coffer.store import index
 
 
 @dataclass

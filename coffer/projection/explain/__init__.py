@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.adapter import Adapter
+    from coffer.store.tier import Tier
 
 __all__ = ["AgentView", "Explained", "explain", "git_root"]
 
@@ -95,9 +96,8 @@ def _empty(agents: AgentSet, view: TierView, project: Path | None) -> TierView:
     """A tier with no entries has no block to load (docs/adr/0045): not a fault to fix."""
     if view.state != "missing":
         return view
-    if view.tier == "global":
-        tier = agents.store.global_tier()
-    else:
+    tier: Tier | None = agents.store.global_tier()
+    if view.tier != "global":
         tier = agents.store.tier_at(project) if project is not None else None
     if agents.block_entries(tier):
         return view
