@@ -5,7 +5,6 @@ the same per-tier lock, passes the same secret gate and regenerates the same ind
 Layout (docs/adr/0002-store-layout-and-identity.md)::
 
     <root>/projects.json                   root path -> project id
-    <root>/empty-blocks.json               blocks waiting for a first entry (docs/adr/0045)
     <root>/projects/<id>/memory/           entries + MEMORY.md, nothing else
     <root>/projects/<id>/project.json      root, name, remote, created_at
     <root>/projects/<id>/{.lock,cache.sqlite,index-state.json,trash/}
