@@ -49,17 +49,14 @@ def claude_memory(home: Path, repo: Path, index: str = "") -> Path:
     return native
 
 
-_LINE = re.compile(r"^(?:would )?(\w+?)(?:d|ed)? (/\S+): (.*)$")
+_VERBS = "create|update|merge|link|disable|import|remove|restore"
+_LINE = re.compile(rf"^(?:would )?({_VERBS})(?:e?d)? (/\S+): (.*)$")
+_NEW_STORE = ("this project's new store (created on a real run)", "this project's new store")
 
 
 def changes(out: str) -> dict[tuple[str, str], str]:
     """{(verb, path): detail} of a report's change lines (a dry run's or a real run's)."""
-    found = {}
-    for line in out.splitlines():
-        m = _LINE.match(line)
-        if m and not line.startswith(("note:", "  ")):
-            found[(m[1].rstrip("e"), m[2])] = m[3]
-    return found
+    return {(m[1], m[2]): m[3] for m in map(_LINE.match, out.splitlines()) if m}
 
 
 # ---- 23.6: a dry run shows what the run will do --------------------------------------
@@ -77,13 +74,10 @@ def test_a_dry_run_over_a_claude_directory_says_what_the_run_writes(
     store_dir = next(d for (v, _), d in done.items() if v == "link").removeprefix("-> ")
     for key, detail in planned.items():
         # The dry run cannot name a store it has not created; everything else is the same.
-        assert (
-            detail.replace("this project's new store (created on a real run)", store_dir).replace(
-                "this project's new store", store_dir
-            )
-            == done[key]
-        ), key
-    agents = ("creat", str(repo / "AGENTS.md"))
+        for words in _NEW_STORE:
+            detail = detail.replace(words, store_dir)
+        assert detail == done[key], key
+    agents = ("create", str(repo / "AGENTS.md"))
     assert planned[agents] == done[agents] == "2 project entries"
     assert dry.count("into this project's new store") == 1
 
