@@ -18,7 +18,7 @@ from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
-from coffer.setup.config_docs import _Changed, _load, _remove
+from coffer.setup.config_docs import _Changed, _remove, load
 from coffer.setup.wiring import KIND
 
 
@@ -125,7 +125,7 @@ def _without_entries(
 ) -> tuple[bytes | None, str] | None:
     """The file changed since setup: its bytes minus coffer's entries (None for "gone"), or
     None when they were already removed. Raises ``_Changed`` when an entry was edited."""
-    doc = _load(record.format, data, path)
+    doc = load(record.format, data, path)
     removed = [_remove(doc, e) for e in reversed(record.edits)]
     if not any(removed):
         return None

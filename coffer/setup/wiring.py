@@ -35,7 +35,7 @@ from coffer.projection.common import (
 )
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
-from coffer.setup.config_docs import _add, _eof, _load
+from coffer.setup.config_docs import _add, _eof, load
 from coffer.setup.launch import resolve_launch
 from coffer.store.paths import home_dir
 
@@ -210,7 +210,7 @@ def _plan_file(
     try:
         # A dotfile manager's link: edit the file it points to; the link stays as it is.
         before = fsutil.read_bytes_or_none(fsutil.edit_target(path))
-        doc = _load(fmt, before, path)
+        doc = load(fmt, before, path)
         record = journal.load(key(agent, path), SetupRecord)
         previous = {
             (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
