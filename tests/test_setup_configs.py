@@ -242,7 +242,7 @@ def test_a_read_only_config_is_refused_and_nothing_journaled(fake_home: Path) ->
     assert path.read_text() == CODEX_PLAIN
     assert stat.S_IMODE(path.stat().st_mode) == 0o444
     assert not (fake_home / ".codex" / "hooks.json").exists()  # the agent is refused whole
-    assert not [r.key for r in Journal(Path(os.environ["COFFER_HOME"])).records()]
+    assert not list(Journal(Path(os.environ["COFFER_HOME"])).records())
     listed = coffer("setup", "--undo")
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert path.read_text() == CODEX_PLAIN
@@ -260,3 +260,20 @@ def test_a_read_only_agents_md_is_not_rewritten(fake_home: Path, tmp_path: Path)
     assert "read-only" in done.stdout + done.stderr
     assert agents.read_text() == "# Team rules\n"
     assert stat.S_IMODE(agents.stat().st_mode) == 0o444
+
+
+def test_a_read_only_codex_config_keeps_its_memory_switch(fake_home: Path, tmp_path: Path) -> None:
+    """`coffer project` turns Codex's own memory off in config.toml: not in a 0444 one."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    config = fake_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    text = 'model = "gpt-5"\n\n[features]\nmemories = true\n'
+    config.write_text(text)
+    config.chmod(0o444)
+    assert coffer("adapter", "enable", "codex", cwd=repo).returncode == 0
+    done = coffer("project", cwd=repo)
+    assert "read-only" in done.stdout + done.stderr
+    assert config.read_text() == text
+    records = Journal(Path(os.environ["COFFER_HOME"])).records()
+    assert not [r for r in records if "config.toml" in str(r.get("path"))]

@@ -47,6 +47,25 @@ def ensure_dir(path: Path, mode: int = PRIVATE_DIR_MODE) -> None:
         raise CofferError(f"cannot create directory {path}: {exc.strerror or exc}") from exc
 
 
+def read_only(path: Path) -> str | None:
+    """Why coffer must not rewrite the existing file ``path`` (through a link: the file it
+    points to): its owner took every write bit away. None when it may be written.
+
+    The bits are read, not ``os.access``: as root every file is writable, and a 0444
+    ``AGENTS.md`` is the user saying "leave this as it is" whoever runs coffer.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o222:
+        return None
+    return (
+        f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}), so coffer left it as it "
+        f"is; make it writable (`chmod u+w {path}`) and run again to let coffer edit it"
+    )
+
+
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_MODE) -> None:
     """Replace ``path`` with ``data`` atomically.
 
@@ -67,6 +86,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     if mode is None:
         if st is not None:
             mode = stat.S_IMODE(st.st_mode)
+            if not mode & 0o222:  # a user's file made read-only (callers check it first)
+                raise CofferError(read_only(path) or f"{path} is read-only")
         else:
             umask = os.umask(0)
             os.umask(umask)

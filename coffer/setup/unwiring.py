@@ -68,6 +68,9 @@ def _undo_record(journal: Journal, record: SetupRecord, *, dry_run: bool) -> Rep
     path = Path(record.path)
     agent = ", ".join(record.adapters)
     target = common.recorded_target(record.path, record.link)
+    locked = fsutil.read_only(target)
+    if locked is not None:
+        raise CofferError(locked)
     data = fsutil.read_bytes_or_none(target)
     if data is None:
         report.notices.append(f"{path}: already gone; nothing to undo")

@@ -209,7 +209,11 @@ def _plan_file(
     fmt = formats.pop()
     try:
         # A dotfile manager's link: edit the file it points to; the link stays as it is.
-        before = fsutil.read_bytes_or_none(fsutil.edit_target(path))
+        target = fsutil.edit_target(path)
+        locked = fsutil.read_only(target)
+        if locked is not None:
+            raise CofferError(locked)  # refused while planning: nothing is journaled
+        before = fsutil.read_bytes_or_none(target)
         doc = load(fmt, before, path)
         record = journal.load(key(agent, path), SetupRecord)
         previous = {
