@@ -91,7 +91,7 @@ def _strict_yaml(text: str) -> Any:
         return loader.construct_mapping(node)
 
     Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    return yaml.load(text, Strict)  # noqa: S506 - a SafeLoader subclass
+    return yaml.load(text, Strict)  # a SafeLoader subclass: safe
 
 
 def test_goose_quoted_empty_extensions_is_refused_untouched(fake_home: Path) -> None:
@@ -185,18 +185,19 @@ import os, sys
 fifo, target, marker = sys.argv[1], sys.argv[2], sys.argv[3]
 # Each of coffer's file-system steps opens the fifo (COFFER_FAULTS_LOG) and waits for this
 # reader: on the step that makes the temporary copy of the target, rewrite the target, so
-# the write lands after coffer's read and before its rename, every time.
+# the write lands after coffer's read and before its rename. Once: the retry must then work.
+done = False
 while True:
     with open(fifo, encoding="utf-8") as fh:
         lines = fh.read().splitlines()
-    if any(line.split(" ", 1)[-1] == f"tmpfile {target}" for line in lines):
+    if not done and any(line.split(" ", 1)[-1] == f"tmpfile {target}" for line in lines):
+        done = True
         with open(target, encoding="utf-8") as fh:
             doc = fh.read()
         tmp = target + ".other"
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(doc.replace("{", '{"' + marker + '": 1, ', 1))
         os.replace(tmp, target)
-        marker += "x"
 """
 
 
@@ -222,7 +223,7 @@ def test_a_write_between_read_and_rename_is_redone_not_lost(
         reader.kill()
         reader.wait()
     doc = json.loads(path.read_text())
-    assert doc["other"] == 1, path.read_text()  # the other program's write is there
+    assert doc.get("other") == 1, path.read_text() + done.stdout + done.stderr  # theirs
     assert doc["numStartups"] == 3
     assert done.returncode == 0, done.stdout + done.stderr
     assert "coffer" in doc["mcpServers"]

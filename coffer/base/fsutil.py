@@ -19,7 +19,7 @@ from pathlib import Path
 from coffer.base import faults
 from coffer.base.errors import CofferError, StoreError
 from coffer.base.tmpfiles import STALE_TMP_SECONDS as STALE_TMP_SECONDS
-from coffer.base.tmpfiles import fsync_dir, write_tmp
+from coffer.base.tmpfiles import TMP_PREFIX, fsync_dir, write_tmp
 from coffer.base.tmpfiles import is_tmp_name as is_tmp_name
 from coffer.base.tmpfiles import sweep_stale_tmp as sweep_stale_tmp
 
@@ -75,23 +75,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     by resolving the path first; here it is refused, so coffer never writes through a link.
     """
     parent = path.parent
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        st = None
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        raise CofferError(f"refusing to write through symlink {path}")
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise CofferError(f"refusing to replace {path}: not a regular file")
-    if mode is None:
-        if st is not None:
-            mode = stat.S_IMODE(st.st_mode)
-            if not mode & 0o222:  # a user's file made read-only (callers check it first)
-                raise CofferError(read_only(path) or f"{path} is read-only")
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+    st = _replaceable(path)
+    mode = _mode_for(path, st, mode)
     sweep_stale_tmp(parent)
     faults.step(f"tmpfile {path}")
     tmp = write_tmp(parent, data)
@@ -104,6 +89,113 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
             os.unlink(tmp)
         raise
     fsync_dir(parent)
+
+
+def swap_in(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_MODE) -> bytes | None:
+    """Put ``data`` at ``path`` atomically, as :func:`atomic_write_bytes` does, and return
+    the bytes it replaced (None: there was no file).
+
+    What was replaced is read from the replaced file itself, after the swap (an atomic
+    exchange, or a hard link for a file that did not exist), so a write another program
+    made at any moment before is in the answer: the caller compares it with what it read,
+    and puts it back or redoes its edit on it (docs/adr/0041). Where the file system has no
+    atomic exchange, the file is read just before the rename instead.
+    """
+    parent = path.parent
+    st = _replaceable(path)
+    mode = _mode_for(path, st, mode)
+    sweep_stale_tmp(parent)
+    faults.step(f"tmpfile {path}")
+    tmp = write_tmp(parent, data)
+    try:
+        os.chmod(tmp, mode)
+        found = _swap(Path(tmp), path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+    fsync_dir(parent)
+    return found
+
+
+def _swap(tmp: Path, path: Path) -> bytes | None:
+    for _ in range(100):  # the file appearing and vanishing under us, again and again
+        faults.step(f"link {path}")
+        try:
+            os.link(tmp, path)  # only where there is no file: nothing to lose
+            return None
+        except FileExistsError:
+            pass
+        except OSError as exc:  # no hard links here: the rename, if there still is no file
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            if not os.path.lexists(path):
+                os.replace(tmp, path)
+                return None
+        try:
+            if exchange(tmp, path):
+                return read_bytes_or_none(tmp)  # what was at the path, whoever wrote it
+        except FileNotFoundError:
+            continue  # removed since: create it
+        current = read_bytes_or_none(path)
+        faults.step(f"replace {path}")
+        os.replace(tmp, path)
+        return current
+    raise CofferError(f"{path} keeps appearing and disappearing; coffer left it alone")
+
+
+def take_away(path: Path) -> bytes | None:
+    """Remove the file ``path`` and return the bytes it held, read after it was moved aside
+    (so a write just before is seen, not lost). None when it was already gone."""
+    aside = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
+    faults.step(f"unlink {path}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return None
+    try:
+        return read_bytes_or_none(aside)
+    finally:
+        os.unlink(aside)
+
+
+def put_back(path: Path, data: bytes, mode: int | None) -> None:
+    """Create ``path`` holding ``data`` again (after :func:`take_away`) unless another file
+    was created there meanwhile: the newer one stays."""
+    sweep_stale_tmp(path.parent)
+    faults.step(f"tmpfile {path}")
+    tmp = write_tmp(path.parent, data)
+    try:
+        os.chmod(tmp, PRIVATE_FILE_MODE if mode is None else mode)
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)
+    finally:
+        os.unlink(tmp)
+
+
+def _replaceable(path: Path) -> os.stat_result | None:
+    """The lstat of ``path`` (None: absent); CofferError for a link or a non-file."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise CofferError(f"refusing to write through symlink {path}")
+    if not stat.S_ISREG(st.st_mode):
+        raise CofferError(f"refusing to replace {path}: not a regular file")
+    return st
+
+
+def _mode_for(path: Path, st: os.stat_result | None, mode: int | None) -> int:
+    """The mode a replacement gets: ``mode``, or (None) the replaced file's own."""
+    if mode is not None:
+        return mode
+    if st is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+    if not st.st_mode & 0o222:  # a user's file made read-only (callers check it first)
+        raise CofferError(read_only(path) or f"{path} is read-only")
+    return stat.S_IMODE(st.st_mode)
 
 
 def rename(src: Path, dst: Path) -> None:

@@ -72,7 +72,7 @@ def _yaml(text: str) -> Any:
 
     Strict.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     try:
-        value = yaml.load(text, Strict)  # noqa: S506 - a SafeLoader subclass
+        value = yaml.load(text, Strict)  # noqa: S506 - a SafeLoader subclass: safe
     except yaml.YAMLError as exc:
         raise CofferError(f"not valid YAML ({exc})".replace("\n", " ")) from exc
     return {} if value is None else value

@@ -168,7 +168,8 @@ class _TomlDoc:
 
         import tomlkit
 
-        node, created = tomllib.loads(before), None
+        node: Any = tomllib.loads(before)
+        created: int | None = None
         for depth, name in enumerate(path[:-1] if not array else path):
             if not isinstance(node, dict) or name not in node:
                 created = depth
@@ -185,7 +186,7 @@ class _TomlDoc:
         self.root = tomlkit.parse(f"{before}{gap}{header}\n{tomlkit.dumps(body)}")
         if not self._holds(before, path, value, append=array):
             self.root = self._reparsed(before)
-            raise CofferError(f"coffer could not add {name} to this TOML without changing other keys")
+            raise CofferError(f"coffer could not add {name} without changing other keys")
         return created
 
     def _set(self, path: Sequence[str], value: Any) -> int | None:

@@ -66,6 +66,7 @@ class FilePlan:
     after: bytes
     entries: list[dict[str, Any]]
     whats: list[str]
+    edits: Sequence[ConfigEdit] = ()  # what to redo if the file changes before the write
 
     @property
     def changed(self) -> bool:
@@ -214,28 +215,36 @@ def _plan_file(
         if locked is not None:
             raise CofferError(locked)  # refused while planning: nothing is journaled
         before = fsutil.read_bytes_or_none(target)
-        doc = load(fmt, before, path)
-        record = journal.load(key(agent, path), SetupRecord)
-        previous = {
-            (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
-        }
-        entries = dict(previous)
-        whats = []
-        modified = False
-        for edit in edits:
-            k = (tuple(edit.keys), edit.append)
-            entry, changed = _add(doc, edit, previous.get(k))
-            if entry is not None:
-                entries[k] = entry
-            if changed:
-                modified = True
-                whats.append(edit.what or ".".join(edit.keys))
-        # Nothing to add: keep the bytes exactly (no re-serialisation).
-        after = doc.dump() if modified or before is None else before
+        return _edited(journal, FilePlan(agent, path, fmt, before, b"", [], [], edits), before)
     except CofferError as exc:
         report.problems.append(Problem(path, "refused", f"{agent}: {exc}"))
         return None
-    return FilePlan(agent, path, fmt, before, after, list(entries.values()), whats)
+
+
+def _edited(journal: Journal, fp: FilePlan, before: bytes | None) -> FilePlan:
+    """``fp``'s edits made on the bytes ``before`` (the file as read now); CofferError when
+    they cannot be made there without changing anything else (docs/adr/0041)."""
+    doc = load(fp.format, before, fp.path)
+    record = journal.load(key(fp.agent, fp.path), SetupRecord)
+    previous = {
+        (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
+    }
+    entries = dict(previous)
+    whats = []
+    modified = False
+    for edit in fp.edits:
+        k = (tuple(edit.keys), edit.append)
+        entry, changed = _add(doc, edit, previous.get(k))
+        if entry is not None:
+            entries[k] = entry
+        if changed:
+            modified = True
+            whats.append(edit.what or ".".join(edit.keys))
+    # Nothing to add: keep the bytes exactly (no re-serialisation).
+    after = doc.dump() if modified or before is None else before
+    return FilePlan(
+        fp.agent, fp.path, fp.format, before, after, list(entries.values()), whats, fp.edits
+    )
 
 
 # ---- applying -------------------------------------------------------------------------------
@@ -290,35 +299,84 @@ def apply(journal: Journal, the_plan: Plan) -> Report:
     return report
 
 
+# Redos when another program keeps rewriting the file between coffer's read and its write.
+ATTEMPTS = 8
+
+
 def _apply_file(journal: Journal, fp: FilePlan) -> Report:
+    """Journal, then swap the new bytes in; when the file changed since it was read (since
+    the plan, or in the instant before the swap), redo the edits on what is there now, so
+    another program's write is never lost (docs/adr/0041)."""
     report = Report()
     target = fsutil.edit_target(fp.path)
-    current = fsutil.read_bytes_or_none(target)
-    if current != fp.before:
-        report.problems.append(
-            Problem(fp.path, "refused", "changed since the plan was made; run coffer setup again")
-        )
-        return report
-    record = _record(journal, fp, target)
-    journal.save(record)  # before the write: a crash leaves a record of what was there
+    k = key(fp.agent, fp.path)
+    kept = journal.load(k, SetupRecord)
     mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
-    fsutil.atomic_write_bytes(target, fp.after, mode=mode)
-    journal.save(record.but(after_sha256=sha256(fp.after)))
-    report.changes.append(
-        Change(
+    current = fsutil.read_bytes_or_none(target)
+    for _ in range(ATTEMPTS):
+        if current != fp.before:
+            fp = _edited(journal, fp, current)  # CofferError: refused, nothing written
+            if not fp.changed:
+                return report  # the other program's version already has coffer's entries
+        record = _record(journal, fp, target)
+        journal.save(record)  # before the write: a crash leaves a record of what was there
+        current = fsutil.read_bytes_or_none(target)
+        if current != fp.before:
+            continue  # changed while journaling: redo before anything is swapped
+        found = fsutil.swap_in(target, fp.after, mode=mode)
+        if found == fp.before:
+            journal.save(record.but(after_sha256=sha256(fp.after)))
+            report.changes.append(
+                Change(
+                    fp.path,
+                    "create" if fp.before is None else "update",
+                    f"{fp.agent}: " + "; ".join(fp.whats),
+                )
+            )
+            return report
+        # Another program wrote in between: its bytes go back in place at once, and the
+        # edit is made again on them.
+        current = give_back(target, fp.after, found, mode)
+    # Never written as coffer wanted: the journal goes back to what it was.
+    if kept is None:
+        journal.drop(k)
+    else:
+        journal.save(kept)
+    report.problems.append(
+        Problem(
             fp.path,
-            "create" if fp.before is None else "update",
-            f"{fp.agent}: " + "; ".join(fp.whats),
+            "refused",
+            f"another program kept rewriting it ({ATTEMPTS} times while coffer tried); left as "
+            "that program wrote it: run coffer setup again",
         )
     )
     return report
 
 
+def give_back(target: Path, ours: bytes, theirs: bytes | None, mode: int | None) -> bytes | None:
+    """Put ``theirs`` (what coffer's swap displaced) back over ``ours``; what the file holds
+    then. Should yet another write have landed meanwhile, that newer one is kept."""
+    for _ in range(ATTEMPTS):
+        if theirs is None:
+            found = fsutil.take_away(target)
+            if found is None or found == ours:
+                return None
+            fsutil.put_back(target, found, mode)
+            return fsutil.read_bytes_or_none(target)
+        found = fsutil.swap_in(target, theirs, mode=mode)
+        if found in (ours, None):
+            return theirs
+        theirs = found  # newer than what was put back: that one goes back instead
+    return fsutil.read_bytes_or_none(target)
+
+
 __all__ = [
+    "ATTEMPTS",
     "KIND",
     "FilePlan",
     "Plan",
     "apply",
+    "give_back",
     "key",
     "plan",
 ]
