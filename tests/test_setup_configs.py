@@ -79,7 +79,7 @@ def test_codex_dotted_keys_keep_the_users_settings(fake_home: Path, config: str)
 # ---- §4: YAML with a quoted key -------------------------------------------------------------
 
 
-def _strict_yaml(text: str) -> Any:
+def strict_yaml(text: str) -> Any:
     """PyYAML's safe loader, refusing duplicate keys as Goose's (serde) parser does."""
 
     class Strict(yaml.SafeLoader):
@@ -104,7 +104,7 @@ def test_goose_quoted_empty_extensions_is_refused_untouched(fake_home: Path) -> 
     assert "coffer: refused:" in done.stderr
     assert "extensions is not a block mapping" in done.stdout + done.stderr
     assert path.read_text() == text
-    _strict_yaml(path.read_text())
+    strict_yaml(path.read_text())
 
 
 @pytest.mark.parametrize("quote", ['"', "'"])
@@ -118,7 +118,7 @@ def test_goose_quoted_extensions_block_gets_coffer_inside_it(fake_home: Path, qu
     path.write_text(text)
     done = _setup("goose")
     assert done.returncode == 0, done.stdout + done.stderr
-    after = _strict_yaml(path.read_text())
+    after = strict_yaml(path.read_text())
     assert after["extensions"]["coffer"]["cmd"].endswith("coffer")
     assert _without_coffer(after, "extensions") == yaml.safe_load(text)
     path.write_text(path.read_text().replace("gpt-4.1", "gpt-5"))

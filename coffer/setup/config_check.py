@@ -150,6 +150,16 @@ class Expected:
         )
 
 
+def read_back(fmt: str, data: bytes | None, new: bytes, edit: Any, where: str) -> bytes:
+    """``new``, once it parses to ``data`` with only ``edit(expected)`` made; CofferError
+    otherwise. For the byte-level edits adapters make themselves (an agent's own memory
+    switch), which do not go through a :class:`Expected`-checked document."""
+    expected = Expected(fmt, data)
+    edit(expected)
+    expected.check(where, new, what="memory switch")
+    return new
+
+
 def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
@@ -179,4 +189,4 @@ def _difference(want: Any, got: Any, where: str = "") -> str:
     return f"{where or 'the document'} would change"
 
 
-__all__ = ["Expected", "parse"]
+__all__ = ["Expected", "parse", "read_back"]
