@@ -91,38 +91,52 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     fsync_dir(parent)
 
 
-def swap_in(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_MODE) -> bytes | None:
-    """Put ``data`` at ``path`` atomically, as :func:`atomic_write_bytes` does, and return
-    the bytes it replaced (None: there was no file).
+def replace_if(
+    path: Path, data: bytes, expected: bytes | None, mode: int | None = PRIVATE_FILE_MODE
+) -> tuple[bool, bytes | None]:
+    """Replace ``path`` by ``data`` atomically (as :func:`atomic_write_bytes`), but only if
+    it still holds ``expected`` (None: no file). (True, None) when written; otherwise
+    (False, what the file holds now): another program's write, left in place.
 
-    What was replaced is read from the replaced file itself, after the swap (an atomic
-    exchange, or a hard link for a file that did not exist), so a write another program
-    made at any moment before is in the answer: the caller compares it with what it read,
-    and puts it back or redoes its edit on it (docs/adr/0041). Where the file system has no
-    atomic exchange, the file is read just before the rename instead.
+    There is no compare-and-swap for files, so the check comes after the swap: an atomic
+    exchange (or, for a file that does not exist, a hard link) leaves what was at ``path``
+    in the temporary file, and a second exchange puts it straight back when it is not
+    ``expected``. So a write made at any moment before the swap is never lost, and the
+    other program's bytes are out of place only between the two exchanges. Where the file
+    system has no atomic exchange the file is read just before the rename instead, which
+    narrows the window but cannot close it (docs/adr/0041).
     """
     parent = path.parent
     st = _replaceable(path)
     mode = _mode_for(path, st, mode)
     sweep_stale_tmp(parent)
     faults.step(f"tmpfile {path}")
-    tmp = write_tmp(parent, data)
+    tmp = Path(write_tmp(parent, data))
     try:
         os.chmod(tmp, mode)
-        found = _swap(Path(tmp), path)
+        how, found = _swap(tmp, path)
+        if found == expected:
+            return True, None
+        if how == "link":  # the file had gone: take coffer's away again
+            return False, _unlink_if(path, data)[1]
+        if how == "exchange":
+            return False, _swap_back(tmp, path, data, found)
+        if found is not None:  # no exchange here: the old way, read then rename
+            atomic_write_bytes(path, found, mode=mode)
+        return False, found
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-    fsync_dir(parent)
-    return found
+        fsync_dir(parent)
 
 
-def _swap(tmp: Path, path: Path) -> bytes | None:
+def _swap(tmp: Path, path: Path) -> tuple[str, bytes | None]:
+    """Put ``tmp`` at ``path``: how, and what was there (None: nothing)."""
     for _ in range(100):  # the file appearing and vanishing under us, again and again
         faults.step(f"link {path}")
         try:
             os.link(tmp, path)  # only where there is no file: nothing to lose
-            return None
+            return "link", None
         except FileExistsError:
             pass
         except OSError as exc:  # no hard links here: the rename, if there still is no file
@@ -130,46 +144,60 @@ def _swap(tmp: Path, path: Path) -> bytes | None:
                 raise
             if not os.path.lexists(path):
                 os.replace(tmp, path)
-                return None
+                return "replace", None
         try:
             if exchange(tmp, path):
-                return read_bytes_or_none(tmp)  # what was at the path, whoever wrote it
+                return "exchange", read_bytes_or_none(tmp)  # whoever wrote it
         except FileNotFoundError:
             continue  # removed since: create it
         current = read_bytes_or_none(path)
         faults.step(f"replace {path}")
         os.replace(tmp, path)
-        return current
+        return "replace", current
     raise CofferError(f"{path} keeps appearing and disappearing; coffer left it alone")
 
 
-def take_away(path: Path) -> bytes | None:
-    """Remove the file ``path`` and return the bytes it held, read after it was moved aside
-    (so a write just before is seen, not lost). None when it was already gone."""
+def _swap_back(tmp: Path, path: Path, ours: bytes, theirs: bytes | None) -> bytes | None:
+    """After an exchange displaced ``theirs`` into ``tmp``: exchange again, so ``path``
+    holds it. Should yet another write have landed in between, that newer one goes back
+    instead; the file's bytes at the end."""
+    want: bytes | None = theirs
+    junk: bytes | None = ours
+    for _ in range(100):
+        if not exchange(tmp, path):
+            break
+        back = read_bytes_or_none(tmp)
+        if back == junk:
+            return want
+        want, junk = back, want  # newer than what was just put back: it goes back instead
+    return read_bytes_or_none(path)
+
+
+def _unlink_if(path: Path, expected: bytes | None) -> tuple[bool, bytes | None]:
+    """Remove ``path`` if it holds ``expected``; (removed, what it holds otherwise)."""
     aside = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
     faults.step(f"unlink {path}")
     try:
-        os.rename(path, aside)
+        os.rename(path, aside)  # moved aside first, so a write just before is seen
     except FileNotFoundError:
-        return None
+        return expected is None, None
     try:
-        return read_bytes_or_none(aside)
+        found = read_bytes_or_none(aside)
+        if found == expected:
+            return True, None
+        with contextlib.suppress(FileExistsError):  # a newer file there stays
+            os.link(aside, path)
+        return False, read_bytes_or_none(path)
     finally:
         os.unlink(aside)
 
 
-def put_back(path: Path, data: bytes, mode: int | None) -> None:
-    """Create ``path`` holding ``data`` again (after :func:`take_away`) unless another file
-    was created there meanwhile: the newer one stays."""
-    sweep_stale_tmp(path.parent)
-    faults.step(f"tmpfile {path}")
-    tmp = write_tmp(path.parent, data)
-    try:
-        os.chmod(tmp, PRIVATE_FILE_MODE if mode is None else mode)
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)
-    finally:
-        os.unlink(tmp)
+def unlink_if(path: Path, expected: bytes) -> tuple[bool, bytes | None]:
+    """Remove the file ``path`` only if it still holds ``expected``: (True, None), or
+    (False, what it holds now: another program's write, left in place)."""
+    removed, found = _unlink_if(path, expected)
+    fsync_dir(path.parent)
+    return removed, found
 
 
 def _replaceable(path: Path) -> os.stat_result | None:

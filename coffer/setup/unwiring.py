@@ -19,7 +19,7 @@ from coffer.projection.common import remove_created_dirs, restore_mtime, text_di
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
 from coffer.setup.config_docs import _Changed, _remove, load
-from coffer.setup.wiring import ATTEMPTS, KIND, give_back
+from coffer.setup.wiring import ATTEMPTS, KIND
 
 
 def records(journal: Journal, agents: Iterable[str] = ()) -> list[SetupRecord]:
@@ -111,17 +111,14 @@ def _undo_record(journal: Journal, record: SetupRecord, *, dry_run: bool) -> Rep
 
 def _write(target: Path, data: bytes, new: bytes | None) -> bytes | None:
     """``new`` in place of ``data`` (None: the file removed); what was there instead when
-    another program changed the file since it was read (then its bytes are back)."""
-    if new is None:
-        found = fsutil.take_away(target)
-        if found is not None and found != data:
-            fsutil.put_back(target, found, None)
-            return fsutil.read_bytes_or_none(target)
-        return data
+    another program changed the file since it was read (then its bytes stay)."""
     if new == data:
         return data
-    found = fsutil.swap_in(target, new, mode=None)
-    return found if found == data else give_back(target, new, found, None)
+    if new is None:
+        removed, found = fsutil.unlink_if(target, data)
+    else:
+        removed, found = fsutil.replace_if(target, new, data, mode=None)
+    return data if removed else found
 
 
 def _undone(

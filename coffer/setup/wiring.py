@@ -311,7 +311,6 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
     target = fsutil.edit_target(fp.path)
     k = key(fp.agent, fp.path)
     kept = journal.load(k, SetupRecord)
-    mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
     current = fsutil.read_bytes_or_none(target)
     for _ in range(ATTEMPTS):
         if current != fp.before:
@@ -323,8 +322,9 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
         current = fsutil.read_bytes_or_none(target)
         if current != fp.before:
             continue  # changed while journaling: redo before anything is swapped
-        found = fsutil.swap_in(target, fp.after, mode=mode)
-        if found == fp.before:
+        mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
+        written, current = fsutil.replace_if(target, fp.after, fp.before, mode=mode)
+        if written:
             journal.save(record.but(after_sha256=sha256(fp.after)))
             report.changes.append(
                 Change(
@@ -334,9 +334,8 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
                 )
             )
             return report
-        # Another program wrote in between: its bytes go back in place at once, and the
-        # edit is made again on them.
-        current = give_back(target, fp.after, found, mode)
+        # Another program wrote in between: its bytes are back in place (replace_if), and
+        # the edit is made again on them.
     # Never written as coffer wanted: the journal goes back to what it was.
     if kept is None:
         journal.drop(k)
@@ -353,30 +352,12 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
     return report
 
 
-def give_back(target: Path, ours: bytes, theirs: bytes | None, mode: int | None) -> bytes | None:
-    """Put ``theirs`` (what coffer's swap displaced) back over ``ours``; what the file holds
-    then. Should yet another write have landed meanwhile, that newer one is kept."""
-    for _ in range(ATTEMPTS):
-        if theirs is None:
-            found = fsutil.take_away(target)
-            if found is None or found == ours:
-                return None
-            fsutil.put_back(target, found, mode)
-            return fsutil.read_bytes_or_none(target)
-        found = fsutil.swap_in(target, theirs, mode=mode)
-        if found in (ours, None):
-            return theirs
-        theirs = found  # newer than what was put back: that one goes back instead
-    return fsutil.read_bytes_or_none(target)
-
-
 __all__ = [
     "ATTEMPTS",
     "KIND",
     "FilePlan",
     "Plan",
     "apply",
-    "give_back",
     "key",
     "plan",
 ]
