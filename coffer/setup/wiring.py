@@ -307,10 +307,29 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
     """Journal, then swap the new bytes in; when the file changed since it was read (since
     the plan, or in the instant before the swap), redo the edits on what is there now, so
     another program's write is never lost (docs/adr/0041)."""
-    report = Report()
     target = fsutil.edit_target(fp.path)
     k = key(fp.agent, fp.path)
     kept = journal.load(k, SetupRecord)
+    try:
+        report = _swap_file(journal, fp, target)
+    except CofferError:
+        _put_back_record(journal, k, kept)
+        raise
+    if not report.ok:
+        _put_back_record(journal, k, kept)
+    return report
+
+
+def _put_back_record(journal: Journal, k: str, kept: SetupRecord | None) -> None:
+    """Never written as coffer wanted: the journal goes back to what it was."""
+    if kept is None:
+        journal.drop(k)
+    else:
+        journal.save(kept)
+
+
+def _swap_file(journal: Journal, fp: FilePlan, target: Path) -> Report:
+    report = Report()
     current = fsutil.read_bytes_or_none(target)
     for _ in range(ATTEMPTS):
         if current != fp.before:
@@ -336,11 +355,6 @@ def _apply_file(journal: Journal, fp: FilePlan) -> Report:
             return report
         # Another program wrote in between: its bytes are back in place (replace_if), and
         # the edit is made again on them.
-    # Never written as coffer wanted: the journal goes back to what it was.
-    if kept is None:
-        journal.drop(k)
-    else:
-        journal.save(kept)
     report.problems.append(
         Problem(
             fp.path,
