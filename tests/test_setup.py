@@ -454,16 +454,22 @@ def test_toml_undo_after_a_change_keeps_comments_and_the_end_of_file(home: Path)
     assert not (home / ".codex" / "hooks.json").exists()
 
 
-def test_a_file_changed_between_plan_and_apply_is_not_written(home: Path) -> None:
+def test_a_file_changed_between_plan_and_apply_is_edited_as_it_is_now(home: Path) -> None:
+    """The edit is redone on the file as it is at apply time (docs/adr/0041): the change
+    made after the plan stays, coffer's entry is added, and undo keeps the change."""
     realistic(home)
     root = store_root(os.environ)
     the_plan = setup_mod.plan(root, os.environ, registry.load_adapters(), ["claude"])
     settings = home / ".claude" / "settings.json"
-    settings.write_text(SETTINGS_JSON.replace("opus", "sonnet"))
+    changed = SETTINGS_JSON.replace("opus", "sonnet")
+    settings.write_text(changed)
     report = setup_mod.apply(Journal(root), the_plan)
-    assert [p.path for p in report.problems] == [settings]
-    assert "changed since the plan was made" in report.problems[0].message
-    assert settings.read_text() == SETTINGS_JSON.replace("opus", "sonnet")
+    assert report.ok, report.problems
+    after = json.loads(settings.read_text())
+    assert after["model"] == "sonnet"
+    assert "coffer project --hook" in json.dumps(after["hooks"])
+    assert unwiring.undo(Journal(root)).ok
+    assert json.loads(settings.read_text()) == json.loads(changed)
 
 
 def test_the_launch_command_is_absolute_and_carries_a_chosen_store(tmp_path: Path) -> None:

@@ -87,7 +87,8 @@ def _foreign(path: Path) -> Problem | None:
         kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
         why = f"{kind}; coffer writes only regular files it can restore, so it left this alone"
         return Problem(path, "foreign", why)
-    return None
+    locked = fsutil.read_only(path)
+    return None if locked is None else Problem(path, "refused", locked)
 
 
 def _refusal(path: Path, data: bytes | None, job: BlockJob) -> tuple[Problem | None, bool]:
