@@ -132,7 +132,7 @@ def hook_context(
 
     root = here.project
     found = engine.handoffs_for(engine.context(root), [agent]) if root else ()
-    handoffs = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
+    handoffs = "\n".join(handoff_lines(found, for_one_reader=True)).strip() + "\n" if found else ""
     return session_context.hook_context(engine, here, agent, report, before, handoffs), handoffs
 
 
