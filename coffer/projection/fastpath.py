@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 # 3: signs the vault's handoff directories (docs/adr/0011). 4: a stamp written after a
 # merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path;
 # one full run after the upgrade also hides blocks written before docs/adr/0015 from git.
-_MAGIC = "coffer-fastpath 4"
+# 5: what `--for` prints again is kept with and without the session id (docs/adr/0048).
+_MAGIC = "coffer-fastpath 5"
 MAX_SIGNED_ENTRIES = 2000
 _ABSENT = "-"
 _AGENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
@@ -65,15 +66,17 @@ def _clean(text: str) -> bool:
     return "\t" not in text and "\n" not in text and "\r" not in text
 
 
-def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None] | None:
-    """(target directory, agent for --for) when argv is a plain `project` call, else None."""
+def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None, bool] | None:
+    """(target directory, agent for --for, --hook given) when argv is a plain `project`
+    call, else None."""
     if argv[:1] != ["project"]:
         return None
-    target, agent = cwd, None
+    target, agent, hook = cwd, None, False
     rest = argv[1:]
     while rest:
         head = rest[0]
         if head in ("--quiet", "-q", "--hook"):
+            hook = hook or head == "--hook"
             rest = rest[1:]
         elif head in ("--project", "--for") and len(rest) >= 2:
             if head == "--project":
@@ -85,7 +88,66 @@ def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None] | None:
             return None
     if agent is not None and not _AGENT_RE.fullmatch(agent):
         return None
-    return target, agent
+    return target, agent, hook
+
+
+# Where a session id goes in what `--for` prints again (see record_output). JSON-, YAML- and
+# markdown-safe as it stands, like every id that replaces it (identity.is_session_id).
+SESSION_PLACEHOLDER = "{{coffer-session-id}}"
+_HOOK_INPUT_LIMIT = 256 * 1024
+_hook_session: list[str | None] = []  # read once per process: the full path reuses it
+
+
+def hook_session_id(fd: int = 0) -> str | None:
+    """The ``session_id`` of the JSON an agent writes to its hook's stdin (issue 28 §3), or
+    None. Reads only what is already there: a terminal is not read at all, and an open pipe
+    with nothing in it ends the read instead of blocking the session's start. Memoised, so
+    the full path sees what the no-op path read. No json import: a pattern on the text is
+    enough for a field whose value is then checked as strictly as the store checks it."""
+    if _hook_session:
+        return _hook_session[0]
+    found = None
+    text = _read_ready(fd)
+    if '"session_id"' in text:
+        match = re.search(r'"session_id"\s*:\s*"([^"\\]{1,200})"', text)
+        from coffer.store.identity import is_session_id
+
+        if match and is_session_id(match.group(1)):
+            found = match.group(1)
+    _hook_session.append(found)
+    return found
+
+
+def _read_ready(fd: int) -> str:
+    try:
+        if os.isatty(fd):
+            return ""
+        was_blocking = os.get_blocking(fd)
+    except OSError:
+        return ""  # no stdin at all
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        os.set_blocking(fd, False)
+        while size < _HOOK_INPUT_LIMIT:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                break  # nothing more written yet: the writer keeps the pipe open
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        pass
+    finally:
+        # The descriptor may be shared with the agent: leave it as found. (No
+        # contextlib.suppress: contextlib is not imported on the no-op path.)
+        try:  # noqa: SIM105
+            os.set_blocking(fd, was_blocking)
+        except OSError:
+            pass
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | None:
@@ -95,7 +157,7 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
     store = known_store_root(environ)
     if parsed is None or store is None:
         return None
-    target, agent = parsed
+    target, agent, hook = parsed
     from coffer.store.identity import root_of
 
     root = root_of(os.path.abspath(target))
@@ -123,15 +185,25 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
                 return None
         else:
             return None
-    if agent is None:
-        return ""
-    # What --for printed is kept beside the stamp, valid only for this exact stamp.
+    return "" if agent is None else _replay(f"{stamp}.for-{agent}", text, hook)
+
+
+def _replay(path: str, stamp_text: str, hook: bool) -> str | None:
+    """What --for printed, kept beside the stamp and valid only for this exact stamp: as it
+    was printed, or, when the hook is given a session id, with that id in place of
+    SESSION_PLACEHOLDER (record_output)."""
     try:
-        with open(f"{stamp}.for-{agent}", encoding="utf-8", errors="surrogateescape") as fh:
-            head, _, output = fh.read().partition("\n")
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            head, _, rest = fh.read().partition("\n")
     except OSError:
         return None
-    return output if head == _digest(text) else None
+    size, _, both = rest.partition("\n")
+    if head != _digest(stamp_text) or not size.isdigit():
+        return None
+    session = hook_session_id() if hook else None
+    if session is None:
+        return both[: int(size)]
+    return both[int(size) :].replace(SESSION_PLACEHOLDER, session)
 
 
 def _digest(stamp_text: str) -> str:
@@ -259,8 +331,10 @@ def record(engine: Engine, here: Here) -> None:
     )
 
 
-def record_output(engine: Engine, here: Here, agent: str, output: str) -> None:
-    """Keep what `coffer project --for AGENT` printed, bound to the current stamp."""
+def record_output(engine: Engine, here: Here, agent: str, output: str, template: str) -> None:
+    """Keep what `coffer project --for AGENT` prints again on a no-op, bound to the current
+    stamp: ``output`` for a run given no session id, ``template`` (holding
+    SESSION_PLACEHOLDER) for one given an id on stdin."""
     from pathlib import Path as _Path
 
     from coffer.base import fsutil
@@ -273,7 +347,7 @@ def record_output(engine: Engine, here: Here, agent: str, output: str) -> None:
             text = fh.read()
     except OSError:
         return
-    data = f"{_digest(text)}\n{output}".encode("utf-8", "surrogateescape")
+    data = f"{_digest(text)}\n{len(output)}\n{output}{template}".encode("utf-8", "surrogateescape")
     fsutil.write_if_changed(_Path(f"{stamp}.for-{agent}"), data)
 
 
