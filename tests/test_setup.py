@@ -483,7 +483,8 @@ def test_the_launch_command_is_absolute_and_carries_a_chosen_store(tmp_path: Pat
         {"PATH": str(tmp_path / "none")}, store, argv0="-m", executable="/usr/bin/python3"
     )
     assert fallback.argv == ("/usr/bin/python3", "-m", "coffer")
-    assert fallback.env == {}
+    # The store is always recorded: the hook's no-op reads it instead of asking platformdirs.
+    assert fallback.env == {"COFFER_HOME": str(store)}
     chosen = launch.resolve_launch(
         {"COFFER_HOME": str(store)}, store, argv0=str(script), executable="/x/py"
     )
