@@ -99,55 +99,39 @@ _hook_session: list[str | None] = []  # read once per process: the full path reu
 
 
 def hook_session_id(fd: int = 0) -> str | None:
-    """The ``session_id`` of the JSON an agent writes to its hook's stdin (issue 28 §3), or
-    None. Reads only what is already there: a terminal is not read at all, and an open pipe
-    with nothing in it ends the read instead of blocking the session's start. Memoised, so
-    the full path sees what the no-op path read. No json import: a pattern on the text is
-    enough for a field whose value is then checked as strictly as the store checks it."""
-    if _hook_session:
-        return _hook_session[0]
-    found = None
-    text = _read_ready(fd)
-    if '"session_id"' in text:
-        match = re.search(r'"session_id"\s*:\s*"([^"\\]{1,200})"', text)
+    """The ``session_id`` in the JSON an agent writes to its hook's stdin (issue 28 §3), or
+    None. Reads only what is there already (never a terminal, never a wait), once per
+    process. No json import: a pattern finds the field, then the store's check applies."""
+    if not _hook_session:
         from coffer.store.identity import is_session_id
 
-        if match and is_session_id(match.group(1)):
-            found = match.group(1)
-    _hook_session.append(found)
-    return found
+        text = _read_ready(fd)
+        match = re.search(r'"session_id"\s*:\s*"([^"\\]{1,200})"', text) if text else None
+        _hook_session.append(match[1] if match and is_session_id(match[1]) else None)
+    return _hook_session[0]
 
 
 def _read_ready(fd: int) -> str:
+    # Non-blocking, and the descriptor (maybe shared with the agent) is left as found.
     try:
         if os.isatty(fd):
             return ""
         was_blocking = os.get_blocking(fd)
+        os.set_blocking(fd, False)
     except OSError:
         return ""  # no stdin at all
-    chunks: list[bytes] = []
-    size = 0
+    data = b""
     try:
-        os.set_blocking(fd, False)
-        while size < _HOOK_INPUT_LIMIT:
-            try:
-                chunk = os.read(fd, 65536)
-            except BlockingIOError:
-                break  # nothing more written yet: the writer keeps the pipe open
+        while len(data) < _HOOK_INPUT_LIMIT:
+            chunk = os.read(fd, 65536)  # BlockingIOError: the pipe is open, nothing more yet
             if not chunk:
                 break
-            chunks.append(chunk)
-            size += len(chunk)
+            data += chunk
     except OSError:
         pass
     finally:
-        # The descriptor may be shared with the agent: leave it as found. (No
-        # contextlib.suppress: contextlib is not imported on the no-op path.)
-        try:  # noqa: SIM105
-            os.set_blocking(fd, was_blocking)
-        except OSError:
-            pass
-    return b"".join(chunks).decode("utf-8", "replace")
+        os.set_blocking(fd, was_blocking)
+    return data.decode("utf-8", "replace")
 
 
 def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | None:
@@ -189,9 +173,8 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
 
 
 def _replay(path: str, stamp_text: str, hook: bool) -> str | None:
-    """What --for printed, kept beside the stamp and valid only for this exact stamp: as it
-    was printed, or, when the hook is given a session id, with that id in place of
-    SESSION_PLACEHOLDER (record_output)."""
+    """What --for prints again (valid for this exact stamp only): as recorded, or with the
+    hook's session id in place of SESSION_PLACEHOLDER (record_output)."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             head, _, rest = fh.read().partition("\n")
@@ -200,10 +183,8 @@ def _replay(path: str, stamp_text: str, hook: bool) -> str | None:
     size, _, both = rest.partition("\n")
     if head != _digest(stamp_text) or not size.isdigit():
         return None
-    session = hook_session_id() if hook else None
-    if session is None:
-        return both[: int(size)]
-    return both[int(size) :].replace(SESSION_PLACEHOLDER, session)
+    session, n = hook_session_id() if hook else None, int(size)
+    return both[:n] if session is None else both[n:].replace(SESSION_PLACEHOLDER, session)
 
 
 def _digest(stamp_text: str) -> str:

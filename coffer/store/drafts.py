@@ -103,6 +103,7 @@ def place(
 ) -> tuple[Entry, Action]:
     """The entry ``d`` becomes among the tier's ``current`` entries and ``files``; never
     silently overwrites (``label`` names the tier in the refusal)."""
+    check_session_id(options.origin_session_id)
     by_name = {e.name: e for e in current}
     now = projects.now_iso()
     existing = by_name.get(d.base_name) if d.explicit else None

@@ -247,7 +247,6 @@ class Store:
 
         d = drafts.draft(text, name, description, type, tier.scope)
         options = options or drafts.RememberOptions()
-        drafts.check_session_id(options.origin_session_id)
         self._ensure_root()
         fsutil.ensure_dir(tier.dir)
         with self.lock(tier):
