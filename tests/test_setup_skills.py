@@ -14,6 +14,8 @@ from tests.helpers import coffer
 
 # Every agent whose skills directory was checked (docs/adr/0033) gets the skill.
 READS_SKILLS = ("claude", "codex", "gemini", "qwen", "opencode", "kilo", "kimi", "vibe", "copilot")
+# And those whose documentation names a personal skills directory (not in the agent suite).
+READS_SKILLS += ("droid", "hermes")
 
 
 @pytest.fixture
