@@ -132,6 +132,26 @@ def test_the_session_start_hook_hands_the_session_id_over(repo: Path) -> None:
     assert plain.returncode == 0 and "session's id" not in plain.stdout
 
 
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        ('{\n  "session_id" : "pretty-1",\n  "cwd": "/r"\n}', "pretty-1"),  # spaced, multi-line
+        ('{"cwd": "/r", "session_id": "last-1"}', "last-1"),
+        ('{"session_id": "no-end', None),  # cut short
+        ('{"session_id": 42}', None),
+        ('{"session_id": "a\\"b"}', None),  # an escape: not an id coffer stores
+        ("not json at all", None),
+    ],
+)
+def test_the_hook_input_is_read_strictly(repo: Path, raw: str, said: str | None) -> None:
+    done = coffer("project", "--hook", "--for", "claude", cwd=repo, input=raw)
+    assert done.returncode == 0, done.stderr
+    if said is None:
+        assert "session's id" not in done.stdout
+    else:
+        assert f"This session's id is `{said}`" in done.stdout
+
+
 def test_the_no_op_path_reads_the_id_without_importing_more(repo: Path) -> None:
     argv = ["project", "--hook", "--for", "claude"]
     assert hook(repo, "claude", CLAUDE_INPUT)  # the full run that records the stamp

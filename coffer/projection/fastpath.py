@@ -91,24 +91,29 @@ def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None, bool] | Non
     return target, agent, hook
 
 
-# Where a session id goes in what `--for` prints again (see record_output). JSON-, YAML- and
-# markdown-safe as it stands, like every id that replaces it (identity.is_session_id).
+# Where a session id goes in what `--for` prints again; JSON- and markdown-safe, as the ids.
 SESSION_PLACEHOLDER = "{{coffer-session-id}}"
-_HOOK_INPUT_LIMIT = 256 * 1024
 _hook_session: list[str | None] = []  # read once per process: the full path reuses it
 
 
 def hook_session_id(fd: int = 0) -> str | None:
     """The ``session_id`` in the JSON an agent writes to its hook's stdin (issue 28 §3), or
-    None. Reads only what is there already (never a terminal, never a wait), once per
-    process. No json import: a pattern finds the field, then the store's check applies."""
+    None; read once per process, never from a terminal, never waiting. No json, no regex
+    (their cost is the no-op's): the store's check holds the value to ``[A-Za-z0-9._:-]``."""
     if not _hook_session:
         from coffer.store.identity import is_session_id
 
-        text = _read_ready(fd)
-        match = re.search(r'"session_id"\s*:\s*"([^"\\]{1,200})"', text) if text else None
-        _hook_session.append(match[1] if match and is_session_id(match[1]) else None)
+        found = _string_field(_read_ready(fd), "session_id")
+        _hook_session.append(found if is_session_id(found) else None)
     return _hook_session[0]
+
+
+def _string_field(text: str, name: str) -> str | None:  # the string after `"name":`, if any
+    _, key, rest = text.partition(f'"{name}"')
+    rest = rest.lstrip(" \t\r\n")
+    value = rest[1:].lstrip(" \t\r\n")
+    found, closed, _ = value[1:].partition('"')
+    return found if key and rest[:1] == ":" and value[:1] == '"' and closed else None
 
 
 def _read_ready(fd: int) -> str:
@@ -122,7 +127,7 @@ def _read_ready(fd: int) -> str:
         return ""  # no stdin at all
     data = b""
     try:
-        while len(data) < _HOOK_INPUT_LIMIT:
+        while len(data) < 256 * 1024:  # an agent's hook input is a few hundred bytes
             chunk = os.read(fd, 65536)  # BlockingIOError: the pipe is open, nothing more yet
             if not chunk:
                 break
@@ -173,8 +178,7 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
 
 
 def _replay(path: str, stamp_text: str, hook: bool) -> str | None:
-    """What --for prints again (valid for this exact stamp only): as recorded, or with the
-    hook's session id in place of SESSION_PLACEHOLDER (record_output)."""
+    """What --for prints again (for this exact stamp), with the hook's session id if any."""
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             head, _, rest = fh.read().partition("\n")
@@ -313,9 +317,8 @@ def record(engine: Engine, here: Here) -> None:
 
 
 def record_output(engine: Engine, here: Here, agent: str, output: str, template: str) -> None:
-    """Keep what `coffer project --for AGENT` prints again on a no-op, bound to the current
-    stamp: ``output`` for a run given no session id, ``template`` (holding
-    SESSION_PLACEHOLDER) for one given an id on stdin."""
+    """Keep what `coffer project --for AGENT` prints again on a no-op, for the current stamp:
+    ``output`` when no session id is given, else ``template`` with the id put in."""
     from pathlib import Path as _Path
 
     from coffer.base import fsutil
