@@ -5,7 +5,8 @@ variables the adapters read and an ``lstat`` signature of every path whose chang
 change the projection (targets, adapter inputs, the tiers and their entries, coffer's
 settings and journal, the import path where plugins get installed). ``unchanged`` replays
 those checks with nothing but ``os``: when all match there is nothing to do. Anything
-unusual (another platform, an unreadable stamp) just means the full path runs.
+unusual (no ``$COFFER_HOME`` to find the store by, an unreadable stamp) just means the full
+path runs.
 
 Entry files are signed one by one up to ``MAX_SIGNED_ENTRIES`` per tier; a larger tier is
 signed by its directory only, so an in-place edit to one of its files is picked up by
