@@ -180,3 +180,14 @@ def test_the_id_the_hook_gave_reaches_the_entry_end_to_end(repo: Path) -> None:
     )
     assert answers[-1]["result"].get("isError") is not True
     assert metadata(repo, "lint")["origin_session_id"] == sid
+
+
+def test_an_agent_that_reads_json_gets_the_id_in_its_frame(repo: Path, fake_home: Path) -> None:
+    # Gemini CLI takes context only as hookSpecificOutput JSON: the id is put into the
+    # framed text on the no-op path too, and the result is still valid JSON.
+    (fake_home / ".gemini").mkdir()
+    payload = {"session_id": "gem-1", "hook_event_name": "SessionStart", "cwd": str(repo)}
+    for sid in ("gem-1", "gem-2"):  # the full run, then the no-op
+        out = hook(repo, "gemini", {**payload, "session_id": sid})
+        context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        assert context.startswith(f"This session's id is `{sid}`")
