@@ -9,6 +9,9 @@ to the model, on the full path and on the no-op path alike.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -191,3 +194,25 @@ def test_an_agent_that_reads_json_gets_the_id_in_its_frame(repo: Path, fake_home
         out = hook(repo, "gemini", {**payload, "session_id": sid})
         context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
         assert context.startswith(f"This session's id is `{sid}`")
+
+
+def test_a_hook_whose_stdin_stays_open_does_not_wait(repo: Path) -> None:
+    # An agent that keeps the hook's stdin open and writes nothing: the hook reads what is
+    # there (nothing) and finishes; the session start is never held up by coffer.
+    for _ in range(2):  # the full path, then the no-op path
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "coffer", "project", "--hook", "--for", "claude"],
+            cwd=repo,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=dict(os.environ),
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            code = proc.wait(timeout=30)  # stdin is still open here
+            out = proc.stdout.read()
+        finally:
+            proc.stdin.close()
+            proc.kill()
+        assert code == 0 and b"session's id" not in out
