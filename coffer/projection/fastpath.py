@@ -124,8 +124,8 @@ def _read_ready(fd: int) -> str:
             return ""
         was_blocking = os.get_blocking(fd)
         os.set_blocking(fd, False)
-    except OSError:
-        return ""  # no stdin at all
+    except (OSError, AttributeError):  # no stdin at all; no such call (Windows before 3.12)
+        return ""
     data = b""
     try:
         while len(data) < 256 * 1024:  # an agent's hook input is a few hundred bytes
