@@ -96,9 +96,9 @@ def _path_key() -> tuple[list[list[Any]], float]:
 
 
 def _cache_file(environ: Mapping[str, str]) -> str | None:
-    from coffer.base.locations import known_store_root
+    from coffer.base.locations import store_root
 
-    root = known_store_root(environ)
+    root = store_root(environ)
     # Only a store that exists gets a cache: listing adapters must not create one.
     return os.path.join(root, "state", _CACHE_NAME) if root and os.path.isdir(root) else None
 

@@ -119,3 +119,25 @@ def git_remote(root: Path) -> str | None:
         if in_origin and line.startswith("url") and "=" in line:
             return line.split("=", 1)[1].strip()
     return None
+
+
+# The agent session an entry came from (``metadata.origin_session_id``): what an agent puts
+# in its hooks' input (a UUID for Claude Code and Codex). Here, beside the project's
+# identity, because the session-start no-op already imports this module and must check a
+# session id the same way the store does (docs/adr/0048).
+MAX_SESSION_ID = 128
+_SESSION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-")
+SESSION_ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9._:-]{0,127}"  # the same rule, for JSON Schema
+
+
+def is_session_id(value: object) -> bool:
+    """Whether ``value`` can be stored and shown as a session id: 1 to 128 letters, digits,
+    ``.``, ``_``, ``:`` or ``-``, starting with a letter or digit. Nothing that could break a
+    line of YAML, JSON or markdown, so it is shown and substituted as is."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_SESSION_ID
+        and value[0].isascii()
+        and value[0].isalnum()
+        and _SESSION_CHARS.issuperset(value)
+    )
