@@ -109,3 +109,21 @@ def test_a_filter_command_that_no_longer_runs_makes_git_refuse(repo: Path) -> No
     staged = git(repo, "show", ":AGENTS.md")
     assert "more" in staged and "make release" not in staged
     assert "clean filter" not in coffer("doctor", cwd=repo).stdout
+
+
+def test_unproject_after_team_init_leaves_no_phantom_modification(repo: Path) -> None:
+    ok(coffer(*HOOK, cwd=repo))
+    ok(coffer("team", "init", cwd=repo))
+    ok(coffer("unproject", cwd=repo))
+    assert git(repo, "diff") == ""
+    assert " M AGENTS.md" not in git(repo, "status", "--porcelain")
+
+
+def test_a_hand_edit_inside_the_block_is_no_phantom_modification(repo: Path) -> None:
+    ok(coffer(*HOOK, cwd=repo))
+    agents = repo / "AGENTS.md"
+    agents.write_bytes(agents.read_bytes().replace(b"make release", b"make release now"))
+    coffer("project", cwd=repo)  # refuses to overwrite the hand edit, and says so
+    assert b"make release now" in agents.read_bytes()
+    assert git(repo, "diff") == ""
+    assert git(repo, "status", "--porcelain") == ""

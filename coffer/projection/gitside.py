@@ -44,7 +44,15 @@ from coffer.projection.git_repo import refresh_index as refresh_index
 from coffer.projection.journal import Journal
 from coffer.projection.records import BlockRecord, GitState
 
-__all__ = ["ATTRIBUTES_HEADER", "EXCLUDE_HEADER", "FILTER", "forget", "sync", "tracked_absent"]
+__all__ = [
+    "ATTRIBUTES_HEADER",
+    "EXCLUDE_HEADER",
+    "FILTER",
+    "forget",
+    "settle",
+    "sync",
+    "tracked_absent",
+]
 
 
 def tracked_absent(path: Path) -> str | None:
@@ -219,3 +227,23 @@ def forget(journal: Journal, record: BlockRecord, *, dry_run: bool) -> Report:
         refresh_index(repo, state.pattern.lstrip("/"))
     _run(_release(journal, record.path, state), report, dry_run=dry_run)
     return report
+
+
+def settle(report: Report) -> None:
+    """After a run's writes: every tracked file it changed whose content git would store as
+    exactly the staged blob gets its index entry's stat data refreshed, so `git status`
+    shows a file as modified only when its cleaned content differs from what is staged
+    (issue 23.4). A file holding the user's own change is left as git shows it."""
+    done: set[Path] = set()
+    # A block edited by hand is refused, not rewritten, and reported as a problem: git must
+    # not show it as modified either when the edit is inside the block.
+    paths = [c.path for c in report.changes if c.action != "remove"]
+    for path in [*paths, *(p.path for p in report.problems)]:
+        if path in done or not path.is_file():
+            continue
+        done.add(path)
+        repo = locate(path)
+        rel = relative(repo, path) if repo is not None else None
+        if repo is None or rel is None or rel.split("/", 1)[0] == ".git":
+            continue
+        refresh_index(repo, rel)
