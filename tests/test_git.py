@@ -154,18 +154,37 @@ def test_checkout_and_rebase_never_conflict_on_the_block(repo: Path) -> None:
     assert "coffer" not in git(repo, "log", "-p", "main..HEAD")
 
 
-def test_a_worktree_shares_the_hiding(repo: Path, tmp_path: Path) -> None:
+def test_a_worktree_gets_its_own_block_and_shares_the_hiding(repo: Path, tmp_path: Path) -> None:
     wt = tmp_path / "wt"
     git(repo, "worktree", "add", "-q", "-b", "feature", str(wt))
     ok(coffer(*HOOK, cwd=wt))  # the worktree's project is the main repository
     assert b"make release" in (repo / "AGENTS.md").read_bytes()
-    assert block.find((wt / "AGENTS.md").read_bytes()) is None
+    # What Codex and every AGENTS.md agent read in the worktree holds the block too (22.18).
+    assert b"make release" in (wt / "AGENTS.md").read_bytes()
     assert git(wt, "check-attr", "filter", "AGENTS.md") == "AGENTS.md: filter: coffer\n"
     assert git(wt, "status", "--porcelain") == ""
     assert git(repo, "status", "--porcelain") == ""
+    # A new memory reaches the worktree's block through the refresh after the write.
+    ok(coffer("remember", "Releases are tagged vX.Y.", "--name", "tags", cwd=repo))
+    assert b"tagged vX.Y" in (wt / "AGENTS.md").read_bytes()
     # The worktree's own edit is still seen.
-    (wt / "AGENTS.md").write_bytes(b"# Agents\n\nRun make test.\nmore\n")
+    data = (wt / "AGENTS.md").read_bytes()
+    (wt / "AGENTS.md").write_bytes(data.replace(b"Run make test.", b"Run make test.\nmore"))
     assert git(wt, "status", "--porcelain") == " M AGENTS.md\n"
+    ok(coffer("unproject", cwd=wt))
+    assert block.find((wt / "AGENTS.md").read_bytes()) is None
+    assert block.find((repo / "AGENTS.md").read_bytes()) is None
+
+
+def test_a_file_coffer_creates_in_a_worktree_is_excluded(tmp_path: Path, home: Path) -> None:
+    r = init_repo(tmp_path / "fresh", {"README": b"x\n"})
+    wt = tmp_path / "wt"
+    git(r, "worktree", "add", "-q", "-b", "feature", str(wt))
+    ok(coffer("remember", "Deploys go through CI.", "--name", "deploy", cwd=wt))
+    ok(coffer(*HOOK, cwd=wt))
+    assert b"Deploys go through CI" in (wt / "AGENTS.md").read_bytes()
+    assert git(wt, "status", "--porcelain", "--untracked-files=all") == ""
+    assert git(r, "status", "--porcelain", "--untracked-files=all") == ""
 
 
 def test_a_project_may_choose_to_commit_its_block(repo: Path) -> None:

@@ -70,7 +70,7 @@ class Engine(AgentSet):
                 self.settings = settings.load(self.store.root)
                 self.journal.sync_ledger()  # undo must survive a store deleted by hand
                 self.journal.sweep_tmp()
-                return self._project(here, options)
+                return _settled(self._project(here, options))
         except LockTimeoutError as exc:
             if deadline is None:
                 raise
@@ -132,6 +132,8 @@ class Engine(AgentSet):
             if native is not None:
                 report.extend(kinds.NATIVES.establish(run, (name, native)))
         targets = self.targets(ctx, report, adapters)
+        if root is not None:
+            _in_worktree(targets, root, here.path)
         if root is not None and ptier is not None:
             from coffer.projection import team_blocks  # docs/adr/0036; before the blocks
 
@@ -217,6 +219,11 @@ class Engine(AgentSet):
         ctx = self.context(root if scope == "project" else None)
         self.store.regenerate_index(tier)
         targets = self.targets(ctx, report, self.enabled(ctx, report))
+        if root is not None and scope == "project":
+            from coffer.store.identity import linked_worktrees
+
+            for top in linked_worktrees(str(root)):
+                _twins(targets, root, Path(top))
         run = Run(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
 
         from coffer.projection import waiting_blocks
@@ -287,7 +294,7 @@ class Engine(AgentSet):
             return unproject.run(self, here, choice)
         with self.store.projection_lock():
             self.journal.sweep_tmp()
-            return unproject.run(self, here, choice)
+            return _settled(unproject.run(self, here, choice))
 
     # ---- status ------------------------------------------------------------------------
 
@@ -299,3 +306,31 @@ class Engine(AgentSet):
         from coffer.projection.status import status
 
         return status(self, self.store.here(at) if at is not None else None, every=every)
+
+
+def _settled(report: Report) -> Report:
+    """``report``, with git's index told about the tracked files it rewrote unchanged."""
+    if report.changes or report.problems:
+        from coffer.projection import gitside  # only a run that wrote starts git
+
+        gitside.settle(report)
+    return report
+
+
+def _in_worktree(targets: Targets, root: Path, at: Path) -> None:
+    """Run from a linked worktree of ``root``: the files an agent reads at the project
+    root are read at the worktree's top there, so each such block target gets its twin in
+    the worktree (kept out of git the same way: info/ is shared by the worktrees)."""
+    from coffer.store.identity import linked_worktree_of
+
+    top = linked_worktree_of(str(at))
+    if top is not None:
+        _twins(targets, root, Path(top))
+
+
+def _twins(targets: Targets, root: Path, worktree: Path) -> None:
+    for file, readers in list(targets.blocks.items()):
+        if root not in file.parents:
+            continue
+        twin = worktree / file.relative_to(root)
+        targets.blocks[twin] += [(n, t._replace(path=twin)) for n, t in readers]

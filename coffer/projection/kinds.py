@@ -9,6 +9,7 @@ the plan, not a flag threaded through every function (docs/adr/0024).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -101,6 +102,12 @@ class Blocks:
             report = Report()
             report.problems.append(Problem(file, "error", job))
             return report
+        if not os.path.lexists(file):
+            refused = gitside.tracked_absent(file)
+            if refused is not None:
+                report = Report()
+                report.notices.append(f"{file}: {refused}")
+                return report
         write = render_targets.plan(journal, job)
         report = write.report if run.dry_run else render_targets.apply(journal, write)
         record = journal.load(file, BlockRecord)

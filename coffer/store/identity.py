@@ -87,6 +87,46 @@ def git_root_of(start: str) -> str | None:
         probe = parent
 
 
+def linked_worktree_of(start: str) -> str | None:
+    """The top of the linked worktree holding ``start``, or None (the main worktree, or
+    outside git). Its project is the main repository's, but an agent started there reads
+    the worktree's own files (its ``AGENTS.md``), which coffer writes too."""
+    probe = os.path.realpath(start)
+    while True:
+        dotgit = os.path.join(probe, ".git")
+        if os.path.isdir(dotgit):
+            return None
+        if os.path.isfile(dotgit):
+            gitdir = gitdir_of(dotgit)
+            if gitdir is not None and _main_root_of_worktree(probe, gitdir) is not None:
+                return probe
+            return None
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def linked_worktrees(root: str) -> list[str]:
+    """The tops of the linked worktrees of the repository at ``root``, read from
+    ``.git/worktrees/*/gitdir`` (git's own record of them); those gone from disk are left
+    out."""
+    base = os.path.join(root, ".git", "worktrees")
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        back = _read(os.path.join(base, name, "gitdir"))
+        if back is None or not back.strip():
+            continue
+        top = os.path.dirname(os.path.realpath(back.strip()))
+        if os.path.isfile(os.path.join(top, ".git")):
+            out.append(top)
+    return out
+
+
 def root_of(start: str) -> str:
     """The canonical project root for the directory ``start`` (string form)."""
     root = git_root_of(start)
