@@ -157,7 +157,7 @@ def load_adapters(environ: Mapping[str, str] | None = None) -> Loaded:
                 f"{ep.dist_name}); using the first"
             )
             continue
-        later = deferred(ep, keep, features)
+        later = deferred(ep, keep, features, moved=kept.moved)
         if later is not None:
             found[ep.name], origins[ep.name], now[ep.name] = later, ep.dist_name, keep[ep.name]
             continue

@@ -24,6 +24,7 @@ from coffer.cli._common import (
     usage_checked,
 )
 from coffer.cli.typer_app import app
+from coffer.store.drafts import RememberOptions
 from coffer.store.entry import TYPES, check_name
 from coffer.store.store import Saved, Tier
 from coffer.store.views import tier_json
@@ -77,6 +78,14 @@ def remember(  # noqa: PLR0913 - typer declares each option as a parameter
     replace: Annotated[
         bool, typer.Option(help="Overwrite an existing entry with the same --name.")
     ] = False,
+    origin_session_id: Annotated[
+        str | None,
+        typer.Option(
+            "--origin-session-id",
+            metavar="ID",
+            help="The agent session this fact comes from (its session-start hook names it).",
+        ),
+    ] = None,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -85,7 +94,12 @@ def remember(  # noqa: PLR0913 - typer declares each option as a parameter
         text = sys.stdin.read()
     tier = _write_tier(project, scope_value)
     saved, refreshed = _writer().remember(
-        tier, text, name=name, description=description, type=type_, replace_existing=replace
+        tier,
+        text,
+        name=name,
+        description=description,
+        type=type_,
+        options=RememberOptions(replace_existing=replace, origin_session_id=origin_session_id),
     )
     _say_saved(saved, refreshed, as_json)
 

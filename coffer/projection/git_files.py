@@ -192,6 +192,44 @@ def _give_back(journal: Journal, record: GitRecord, path: Path, data: bytes) -> 
     return edit
 
 
+def filter_current(common: Path) -> bool:
+    """Whether ``<common>/config`` names this interpreter's clean command, read from the
+    file (no git process): a venv moved since the filter was set leaves a command that no
+    longer runs, and the next run that writes sets it again."""
+    data = fsutil.read_bytes_or_none(common / "config") or b""
+    return filter_command().encode() in data.replace(b'\\"', b'"')
+
+
+def broken_filter(config: Path) -> str | None:
+    """Why the clean command ``config`` names for coffer's filter cannot run, or None.
+
+    Run the way git runs it (through the shell, the file on stdin): a block that went
+    through it must come back without the block.
+    """
+    import subprocess
+
+    command = output(git(config.parent, "config", "--file", str(config), f"filter.{FILTER}.clean"))
+    if command is None:
+        return None
+    from coffer.base.executables import which
+    from coffer.projection.block_format import upsert
+
+    shell = which("sh", None)
+    if shell is None:
+        return None  # git runs filters through sh: with none, git cannot run it either
+    sample = upsert(b"user text\n", "probe")
+    try:
+        ran = subprocess.run(
+            [shell, "-c", command], input=sample, capture_output=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"`{command}` cannot run ({exc})"
+    if ran.returncode != 0 or ran.stdout != b"user text\n":
+        err = ran.stderr.decode(errors="replace").strip().splitlines()
+        return f"`{command}` fails ({err[-1] if err else f'exit {ran.returncode}'})"
+    return None
+
+
 # ---- the filter entry in config ----------------------------------------------------------
 
 
@@ -202,7 +240,15 @@ def add_filter(journal: Journal, repo: Repo, user: str) -> Edit:
     record, edit = _opened(journal, path, "git-config", data)
     record = _with_user(record, FILTER, user)
     command = filter_command()
-    if output(git(repo.top, "config", "--file", str(path), f"filter.{FILTER}.clean")) == command:
+    # `required`: when the command cannot run (a moved or removed venv), git refuses to add
+    # the file instead of storing it uncleaned, block and all. A required filter needs a
+    # smudge command too (checkout fails without one): `cat` gives the file as stored.
+    wanted = {
+        f"filter.{FILTER}.clean": command,
+        f"filter.{FILTER}.smudge": "cat",
+        f"filter.{FILTER}.required": "true",
+    }
+    if all(output(git(repo.top, "config", "--file", str(path), k)) == v for k, v in wanted.items()):
         edit.steps.append(lambda _: journal.save(record))
         return edit
     why = f"filter.{FILTER}.clean, which strips coffer's block"
@@ -210,12 +256,13 @@ def add_filter(journal: Journal, repo: Repo, user: str) -> Edit:
 
     def set_filter(report: Report) -> None:
         journal.save(record)
-        result = git(repo.top, "config", "--file", str(path), f"filter.{FILTER}.clean", command)
-        if result is None or result.returncode != 0:
-            report.changes.pop()
-            why = result.stderr.decode(errors="replace").strip() if result else "git not found"
-            report.problems.append(Problem(path, "error", f"cannot set the filter: {why}"))
-            return
+        for key, value in wanted.items():
+            result = git(repo.top, "config", "--file", str(path), key, value)
+            if result is None or result.returncode != 0:
+                report.changes.pop()
+                why = result.stderr.decode(errors="replace").strip() if result else "git not found"
+                report.problems.append(Problem(path, "error", f"cannot set the filter: {why}"))
+                return
         after = sha256(fsutil.read_bytes_or_none(path) or b"")
         journal.save(record.but(added=(FILTER,), after_sha256=after, updated_at=now_iso()))
 

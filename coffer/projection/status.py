@@ -142,6 +142,11 @@ def _fill(
         st.error = "; ".join(p.message for p in report.problems)
 
 
+# The first key of a setup edit, by what it registered (the rest are MCP servers): the hook,
+# and the two files of the guidance skill (coffer.adapter.wiring.skill).
+_KINDS = {"hooks": "hook", "SKILL.md": "skill", "agents/openai.yaml": "skill"}
+
+
 def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     """What `coffer setup` registered for ``name`` (its setup records): the MCP server, the
     session-start hook (the edits under ``hooks``) and the guidance skill (a ``SKILL.md``).
@@ -159,7 +164,7 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
         state = state or ("wired, file edited since" if data is not None else "file removed")
         for edit in r.edits:
             keys = edit.get("keys")
-            kind = {"hooks": "hook", "SKILL.md": "skill"}.get(keys[0] if keys else "", "mcp")
+            kind = _KINDS.get(keys[0] if keys else "", "mcp")
             out[kind] = state
     return out
 

@@ -70,16 +70,11 @@ class Writer:
         name: str | None = None,
         description: str | None = None,
         type: str | None = None,
-        replace_existing: bool = False,
+        options: RememberOptions | None = None,
     ) -> tuple[Saved, Refreshed]:
         """:meth:`Store.remember`, then the refresh (none when nothing changed)."""
         saved = self.store.remember(
-            tier,
-            text,
-            name=name,
-            description=description,
-            type=type,
-            options=RememberOptions(replace_existing=replace_existing),
+            tier, text, name=name, description=description, type=type, options=options
         )
         if saved.action == "unchanged":
             return saved, Refreshed()

@@ -20,6 +20,7 @@ from coffer.store.entry import (
     same_text_key,
     slugify,
 )
+from coffer.store.identity import MAX_SESSION_ID, is_session_id
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id
@@ -61,6 +62,16 @@ def check_secrets(*texts: str) -> None:
         )
 
 
+def check_session_id(value: str | None) -> str | None:
+    """``value`` when it is a usable session id (or None); refuses anything else."""
+    if value is None or is_session_id(value):
+        return value
+    raise InvalidInputError(
+        f"{value[:40]!r} is not a session id: use 1 to {MAX_SESSION_ID} letters, digits, "
+        "'.', '_', ':' or '-', starting with a letter or digit"
+    )
+
+
 def draft(
     text: str, name: str | None, description: str | None, type: str | None, scope: Scope
 ) -> Draft:
@@ -89,6 +100,7 @@ def place(
 ) -> tuple[Entry, Action]:
     """The entry ``d`` becomes among the tier's ``current`` entries and ``files``; never
     silently overwrites (``label`` names the tier in the refusal)."""
+    check_session_id(options.origin_session_id)
     by_name = {e.name: e for e in current}
     now = projects.now_iso()
     existing = by_name.get(d.base_name) if d.explicit else None
@@ -102,6 +114,8 @@ def place(
             )
         meta = dict(existing.metadata)
         meta.update(options.extra or {})
+        if options.origin_session_id:  # the text now comes from this session
+            meta["origin_session_id"] = options.origin_session_id
         meta.update({"type": d.type or meta.get("type") or d.kind, "updated_at": now})
         return existing._replace(description=d.description, body=d.body, metadata=meta), "updated"
     # The same text again is the same memory, whatever name it would get.

@@ -78,5 +78,5 @@ def edits(home: Path, launch: Launch) -> Sequence[ConfigEdit]:
         ),
         # user skills: $CODEX_HOME/skills/<name>/SKILL.md (where Codex's own skill
         # installer puts them)
-        skill(home / "skills"),
+        *skill(home / "skills"),
     ]

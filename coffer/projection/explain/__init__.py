@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.adapter import Adapter
+    from coffer.store.tier import Tier
 
 __all__ = ["AgentView", "Explained", "explain", "git_root"]
 
@@ -85,9 +86,24 @@ def explain(agents: AgentSet, at: Path, only: str | None = None) -> Explained:
             continue
         view = _agent(agents, name, adapter, Session(cwd, root, ctx, None, {}), report)
         view.present, view.enabled = present, enabled
-        view.tiers = _tiers(view, cwd, project)
+        tiers = _tiers(view, cwd, project)
+        view.tiers = [_empty(agents, t, project) for t in tiers] if enabled else tiers
         views.append(view)
     return Explained(cwd, root, project, views, hidden)
+
+
+def _empty(agents: AgentSet, view: TierView, project: Path | None) -> TierView:
+    """A tier with no entries has no block to load (docs/adr/0045): not a fault to fix."""
+    if view.state != "missing":
+        return view
+    tier: Tier | None = agents.store.global_tier()
+    if view.tier != "global":
+        tier = agents.store.tier_at(project) if project is not None else None
+    if agents.block_entries(tier):
+        return view
+    return TierView(
+        view.tier, "empty", view.path, f"no {view.tier} entries yet: nothing to load", ""
+    )
 
 
 def _config_dir(agents: AgentSet, name: str, adapter: Adapter, ctx: Context) -> Path | None:

@@ -21,14 +21,15 @@ class TierView:
     """Coffer's memory of one tier, as this agent gets it."""
 
     tier: str
-    state: str  # loaded, cut, shadowed, not-loaded, off, missing, none, no-project, unknown
+    # loaded, cut, shadowed, not-loaded, off, missing, empty, none, no-project, unknown
+    state: str
     path: Path | None
     detail: str = ""
     hint: str = ""
 
     @property
     def ok(self) -> bool:
-        return self.state in ("loaded", "none")
+        return self.state in ("loaded", "none", "empty")
 
 
 @dataclass(frozen=True)
