@@ -14,8 +14,18 @@ from pathlib import Path
 
 from coffer.adapter.facts import Cap
 from coffer.base.errors import BlockError
+from coffer.base.tuples import NamedTuple
 from coffer.projection import block_format
 from coffer.projection.explain.files import Found
+
+
+class Section(NamedTuple):
+    """One piece of coffer's memory in a file: a tier's block, or a linked memory index."""
+
+    tier: str  # "project", "global" or "team"
+    kind: str  # "block" or "index"
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -30,6 +40,19 @@ class Measured:
     cut: tuple[str, ...]  # one sentence per cap that cut
     coffer: str  # "block", "index", "malformed" or ""
     span: tuple[int, int] | None  # the block's byte range
+    sections: tuple[Section, ...] = ()  # every piece of coffer's memory in it
+
+    def kept_bytes(self, start: int, end: int) -> int:
+        """How many bytes of ``start:end`` reach the model (none of a file it skips)."""
+        if not self.read:
+            return 0
+        head, tail = self.kept[0], self.size - self.kept[1]
+        return max(0, min(end, head) - start) + max(0, end - max(start, tail))
+
+    @property
+    def coffer_bytes(self) -> int:
+        """The bytes of coffer's memory this file puts in the agent's context."""
+        return sum(self.kept_bytes(s.start, s.end) for s in self.sections)
 
     @property
     def is_cut(self) -> bool:
@@ -105,6 +128,22 @@ def _coffer(path: Path, data: bytes, store: Path) -> tuple[str, tuple[int, int] 
     return ("index", None) if linked else ("", None)
 
 
+def _sections(
+    f: Found, data: bytes, coffer: str, span: tuple[int, int] | None
+) -> tuple[Section, ...]:
+    tier = f.load.scope
+    if coffer == "index":
+        return (Section(tier, "index", 0, len(data)),)
+    out = [Section(tier, "block", *span)] if span is not None else []
+    try:
+        team = block_format.find(data, block_format.TEAM)
+    except BlockError:
+        team = None
+    if team is not None:
+        out.append(Section("team", "block", team.start, team.end))
+    return tuple(sorted(out, key=lambda s: s.start))
+
+
 def _describe(cap: Cap, used: int) -> str:
     per = "in all" if cap.per == "total" else "a file"
     return f"{cap.limit:,} {cap.unit} {per} ({used:,} here); keeps {cap.keeps}"
@@ -132,8 +171,10 @@ def measure(files: Sequence[Found], store: Path) -> list[Measured]:
         coffer, span = _coffer(f.path, data, store)
         text = _text(data)
         lines = _count(data, "lines")
+        sections = _sections(f, data, coffer, span)
+        kept = (head, tail)
         out.append(
-            Measured(f, len(data), lines, len(text), (head, tail), tuple(cuts), coffer, span)
+            Measured(f, len(data), lines, len(text), kept, tuple(cuts), coffer, span, sections)
         )
     return out
 
@@ -161,3 +202,34 @@ def _budgets(files: Sequence[Found], datas: dict[Path, bytes]) -> dict[tuple[Cap
             out[(cap, f.path)] = left
             left = max(0, left - _count(datas[f.path], cap.unit))
     return out
+
+
+class Cost(NamedTuple):
+    """What coffer's memory costs one agent's context: bytes, about bytes / 4 tokens, and
+    where each tier's copies are (a tier read more than once is paid for each time)."""
+
+    bytes: int
+    copies: dict[str, list[tuple[Path, str, int]]]  # tier: (file, kind, bytes) per copy
+
+    @property
+    def tokens(self) -> int:
+        return (self.bytes + 3) // 4  # as _count counts "tokens": about four bytes a token
+
+    @property
+    def repeated(self) -> dict[str, int]:
+        """Per tier read more than once: the bytes of every copy after the first."""
+        return {
+            tier: sum(n for _, _, n in found[1:])
+            for tier, found in self.copies.items()
+            if len(found) > 1
+        }
+
+
+def cost(files: Sequence[Measured]) -> Cost:
+    copies: dict[str, list[tuple[Path, str, int]]] = {}
+    for m in files:
+        for s in m.sections:
+            kept = m.kept_bytes(s.start, s.end)
+            if kept:
+                copies.setdefault(s.tier, []).append((m.found.path, s.kind, kept))
+    return Cost(sum(m.coffer_bytes for m in files), copies)
