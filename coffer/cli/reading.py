@@ -210,6 +210,7 @@ def _adapter_json(s: Any) -> dict[str, Any]:
         "modes": s.modes,
         "native_memory": s.native,
         "setup": s.wiring if s.wireable else None,
+        "hook_trust": s.trust._asdict() if s.trust is not None else None,
         "error": s.error or None,
         "ok": s.ok,
         "targets": [t._asdict() for t in s.targets],
@@ -231,6 +232,10 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
         if s.wireable and s.enabled:
             wired = ", ".join(f"{k} {v}" for k, v in sorted(s.wiring.items()))
             echo(f"  setup: {wired or 'not wired (`coffer setup` wires its MCP server and more)'}")
+        if s.trust is not None and s.enabled:
+            echo(f"  hook trust: {s.trust.state} ({s.trust.detail})")
+            for line in s.trust.how.splitlines():
+                echo(f"    {line}")
         if s.error:
             echo(f"  error: {s.error}")
         for t in s.targets:
