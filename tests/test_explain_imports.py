@@ -91,6 +91,11 @@ def test_the_team_block_reaches_claude_once_and_the_bytes_are_counted(
     codex = _agent(r, "codex")["coffer_memory"]
     assert codex["repeated_bytes"] == {}
     assert codex["bytes"] == sum(f["coffer_bytes"] for f in _agent(r, "codex")["files"])
+    # the same global block in both agents' files; Claude drops its comment lines (markers)
+    own = (home / ".codex" / "AGENTS.md").read_text()
+    markers = sum(len(line) for line in own.splitlines(keepends=True) if line.startswith("<!--"))
+    [claude_global], [codex_global] = claude["copies"]["global"], codex["copies"]["global"]
+    assert codex_global["bytes"] - claude_global["bytes"] == markers > 0
     text = coffer("explain", "--agent", "claude", cwd=r).stdout
     assert f"coffer's memory in its context: {claude['bytes']:,} bytes" in text
     assert TEAM_TEXT in (r / "AGENTS.md").read_text()

@@ -190,3 +190,6 @@ class AgentFacts(NamedTuple):
     notes: tuple[str, ...] = ()  # hazards worth telling a user (shadowing, trust, …)
     order: Order = "by-file"
     imports: Imports | None = None  # None: the agent does not follow ``@`` imports
+    # the agent drops HTML comments from the files it loads before the model reads them
+    # (Claude Code 2.1.332): coffer's marker lines reach the model only where this is False
+    strips_comments: bool = False

@@ -73,6 +73,9 @@ FACTS = AgentFacts(
     title="Claude Code",
     order="by-directory",
     imports=_IMPORTS,
+    # the loader drops block-level HTML comments from every file before the model reads it
+    # (2.1.332, code: `OHe`), coffer's markers and digest line included
+    strips_comments=True,
     loads=(
         Load("{config}/CLAUDE.md", "global"),
         Load("{config}/rules/*.md", "global"),

@@ -115,7 +115,7 @@ def _agent(
     if facts is not None:
         none: list[Found] = []
         listed = agents.call_adapter(name, report, partial(found, facts, session), none)
-        view.files = measure(listed, agents.store.root)
+        view.files = measure(listed, agents.store.root, strips_comments=facts.strips_comments)
         view.cost = cost(view.files)
     view.error = "; ".join(p.message for p in report.problems)
     return view

@@ -8,6 +8,7 @@ it (coffer.projection.block_format), never by a second one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,13 @@ class Section(NamedTuple):
     kind: str  # "block" or "index"
     start: int
     end: int
+    # bytes of whole-line HTML comments in it (the markers, the digest line) that the agent
+    # drops before the model reads the file (AgentFacts.strips_comments)
+    dropped: int = 0
+
+    def sent(self, kept: int) -> int:
+        """Of ``kept`` bytes of this section, those the model gets."""
+        return kept - self.dropped if kept == self.end - self.start else kept
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,7 @@ class Measured:
     @property
     def coffer_bytes(self) -> int:
         """The bytes of coffer's memory this file puts in the agent's context."""
-        return sum(self.kept_bytes(s.start, s.end) for s in self.sections)
+        return sum(s.sent(self.kept_bytes(s.start, s.end)) for s in self.sections)
 
     @property
     def is_cut(self) -> bool:
@@ -144,14 +152,24 @@ def _sections(
     return tuple(sorted(out, key=lambda s: s.start))
 
 
+_COMMENT_LINE = re.compile(rb"^[ \t]*<!--.*?-->[ \t]*(?:\r?\n|$)", re.MULTILINE)
+
+
+def _comments(data: bytes) -> int:
+    return sum(len(m.group(0)) for m in _COMMENT_LINE.finditer(data))
+
+
 def _describe(cap: Cap, used: int) -> str:
     per = "in all" if cap.per == "total" else "a file"
     return f"{cap.limit:,} {cap.unit} {per} ({used:,} here); keeps {cap.keeps}"
 
 
-def measure(files: Sequence[Found], store: Path) -> list[Measured]:
+def measure(
+    files: Sequence[Found], store: Path, *, strips_comments: bool = False
+) -> list[Measured]:
     """Each loaded file with its sizes and what its caps keep; the files the agent skips
-    (shadowed, off) are measured too, uncut."""
+    (shadowed, off) are measured too, uncut. ``strips_comments``: the agent drops HTML
+    comment lines before the model reads a file, so coffer's markers cost it nothing."""
     datas = {f.path: _read(f.path) for f in files}
     budgets = _budgets(files, datas)
     out = []
@@ -172,6 +190,8 @@ def measure(files: Sequence[Found], store: Path) -> list[Measured]:
         text = _text(data)
         lines = _count(data, "lines")
         sections = _sections(f, data, coffer, span)
+        if strips_comments:
+            sections = tuple(s._replace(dropped=_comments(data[s.start : s.end])) for s in sections)
         kept = (head, tail)
         out.append(
             Measured(f, len(data), lines, len(text), kept, tuple(cuts), coffer, span, sections)
@@ -229,7 +249,7 @@ def cost(files: Sequence[Measured]) -> Cost:
     copies: dict[str, list[tuple[Path, str, int]]] = {}
     for m in files:
         for s in m.sections:
-            kept = m.kept_bytes(s.start, s.end)
-            if kept:
+            kept = s.sent(m.kept_bytes(s.start, s.end))
+            if kept > 0:
                 copies.setdefault(s.tier, []).append((m.found.path, s.kind, kept))
     return Cost(sum(m.coffer_bytes for m in files), copies)
