@@ -119,3 +119,15 @@ def test_a_bad_edit_is_refused_and_the_entry_kept(
 def test_edit_of_an_unknown_entry_says_so(repo: Path, tmp_path: Path) -> None:
     done = coffer("edit", "nope", cwd=repo, env=_editor(tmp_path, "true"))
     assert done.returncode != 0 and "coffer: error:" in done.stderr and "nope" in done.stderr
+    global_one = coffer("edit", "tabs", cwd=repo, env=_editor(tmp_path, "true"))
+    assert "it is in the global tier (add --scope global)" in global_one.stderr
+    edited = coffer(
+        "edit",
+        "tabs",
+        "--scope",
+        "global",
+        cwd=repo,
+        env=_editor(tmp_path, "sed -i 's/Prefer tabs/Prefer spaces/' \"$1\""),
+    )
+    assert edited.returncode == 0 and "updated tabs in global" in edited.stdout
+    assert "Prefer spaces." in (repo.parent / "home" / ".codex" / "AGENTS.md").read_text()

@@ -170,7 +170,7 @@ def edit(
     tiers = store().tiers(here(project), scope(scope_value))
     if not tiers:
         raise InvalidInputError("this project has no memory yet")
-    found = store().find(tiers[:1], name)  # the tier --scope names, as `update` looks
+    found = store().find_for_change(tiers[0], name)  # as `update` finds it, with its hints
     base = (found.tier.dir / found.entry.filename).read_text("utf-8", "surrogateescape")
     scratch = Path(tempfile.mkdtemp(prefix="coffer-edit-"))
     draft = scratch / found.entry.filename  # the entry's own name: editors colour it as Markdown
