@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from coffer.projection import block_format as block
-from coffer.projection.explain.imports import tokens
+from coffer.projection.imports import tokens
 from tests.helpers import coffer
 from tests.test_git import init_repo, ok
 

@@ -78,7 +78,7 @@ def _imports_one_of(file: Path, blocks: set[Path], depth: int, home: Path) -> bo
     """Whether ``file`` imports (directly or through its imports, ``depth`` deep as the agent
     follows them) one of ``blocks``, the files that get the team block anyway: a second copy
     would reach the agent twice (docs/adr/0046)."""
-    from coffer.projection.explain import imports
+    from coffer.projection import imports
 
     todo, seen = [(file, 0)], {file}
     while todo:

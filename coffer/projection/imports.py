@@ -3,7 +3,8 @@
 blocks and code spans, drops HTML comments, and takes every ``@token`` that starts a line or
 follows whitespace.
 
-Pure over text; which of the paths exist and are read is coffer.projection.explain.files'.
+Pure over text, and light (no dataclass): `coffer project` reads it to place the team
+block (coffer.projection.team_blocks), `coffer explain` to list what an agent loads.
 """
 
 from __future__ import annotations
