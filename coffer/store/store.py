@@ -273,7 +273,7 @@ class Store:
         from coffer.store.entry import check_type
 
         check_type(type)
-        found = self._find_for_change(tier, name)
+        found = self.find_for_change(tier, name)
 
         body, desc = drafts.revised_text(found.entry, text, description)
         with self.lock(tier):
@@ -287,7 +287,7 @@ class Store:
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
 
-    def _find_for_change(self, tier: Tier, name: str) -> Found:
+    def find_for_change(self, tier: Tier, name: str) -> Found:
         try:
             return self.find([tier], name)
         except EntryNotFoundError:
@@ -305,7 +305,7 @@ class Store:
 
     def forget(self, tier: Tier, name: str) -> Found:
         """Remove an entry; the file is moved to the tier's trash, not destroyed."""
-        found = self._find_for_change(tier, name)
+        found = self.find_for_change(tier, name)
         with self.lock(tier):
             trash = tier.base / "trash"
             fsutil.ensure_dir(trash)
