@@ -211,6 +211,7 @@ def sync(
         return report
     journal.save(record.but(git=new))
     if how == "filter" and repo is not None and rel is not None:
+        git_files.keep_block(journal, path)
         refresh_index(repo, rel)
     return report
 
@@ -226,6 +227,8 @@ def forget(journal: Journal, record: BlockRecord, *, dry_run: bool) -> Report:
         repo = Repo(Path(state.top), Path(state.common))
         refresh_index(repo, state.pattern.lstrip("/"))
     _run(_release(journal, record.path, state), report, dry_run=dry_run)
+    if not dry_run:
+        git_files.keep_block(journal, Path(record.path))  # the block is gone: so is its copy
     return report
 
 
