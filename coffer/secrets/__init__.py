@@ -85,7 +85,9 @@ def find_secrets_any(
             if pattern.search(text):
                 labels.append(label)
                 break
-    if patterns is STORE_PATTERNS:
+    if patterns is STORE_PATTERNS and not labels:
+        # gitleaks' rules only when coffer's own found nothing: the message then names one
+        # family ("JSON Web Token", not also "jwt"), and a refused text costs no more.
         _gitleaks_labels([text for text, _ in listed], labels)
     return labels
 
