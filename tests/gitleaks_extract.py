@@ -15,6 +15,7 @@ Usage: python -m tests.gitleaks_extract /path/to/gitleaks/cmd/generate/config/ru
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -417,10 +418,8 @@ def package_vars(toks: list[tuple[str, str]], env: dict[str, Any], gen: Generato
     for i, (_, text) in enumerate(toks):
         if depth == 0 and text == "var" and toks[i + 2][1] == "=":
             ev = Evaluator(toks[i + 3 :], env, gen)
-            try:
+            with contextlib.suppress(Unknown, StopIteration, IndexError, KeyError, ValueError):
                 env[toks[i + 1][1]] = ev.expr()
-            except (Unknown, StopIteration, IndexError, KeyError, ValueError):
-                pass
         depth += {"{": 1, "(": 1, "}": -1, ")": -1}.get(text, 0)
 
 

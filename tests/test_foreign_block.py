@@ -14,8 +14,7 @@ from tests.test_git import git, init_repo, ok
 MINE = "We deploy with make release."
 THEIRS = "Teammate's private note: staging is at 10.0.0.7."
 FOREIGN_BLOCK = (
-    f"{block.START_MARKER}\n<!-- coffer:digest:0000000000000000 -->\n{THEIRS}\n"
-    f"{block.END_MARKER}\n"
+    f"{block.START_MARKER}\n<!-- coffer:digest:0000000000000000 -->\n{THEIRS}\n{block.END_MARKER}\n"
 )
 
 
@@ -43,9 +42,7 @@ def _teammate_commits_a_block(repo: Path, tmp_path: Path) -> None:
     git(repo, "pull", "-q", "origin", "main")
 
 
-def test_a_committed_foreign_block_never_stops_the_users_block(
-    repo: Path, tmp_path: Path
-) -> None:
+def test_a_committed_foreign_block_never_stops_the_users_block(repo: Path, tmp_path: Path) -> None:
     ok(coffer("remember", MINE, "--name", "deploy", cwd=repo))
     _teammate_commits_a_block(repo, tmp_path)
     assert THEIRS in (repo / "AGENTS.md").read_text()

@@ -154,8 +154,8 @@ def plan(journal: Journal, job: BlockJob) -> BlockWrite:
         out.report.problems.append(foreign)
         return out
     data = fsutil.read_bytes_or_none(path)
-    problem, edited, foreign = _refusal(journal, path, data, job)
-    out = BlockWrite(job, data, edited=edited, foreign=foreign)
+    problem, edited, someone_elses = _refusal(journal, path, data, job)
+    out = BlockWrite(job, data, edited=edited, foreign=someone_elses)
     if problem is not None:
         out.report.problems.append(problem)
         return out

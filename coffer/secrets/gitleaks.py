@@ -165,7 +165,7 @@ class RuleSet:
         self, text: str, among: Iterable[Rule] | None = None
     ) -> list[tuple[str, int, int]]:
         """``(rule id, start, end)`` of each secret in ``text``, rule by rule."""
-        found = []
+        found: list[tuple[str, int, int]] = []
         for rule in self.candidates(text, among):
             found.extend((rule.id, s, e) for s, e in rule.secrets(text, self.allowlist))
         return found

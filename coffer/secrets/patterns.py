@@ -194,7 +194,10 @@ _OWN_PATTERNS: tuple[SecretPattern, ...] = (
             _A,
         ),
     ),
-    ("Docker registry auth", LazyPattern(r"\"(?:auth|identitytoken)\"\s*:\s*\"[A-Za-z0-9+/]{8,}={0,2}\"", _A)),
+    (
+        "Docker registry auth",
+        LazyPattern(r"\"(?:auth|identitytoken)\"\s*:\s*\"[A-Za-z0-9+/]{8,}={0,2}\"", _A),
+    ),
     ("kubeconfig client key", LazyPattern(r"\bclient-key-data:[ \t]*[\"']?[A-Za-z0-9+/]{16,}", _A)),
     ("Stripe webhook secret", LazyPattern(r"\bwhsec_[A-Za-z0-9+/=]{20,}", _A)),
     ("Atlassian API token", LazyPattern(r"\bATATT3[A-Za-z0-9_=-]{30,}", _A)),
