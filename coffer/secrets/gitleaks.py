@@ -30,6 +30,14 @@ if TYPE_CHECKING:
 
 _RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
 
+# generic-api-key wakes on words every coding note has ("key", "token", "api") and takes
+# ~35 ms to compile. Its regex puts an assignment operator within 23 characters after the
+# keyword (``(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)``), so a text
+# with no ``= > : | ,`` that close to any of its keywords cannot match: skip it unbuilt.
+# tests/test_gitleaks_rules.py checks that the vendored regex still has that shape.
+OPERATOR_NEAR_KEYWORD = {"generic-api-key": 24}
+_OPERATORS = "=>:|,"
+
 
 class _Allowlist:
     __slots__ = ("_regex", "pattern", "require_all", "stopwords", "target", "uses_paths")
@@ -87,8 +95,22 @@ class Rule:
             self._compiled = re.compile(self.pattern, re.ASCII)
         return self._compiled
 
+    def _operator_near_keyword(self, text: str, reach: int) -> bool:
+        lowered = text.lower()
+        for keyword in self.keywords:
+            at = lowered.find(keyword)
+            while at >= 0:
+                after = lowered[at + len(keyword) : at + len(keyword) + reach]
+                if any(op in after for op in _OPERATORS):
+                    return True
+                at = lowered.find(keyword, at + 1)
+        return False
+
     def secrets(self, text: str, global_allow: _Allowlist) -> Iterator[tuple[int, int]]:
         """Spans of the secrets this rule finds in ``text``."""
+        reach = OPERATOR_NEAR_KEYWORD.get(self.id)
+        if reach is not None and not self._operator_near_keyword(text, reach):
+            return
         for match in self.compiled.finditer(text):
             whole = match[0]
             stripped = whole.strip("\n")  # gitleaks trims line breaks off the match

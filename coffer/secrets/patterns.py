@@ -17,7 +17,7 @@ import re
 class LazyPattern:
     """A regular expression compiled the first time it is used.
 
-    There are 43 of them; compiling them all costs more than the rest of `coffer where`
+    There are 52 of them; compiling them all costs more than the rest of `coffer where`
     (docs/adr/0023), while the literal screen below (``LITERALS``) leaves most of them unused
     for ordinary prose. ``re.compile`` caches, so the compiled pattern is the one ``re``
     would give.
