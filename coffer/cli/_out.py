@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 
 from coffer.app import App
-from coffer.base.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
+from coffer.base.errors import (
+    CofferError,
+    InvalidInputError,
+    NotAProjectError,
+    UnknownNameError,
+    describe_os_error,
+)
 from coffer.secrets import redact
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
@@ -160,6 +166,33 @@ def report_error(exc: CofferError, options: set[str]) -> int:
         exc = NotAProjectError(f"{exc}{_elsewhere(options)}")
     print(f"coffer: error: {exc}", file=sys.stderr)
     return 2 if isinstance(exc, UnknownNameError) else 1
+
+
+def failure_message(exc: BaseException) -> str | None:
+    """The one line for a failure of the machine or of its input, not of coffer (a full
+    disk, a directory coffer may not read, bytes that are not UTF-8, SQLite refusing to
+    write), or None for anything else: a bug keeps its traceback."""
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return (
+            f"a file is not valid UTF-8 ({exc.reason} at byte {exc.start}); coffer reads and "
+            "writes UTF-8 text only"
+        )
+    if isinstance(exc, UnicodeError):
+        return f"text that is not valid UTF-8 ({exc}); coffer stores UTF-8 text only"
+    if type(exc).__module__ == "sqlite3":  # sqlite3.Error, without importing sqlite3
+        return f"the search cache failed: {exc}"
+    return None
+
+
+def report_failure(exc: BaseException) -> int | None:
+    """Print ``coffer: error: …`` for :func:`failure_message`'s failures; exit code 1."""
+    message = failure_message(exc)
+    if message is None:
+        return None
+    print(f"coffer: error: {message}", file=sys.stderr)
+    return 1
 
 
 def _elsewhere(options: set[str]) -> str:

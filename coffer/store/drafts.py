@@ -60,10 +60,28 @@ def check_secrets(*texts: str) -> None:
         )
 
 
+def check_utf8(*texts: str) -> None:
+    """Refuse text that cannot be stored as UTF-8: bytes that were not UTF-8 (an argument
+    or stdin in another encoding reaches Python as lone surrogates) or a lone surrogate
+    sent as a JSON escape."""
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(text[exc.start])
+            # surrogateescape maps an undecodable byte b to U+DC00 + b
+            what = f"byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+            raise InvalidInputError(
+                f"the text is not valid UTF-8 ({what} at character {exc.start + 1}); coffer "
+                "stores UTF-8 text: convert it first (iconv -f LATIN1 -t UTF-8, for one)"
+            ) from None
+
+
 def draft(
     text: str, name: str | None, description: str | None, type: str | None, scope: Scope
 ) -> Draft:
     """Check ``text`` for ``remember``: not empty, not too large, no secret, a usable name."""
+    check_utf8(text, name or "", description or "")
     body = text.strip()
     if not body:
         raise InvalidInputError("nothing to remember: the text is empty")
@@ -127,6 +145,7 @@ def place(
 def revised_text(old: Entry, text: str | None, description: str | None) -> tuple[str, str]:
     """(body, description) for ``update``: a description derived from the old text is
     derived again from the new one; one given by hand is kept."""
+    check_utf8(text or "", description or "")
     body = text.strip() if text is not None else old.body.strip()
     if not body:
         raise InvalidInputError("the new text is empty; use forget to delete an entry")

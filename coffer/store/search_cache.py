@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from coffer.base import fsutil
+from coffer.base.errors import StoreError
 from coffer.base.tuples import NamedTuple
 from coffer.store import tier_listing
 from coffer.store.entry import Entry, EntryParseError, parse
@@ -24,6 +25,7 @@ TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Iterator
     from typing import Any
 else:
     try:
@@ -80,15 +82,47 @@ def _connect(path: Path) -> sqlite3.Connection:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version != _SCHEMA_VERSION:
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute("DROP TABLE IF EXISTS files")
-        conn.execute("DROP TABLE IF EXISTS fts")
-        conn.execute("DROP TABLE IF EXISTS state")
-        for stmt in _SCHEMA.strip().split(";\n"):
-            if stmt.strip():
-                conn.execute(stmt)
-        conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-        conn.execute("COMMIT")
+        try:
+            conn.execute("DROP TABLE IF EXISTS files")
+            conn.execute("DROP TABLE IF EXISTS fts")
+            conn.execute("DROP TABLE IF EXISTS state")
+            for stmt in _SCHEMA.strip().split(";\n"):
+                if stmt.strip():
+                    conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            conn.close()
+            raise
     return conn
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    # SQLite ends the transaction itself on some errors (SQLITE_FULL: a full disk); a
+    # ROLLBACK then fails with "no transaction is active", and that error would replace
+    # the one that says what went wrong.
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+@contextlib.contextmanager
+def connected(path: Path) -> Iterator[sqlite3.Connection]:
+    """The cache at ``path``, open for the ``with`` body, then closed. SQLite's operational
+    errors (a full disk, a directory coffer may not write) become a :class:`StoreError`
+    that names the file: the user reads `coffer: error: …`, not a traceback."""
+    try:
+        conn = open_cache(path)
+        try:
+            yield conn
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        raise StoreError(
+            f"cannot update the search cache {path}: {exc} (it holds nothing that is not in"
+            " the entries; free some space or fix its permissions and run the command again)"
+        ) from exc
 
 
 _SIDE_FILES = ("", "-journal", "-wal", "-shm")
@@ -186,7 +220,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
         _write_state(conn, digest)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     return True
 

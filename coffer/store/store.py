@@ -180,11 +180,8 @@ class Store:
         from coffer.store import search_cache
 
         fsutil.ensure_dir(tier.base)
-        conn = search_cache.open_cache(tier.base / "cache.sqlite")
-        try:
+        with search_cache.connected(tier.base / "cache.sqlite") as conn:
             yield conn
-        finally:
-            conn.close()
 
     # ---- reading -----------------------------------------------------------------------
 
@@ -215,6 +212,9 @@ class Store:
         """BM25-ranked entries across ``tiers``, best first."""
         if not query.strip():
             raise InvalidInputError("the query is empty")
+        from coffer.store.drafts import check_utf8
+
+        check_utf8(query)
         if limit < 1:
             raise InvalidInputError("--limit must be at least 1")
         from coffer.store import search_cache

@@ -9,7 +9,6 @@ own (coffer.store.team.refusal), since the cache reader does not look above it.
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 
 from coffer.base import fsutil
@@ -54,7 +53,7 @@ def recall(store: Store, root: Path, query: str, limit: int) -> list[TeamHit]:
     fsutil.ensure_dir(state)
     digest = sha256_hex(str(root).encode("utf-8", "surrogateescape"))[:24]
     directory = team.team_dir(root)
-    with contextlib.closing(search_cache.open_cache(state / f"team-{digest}.sqlite")) as conn:
+    with search_cache.connected(state / f"team-{digest}.sqlite") as conn:
         hits = search_cache.search(conn, directory, query, limit)
     # A teammate's file may hold what the gate refuses: like a block, recall never shows it.
     return [
