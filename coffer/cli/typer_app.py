@@ -5,12 +5,12 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from coffer.base.errors import CofferError, NotAProjectError
-from coffer.cli._out import fresh_app, report_error
+from coffer.cli._out import echo, fresh_app, report_error
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -129,21 +129,37 @@ def _unwrap_help(typer_app: typer.Typer) -> None:
 
 
 def run(argv: Sequence[str]) -> int:
-    """Run the CLI and map errors to exit codes: CofferError 1, usage 2, Ctrl-C 130."""
+    """Run the CLI and map errors to exit codes: CofferError 1, usage 2, Ctrl-C 130.
+
+    Every error prints as ``coffer: error: …``, click's usage errors too (docs/adr/0044):
+    not standalone mode, where click would print its own ``Error: …`` block."""
     _register(argv)
     fresh_app()
     try:
-        # Standalone mode: typer prints usage errors itself (exit 2) and turns Ctrl-C into
-        # exit 130; our own errors pass through untouched and are mapped here, once.
-        app(args=list(argv), prog_name="coffer", standalone_mode=True)
-    except SystemExit as exc:
+        code = app(args=list(argv), prog_name="coffer", standalone_mode=False)
+    except typer.TyperException as exc:  # click's errors (typer vendors click)
+        ctx: Any = getattr(exc, "ctx", None)
+        # Matched by name, as typer itself does: the class is not public.
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            # `coffer` (or `coffer adapter`) alone asks what there is: the help, exit 0.
+            echo(ctx.get_help())
+            return 0
+        print(f"coffer: error: {exc.format_message()}", file=sys.stderr)
+        if exc.exit_code == 2 and ctx is not None:  # a usage error
+            print(f"Try '{ctx.command_path} --help' for help.", file=sys.stderr)
+        return exc.exit_code
+    except typer.Abort:
+        print("coffer: aborted", file=sys.stderr)  # end of input at a prompt
+        return 1
+    except SystemExit as exc:  # shell completion, and commands that exit on their own
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except CofferError as exc:
         return report_error(exc, options_of(argv) if isinstance(exc, NotAProjectError) else set())
     except KeyboardInterrupt:
         print("coffer: interrupted", file=sys.stderr)
         return 130
-    return 0
+    # A command's typer.Exit(n), or its return value (None: success).
+    return code if isinstance(code, int) else 0
 
 
 def options_of(argv: Sequence[str]) -> set[str]:
