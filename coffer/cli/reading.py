@@ -169,13 +169,18 @@ def where(project: Path | None, as_json: bool) -> int:
 
 
 def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> int:
-    """`coffer adapter list`: 1 when anything enabled is not ok. Agents neither installed
+    """`coffer adapter list`: 1 when something enabled needs the user (a hand-edited block,
+    a foreign file, an adapter's error), said on stderr; 0 otherwise, also when targets
+    are merely not projected yet (then a note says what to run). Agents neither installed
     nor enabled are counted, and listed with ``every`` (--all)."""
     engine = build_engine()
     at = here(project)  # the one resolution of this command
     statuses, errors = engine.status(at, every=every)
     root = at.project
     ok = all(s.ok for s in statuses) and not errors
+    problems = [f"{s.name}: {p}" for s in statuses for p in s.problems()]
+    pending = [t for s in statuses if s.enabled for t in s.targets if t.pending]
+    code = 1 if problems or errors else 0
     watch = _watch_info(engine.store.root)
     shown = [s for s in statuses if every or not s.hidden]
     hidden = [s.name for s in statuses if s.hidden and not every]
@@ -185,12 +190,14 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
                 "ok": ok,
                 "project": {"root": str(root), "name": root.name} if root else None,
                 "errors": errors,
+                "problems": problems,
+                "pending": len(pending),
                 "watch": watch,
                 "adapters": [_adapter_json(s) for s in shown],
                 "hidden": hidden,
             }
         )
-        return 0 if ok else 1
+        return code
     echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
     _adapter_lines(shown)
     if hidden:
@@ -198,7 +205,15 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
     echo(_watch_line(watch))
     for e in errors:
         echo(f"error: {e}")
-    return 0 if ok else 1
+    if pending:
+        n = len(pending)
+        echo(
+            f"note: {n} target{'s' if n > 1 else ''} not projected or behind the entries; "
+            "`coffer project` brings them up to date (so does the next session start)"
+        )
+    if problems:
+        echo(f"coffer: error: {'; '.join(problems)} (the lines above say more)", err=True)
+    return code
 
 
 def _adapter_json(s: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from coffer.base.errors import CofferError, NotAProjectError
 from coffer.cli._out import echo, fresh_app, report_error
@@ -21,6 +22,8 @@ app = typer.Typer(
     # them first), so session starts do not pay even that (benchmarks/bench_cli.py).
     add_completion=True,
     help="Keep one memory store; project it into every coding agent.",
+    epilog="Exit codes: 0 done; 1 an error (one `coffer: error:` line says why); 2 a usage "
+    "error; 3 `coffer watch --status`: the daemon is not running; 130 interrupted (Ctrl-C).",
 )
 
 
@@ -121,10 +124,20 @@ def _unwrap(text: str | None) -> str | None:
 
 
 def _unwrap_help(typer_app: typer.Typer) -> None:
+    from coffer.cli import _help
+
     for command in typer_app.registered_commands:
         command.help = _unwrap(command.help or inspect.getdoc(command.callback))
+        if command.short_help is None and command.help:
+            command.short_help = _help.summary(command.help)
+        if command.cls in (None, typer.core.TyperCommand):
+            command.cls = _help.Command
     for group in typer_app.registered_groups:
         if group.typer_instance is not None:
+            info = group.typer_instance.info
+            text = group.help if isinstance(group.help, str) else info.help
+            if isinstance(text, str) and not isinstance(group.short_help, str):
+                group.short_help = _help.summary(_unwrap(text) or "")
             _unwrap_help(group.typer_instance)
 
 
