@@ -206,7 +206,10 @@ class Store:
                 if name in (entry.name, entry.filename, entry.filename.removesuffix(".md")):
                     return Found(tier, entry)
         where = " or ".join(t.label for t in tiers) or "no tier"
-        raise EntryNotFoundError(f"no entry named {name!r} in {where}")
+        from coffer.base.suggest import did_you_mean
+
+        names = [e.name for tier in tiers for e in self.scan(tier).entries]
+        raise EntryNotFoundError(f"no entry named {name!r} in {where}{did_you_mean(name, names)}")
 
     def recall(self, tiers: Sequence[Tier], query: str, limit: int = 10) -> list[Found]:
         """BM25-ranked entries across ``tiers``, best first."""
