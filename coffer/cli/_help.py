@@ -4,7 +4,7 @@ and one-line command summaries that end where a phrase ends (docs/adr/0044).
 typer 0.29 prints a required argument as ``{name}``, its type as ``<str>`` and an option's
 value as its type (``--limit <int range>``). Each command here is built as
 :class:`Command`, which names every value after its parameter, as click and most Unix
-tools do: ``coffer recall [OPTIONS] QUERY``, ``--limit LIMIT``. A metavar given where the
+tools do: ``recall [OPTIONS] QUERY``, ``--limit LIMIT``. A metavar given where the
 option is declared wins.
 """
 

@@ -46,5 +46,5 @@ def show(
 
 @app.command()
 def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
-    """Show the store location and the project the current directory resolves to."""
+    """Show the store and the project this directory resolves to."""
     raise typer.Exit(reading.where(project, as_json))
