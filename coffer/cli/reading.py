@@ -197,6 +197,7 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
                 "hidden": hidden,
             }
         )
+        _say_problems(problems)
         return code
     echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
     _adapter_lines(shown)
@@ -211,9 +212,14 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
             f"note: {n} target{'s' if n > 1 else ''} not projected or behind the entries; "
             "`coffer project` brings them up to date (so does the next session start)"
         )
-    if problems:
-        echo(f"coffer: error: {'; '.join(problems)} (the lines above say more)", err=True)
+    _say_problems(problems)
     return code
+
+
+def _say_problems(problems: Sequence[str]) -> None:
+    # Why the exit code is 1, in the one error style (stderr, so --json stays parseable).
+    if problems:
+        echo(f"coffer: error: {'; '.join(problems)} (adapter list says more)", err=True)
 
 
 def _adapter_json(s: Any) -> dict[str, Any]:
