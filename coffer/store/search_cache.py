@@ -17,6 +17,7 @@ from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.errors import StoreError
+from coffer.base.text import check_utf8
 from coffer.base.tuples import NamedTuple
 from coffer.store import tier_listing
 from coffer.store.entry import Entry, EntryParseError, parse
@@ -310,6 +311,7 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
     """BM25-ranked entries matching any word of ``query``; substring match as a fallback
     for scripts FTS5 does not split into words (CJK)."""
+    check_utf8(query)  # SQLite cannot bind text that is not UTF-8
     sync(conn, tier_dir)
     tokens = [t for t in re.findall(_WORDS, query.lower()) if t]
     hits: list[Hit] = []

@@ -208,16 +208,13 @@ class Store:
         where = " or ".join(t.label for t in tiers) or "no tier"
         from coffer.base.suggest import did_you_mean
 
-        names = [e.name for tier in tiers for e in self.scan(tier).entries]
-        raise EntryNotFoundError(f"no entry named {name!r} in {where}{did_you_mean(name, names)}")
+        meant = did_you_mean(name, [e.name for tier in tiers for e in self.scan(tier).entries])
+        raise EntryNotFoundError(f"no entry named {name!r} in {where}{meant}")
 
     def recall(self, tiers: Sequence[Tier], query: str, limit: int = 10) -> list[Found]:
         """BM25-ranked entries across ``tiers``, best first."""
         if not query.strip():
             raise InvalidInputError("the query is empty")
-        from coffer.store.drafts import check_utf8
-
-        check_utf8(query)
         if limit < 1:
             raise InvalidInputError("--limit must be at least 1")
         from coffer.store import search_cache
