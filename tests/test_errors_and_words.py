@@ -170,6 +170,18 @@ def test_text_that_is_not_utf8_is_refused_with_one_line(repo: Path) -> None:
     assert [e.name for e in store().entries(tier)] == [name]
 
 
+def test_a_project_directory_named_in_latin1_is_refused_with_one_line(
+    tmp_path: Path, fake_home: Path
+) -> None:
+    (fake_home / ".codex").mkdir()
+    latin1 = make_repo(tmp_path / os.fsdecode(b"caf\xe9"))
+    for args in (["remember", "A fact."], ["project"]):
+        line = one_error_line(coffer(*args, cwd=latin1))
+        assert "the project path" in line and "caf\\xe9 is not valid UTF-8" in line, line
+    assert "not valid UTF-8" in hook_message(coffer("project", "--hook", cwd=latin1))
+    assert coffer("list", cwd=latin1).returncode == 0  # reading still works: the global tier
+
+
 def test_doctor_quotes_the_names_in_the_commands_it_suggests(repo: Path) -> None:
     tier = store().project_tier(repo)
     assert tier is not None

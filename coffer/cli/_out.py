@@ -179,8 +179,18 @@ def failure_message(exc: BaseException) -> str | None:
             f"a file is not valid UTF-8 ({exc.reason} at byte {exc.start}); coffer reads and "
             "writes UTF-8 text only"
         )
+    if isinstance(exc, UnicodeEncodeError) and isinstance(exc.object, str):
+        # Bytes that were not UTF-8 (a directory named in Latin-1) reached a file coffer
+        # writes as UTF-8: show where, as Python would print the bytes.
+        text = exc.object
+        line = text[text.rfind("\n", 0, exc.start) + 1 :].split("\n", 1)[0].strip()[:120]
+        shown = line.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        return (
+            f"cannot write {shown!r}: it is not valid UTF-8, and coffer keeps names, paths and "
+            "text as UTF-8 (rename the directory or convert the text)"
+        )
     if isinstance(exc, UnicodeError):
-        return f"text that is not valid UTF-8 ({exc}); coffer stores UTF-8 text only"
+        return f"text that is not valid UTF-8 ({exc}); coffer keeps text as UTF-8 only"
     if type(exc).__module__ == "sqlite3":  # sqlite3.Error, without importing sqlite3
         return f"the search cache failed: {exc}"
     return None
