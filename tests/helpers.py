@@ -50,11 +50,14 @@ def coffer(
     )
 
 
-def python_code(code: str, cwd: Path, *, check: bool = False) -> subprocess.CompletedProcess[str]:
+def python_code(
+    code: str, cwd: Path, *, check: bool = False, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``code`` in a fresh interpreter of this virtualenv (the test's environment)."""
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=cwd,
+        input=input,
         capture_output=True,
         text=True,
         env=dict(os.environ),
@@ -64,9 +67,10 @@ def python_code(code: str, cwd: Path, *, check: bool = False) -> subprocess.Comp
 
 
 def imported_after(
-    argv: list[str], cwd: Path, modules: tuple[str, ...]
+    argv: list[str], cwd: Path, modules: tuple[str, ...], input: str | None = None
 ) -> tuple[object, list[str]]:
-    """Run ``coffer *argv`` in a fresh interpreter; (exit code, which ``modules`` it imported)."""
+    """Run ``coffer *argv`` in a fresh interpreter (``input`` on its stdin); (exit code,
+    which ``modules`` it imported)."""
     code = (
         "import sys\n"
         f"sys.argv = ['coffer', *{argv!r}]\n"
@@ -74,7 +78,7 @@ def imported_after(
         "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
         f"print(repr((code, [m for m in {modules!r} if m in sys.modules])), file=sys.stderr)\n"
     )
-    out = python_code(code, cwd)
+    out = python_code(code, cwd, input=input)
     import ast
 
     result: tuple[object, list[str]] = ast.literal_eval(out.stderr.strip().splitlines()[-1])

@@ -54,6 +54,8 @@ def test_tiny_agent_projects_through_the_real_cli(tmp_path: Path, fake_home: Pat
     repo = make_repo(tmp_path / "work" / "p")
     env = {"PYTHONPATH": str(site)}
     assert coffer("remember", "We deploy with make release.", cwd=repo, env=env).returncode == 0
+    global_ = ("remember", "Answer briefly.", "--scope", "global")  # a global block to write
+    assert coffer(*global_, cwd=repo, env=env).returncode == 0
     run = coffer("project", cwd=repo, env=env)
     assert run.returncode == 0, run.stderr
     assert "We deploy with make release." in (repo / "TINY.md").read_text()

@@ -264,9 +264,11 @@ def test_words_plurals_tenses_and_no_doubled_prefix(tmp_path: Path, fake_home: P
     assert coffer("remember", "One fact.", cwd=repo).returncode == 0
     listed = coffer("list", cwd=repo).stdout
     assert ": 1 entry\n" in listed and ": 0 entries\n" in listed
+    for fact in ("Answer briefly.", "Use metric units."):
+        assert coffer("remember", fact, "--scope", "global", cwd=repo).returncode == 0
     done = coffer("project", cwd=repo)
     assert done.returncode == 0, done.stderr
-    assert "1 project entry" in done.stdout and "0 global entries" in done.stdout
+    assert "1 project entry" in done.stdout and "2 global entries" in done.stdout
     assert "coffer: coffer" not in done.stderr and "coffer turned off codex's own" in done.stderr
     dry = coffer("unproject", "--dry-run", cwd=repo).stdout
     assert "would remove" in dry and "deleted" not in dry and "removed" not in dry, dry

@@ -234,6 +234,8 @@ def test_installing_a_deferred_agent_later_ends_the_no_op(tmp_path: Path, fake_h
     repo = make_repo(tmp_path / "repo")
     quiet, at = _quiet(tmp_path), ["--project", str(repo)]
     assert coffer("remember", "Deploys use make release.", cwd=repo).returncode == 0
+    # a global entry: vibe's global file gets a block only when there is one to show
+    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
     assert coffer("project", cwd=repo).returncode == 0
     assert coffer("remember", "Tests run with make check.", cwd=repo).returncode == 0
     assert imported_after(["project", *at], quiet, ()) == (0, [])  # imports them all, once
@@ -247,3 +249,41 @@ def test_installing_a_deferred_agent_later_ends_the_no_op(tmp_path: Path, fake_h
     assert run.returncode == 0, run.stderr
     # the full path ran, for vibe too: its global file has the global tier's block
     assert "coffer:memory:start" in (fake_home / ".vibe" / "AGENTS.md").read_text()
+
+
+def test_the_bytecode_a_first_run_writes_keeps_the_adapters_deferred(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on a user's machine: Python writes bytecode. The first import of a top-level
+    # module creates `__pycache__` beside it, which changes the mtime of that import-path
+    # directory, so the kept entry points are looked up again on the next run; what was
+    # kept of the deferred adapters must survive that (issue 23), else that run imports
+    # every adapter again.
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    _install(site, "dfr_cli", "dfrcli")
+    os.utime(site, (OLD, OLD))
+    quiet = _quiet(tmp_path)
+    assert imported_after(["adapter", "list"], quiet, ("dfr_cli",)) == (0, ["dfr_cli"])
+    assert (site / "__pycache__").is_dir()  # the first run wrote it
+    assert imported_after(["adapter", "list"], quiet, ("dfr_cli",)) == (0, [])
+    assert imported_after(["adapter", "list"], quiet, ("dfr_cli",)) == (0, [])
+
+
+def test_a_module_found_elsewhere_after_the_import_path_changed_is_imported(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The other side of keeping presences across a new import path: a module of the same
+    # name earlier on the path is not the one whose presence was kept.
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    _install(site, "dfr_moved", "dfrmoved")
+    quiet = _quiet(tmp_path)
+    assert imported_after(["adapter", "list"], quiet, ("dfr_moved",)) == (0, ["dfr_moved"])
+    assert imported_after(["adapter", "list"], quiet, ("dfr_moved",)) == (0, [])
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    (earlier / "dfr_moved.py").write_text((site / "dfr_moved.py").read_text())
+    os.utime(earlier / "dfr_moved.py", (OLD, OLD))
+    os.utime(earlier, (OLD + 10, OLD + 10))
+    monkeypatch.setenv("PYTHONPATH", f"{earlier}{os.pathsep}{site}")
+    assert imported_after(["adapter", "list"], quiet, ("dfr_moved",)) == (0, ["dfr_moved"])

@@ -219,6 +219,8 @@ def test_memory_directory_template_follows_the_link_target(tmp_path: Path, fake_
 
 
 def test_memory_is_present_after_project_and_missing_after_unproject(repo: Path) -> None:
+    assert coffer("remember", "We deploy with make release.", cwd=repo).returncode == 0
+    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
     assert coffer("project", cwd=repo).returncode == 0
     claude = _explain(repo / "sub", "claude")
     memory = claude["memory"]
@@ -306,6 +308,7 @@ def test_opencode_agents_md_hides_claude_md_and_its_global_file_hides_claudes(
 def test_windsurf_cap_cuts_a_global_block(repo: Path, fake_home: Path) -> None:
     rules = fake_home / ".codeium" / "windsurf" / "memories" / "global_rules.md"
     rules.parent.mkdir(parents=True)
+    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
     assert coffer("project", cwd=repo).returncode == 0  # coffer keeps within 6,000 itself
     assert _explain(repo, "windsurf")["memory"]["global"]["state"] == "loaded"
     # rules written above the block afterwards push it past Windsurf's cap
@@ -335,6 +338,7 @@ def test_the_json_shape_is_stable(repo: Path) -> None:
         "notes",
         "checked",
         "error",
+        "coffer_memory",
     ]
     assert list(agent["memory"]) == ["project", "global"]
     assert list(agent["memory"]["project"]) == ["state", "ok", "path", "detail", "hint"]
@@ -356,6 +360,8 @@ def test_the_json_shape_is_stable(repo: Path) -> None:
         "coffer_cut",
         "when",
         "how",
+        "imported_by",
+        "coffer_bytes",
     ]
 
 

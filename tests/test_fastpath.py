@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
@@ -81,14 +80,16 @@ def test_run_with_problems_leaves_no_stamp(tmp_path, fake_home):
     assert not noop(r)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="linux layout")
-def test_store_root_matches_platformdirs(monkeypatch, tmp_path):
+def test_without_coffer_home_only_platformdirs_knows_the_store(monkeypatch):
+    # Issue 28 §1: no hand-written copy of a platform's rule; the no-op path knows the store
+    # only from COFFER_HOME (what `coffer setup` writes into every hook).
     import platformdirs
 
     monkeypatch.delenv("COFFER_HOME")
-    assert locations.known_store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
+    assert locations.known_store_root(os.environ) is None
+    assert locations.store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
     monkeypatch.delenv("XDG_DATA_HOME")
-    assert locations.known_store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
+    assert locations.store_root(os.environ) == platformdirs.user_data_dir("coffer", False)
 
 
 def test_noop_cli_prints_nothing_and_imports_no_typer(repo):

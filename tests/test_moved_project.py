@@ -71,6 +71,7 @@ def test_unproject_in_the_new_place_without_a_project_run_first(
     (fake_home / ".codex").mkdir(exist_ok=True)
     old = make_repo(tmp_path / "repo")  # identified by its origin remote (no commits)
     (old / "AGENTS.md").write_bytes(b"mine\n")
+    ok(coffer("remember", "The build uses make.", cwd=old))  # a block to write
     ok(coffer("project", cwd=old))
     new = tmp_path / "renamed"
     os.rename(old, new)

@@ -477,6 +477,8 @@ def test_file_changed_during_render_is_not_replaced(repo, monkeypatch):
 def test_dry_run_on_a_fresh_machine_writes_nothing_anywhere(tmp_path, home):
     fresh = make_repo(tmp_path / "fresh")
     (home / ".codex" / "config.toml").write_bytes(CODEX_CONFIG)
+    # A global entry, so the dry run has a block to create (an empty tier gets none).
+    assert coffer("remember", "Prefer short answers.", "--scope", "global").returncode == 0
     before = snapshot(tmp_path, tmp_path / "nothing-skipped")
     out = coffer("project", "--dry-run", cwd=fresh)
     assert out.returncode == 0, out.stderr

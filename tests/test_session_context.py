@@ -99,6 +99,7 @@ def test_a_stale_index_or_block_is_handed_over(repo: Path) -> None:
 
 
 def test_codex_block_changed_by_the_hook_is_handed_over(repo: Path) -> None:
+    assert coffer("remember", "Tests run with make check.", cwd=repo).returncode == 0
     hook(repo, "codex")
     agents_md = repo / "AGENTS.md"
     before = agents_md.read_bytes()

@@ -204,6 +204,7 @@ def test_setup_then_undo_leaves_every_file_byte_identical(home: Path) -> None:
         "config.toml",
         "hooks.json",
         "SKILL.md",  # the guidance skill, once for Claude and once for Codex
+        "openai.yaml",  # and its interface metadata beside it (docs/adr/0048)
     }
     assert all(r.key.startswith("setup:") for r in records)
 
@@ -227,8 +228,9 @@ def test_dry_run_shows_the_exact_edits_and_writes_nothing(home: Path) -> None:
     assert "would update " + str(home / ".codex" / "hooks.json") in out  # not "create"
     assert '"statusMessage": "coffer: projecting memory"' in out
     created = [line for line in out.splitlines() if line.startswith("would create")]
-    assert len(created) == 2  # only the guidance skills are new files
-    assert all("/skills/coffer-memory/SKILL.md: " in line for line in created)
+    assert len(created) == 4  # only the guidance skills are new files, two for each agent
+    for name in ("SKILL.md", "agents/openai.yaml"):
+        assert sum(f"/skills/coffer-memory/{name}: " in line for line in created) == 2
 
 
 def test_setup_twice_changes_nothing_the_second_time(home: Path) -> None:
@@ -410,7 +412,7 @@ def test_unproject_leaves_setup_alone(home: Path, tmp_path: Path) -> None:
     after = snapshot(home)
     for name in (".claude.json", ".codex/config.toml", ".codex/hooks.json"):
         assert after[name] == wired[name]
-    assert len(setup_records()) == 6  # four config files and two skills
+    assert len(setup_records()) == 8  # four config files and two skills of two files each
 
 
 # ---- in-process ---------------------------------------------------------------------------
@@ -454,16 +456,22 @@ def test_toml_undo_after_a_change_keeps_comments_and_the_end_of_file(home: Path)
     assert not (home / ".codex" / "hooks.json").exists()
 
 
-def test_a_file_changed_between_plan_and_apply_is_not_written(home: Path) -> None:
+def test_a_file_changed_between_plan_and_apply_is_edited_as_it_is_now(home: Path) -> None:
+    """The edit is redone on the file as it is at apply time (docs/adr/0041): the change
+    made after the plan stays, coffer's entry is added, and undo keeps the change."""
     realistic(home)
     root = store_root(os.environ)
     the_plan = setup_mod.plan(root, os.environ, registry.load_adapters(), ["claude"])
     settings = home / ".claude" / "settings.json"
-    settings.write_text(SETTINGS_JSON.replace("opus", "sonnet"))
+    changed = SETTINGS_JSON.replace("opus", "sonnet")
+    settings.write_text(changed)
     report = setup_mod.apply(Journal(root), the_plan)
-    assert [p.path for p in report.problems] == [settings]
-    assert "changed since the plan was made" in report.problems[0].message
-    assert settings.read_text() == SETTINGS_JSON.replace("opus", "sonnet")
+    assert report.ok, report.problems
+    after = json.loads(settings.read_text())
+    assert after["model"] == "sonnet"
+    assert "coffer project --hook" in json.dumps(after["hooks"])
+    assert unwiring.undo(Journal(root)).ok
+    assert json.loads(settings.read_text()) == json.loads(changed)
 
 
 def test_the_launch_command_is_absolute_and_carries_a_chosen_store(tmp_path: Path) -> None:
@@ -483,7 +491,8 @@ def test_the_launch_command_is_absolute_and_carries_a_chosen_store(tmp_path: Pat
         {"PATH": str(tmp_path / "none")}, store, argv0="-m", executable="/usr/bin/python3"
     )
     assert fallback.argv == ("/usr/bin/python3", "-m", "coffer")
-    assert fallback.env == {}
+    # The store is always recorded: the hook's no-op reads it instead of asking platformdirs.
+    assert fallback.env == {"COFFER_HOME": str(store)}
     chosen = launch.resolve_launch(
         {"COFFER_HOME": str(store)}, store, argv0=str(script), executable="/x/py"
     )

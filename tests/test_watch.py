@@ -30,8 +30,11 @@ DEADLINE = 15.0
 def wait_for(check: Callable[[], object], what: str, log: Path | None = None) -> None:
     end = time.monotonic() + DEADLINE
     while time.monotonic() < end:
-        if check():
-            return
+        try:
+            if check():
+                return
+        except FileNotFoundError:
+            pass  # an empty tier's block is written with its first entry (docs/adr/0045)
         time.sleep(0.05)
     detail = log.read_text() if log is not None and log.exists() else ""
     raise AssertionError(f"timed out waiting for {what}\n--- daemon log ---\n{detail}")
@@ -228,9 +231,12 @@ def test_hand_edited_block_is_reported_not_overwritten(
     project: Callable[[str], Path], start: Callable[..., Daemon]
 ) -> None:
     repo = project("repo")
+    write_entry(tier_of(repo).dir, "first-fact", "the first fact")  # a block to edit
+    assert coffer("project", "--project", str(repo)).returncode == 0
     agents = repo / "AGENTS.md"
     text = agents.read_text()
-    edited = text.replace("_No memories yet._", "_No memories yet._\nmy own note, keep me")
+    end = "<!-- coffer:memory:end -->"
+    edited = text.replace(end, f"my own note, keep me\n{end}")
     assert edited != text
     agents.write_text(edited)
     d = start()

@@ -23,7 +23,10 @@ SPEC = AgentSpec(
     project=Render(("{root}/AGENTS.md",)),
     global_=Render(("{config}/AGENTS.md",)),
     setup=Wire(
-        mcp=McpServer("{config}/mcp.json", "json", ("mcpServers",), extra={"type": "stdio"})
+        mcp=McpServer("{config}/mcp.json", "json", ("mcpServers",), extra={"type": "stdio"}),
+        # personal skills: ~/.factory/skills/<name>/SKILL.md, one level deep (docs.factory.ai,
+        # CLI "Skills" page, read 2026-12-03)
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="Factory Droid",

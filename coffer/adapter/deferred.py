@@ -158,12 +158,33 @@ def record(plugin: Plugin, obj: object) -> dict[str, Any] | None:
     }
 
 
-def deferred(plugin: Plugin, kept: Mapping[str, Any], check: Check) -> Deferred | None:
-    """A :class:`Deferred` for ``plugin`` from what was kept, if that still holds."""
+def _found_there(entry: Mapping[str, Any], module: str) -> bool:
+    """Whether ``module`` is still found at the files ``entry`` signed: after the import
+    path changed, a directory earlier on it may now hold a module of the same name."""
+    import importlib.util  # only after the import path changed
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except Exception:  # a parent package that fails to import: import it for real, later
+        return False
+    origin = getattr(spec, "origin", None)
+    if not isinstance(origin, str):
+        return False
+    files, package = entry.get("files") or [[None]], entry.get("package")
+    if package:
+        return bool(os.path.dirname(origin) == package)
+    return bool(origin == files[0][0])
+
+
+def deferred(
+    plugin: Plugin, kept: Mapping[str, Any], check: Check, *, moved: bool = False
+) -> Deferred | None:
+    """A :class:`Deferred` for ``plugin`` from what was kept, if that still holds (with
+    ``moved``, the import path changed since: the module must still be found there)."""
     entry = kept.get(plugin.name)
     if not isinstance(entry, dict) or entry.get("value") != plugin.value:
         return None
-    if not _unchanged(entry):
+    if not _unchanged(entry) or (moved and not _found_there(entry, plugin.module)):
         return None
     try:
         (default, env, expand), installed, executables = entry["presence"]

@@ -53,9 +53,12 @@ class Plugin:
 class Kept:
     """What the state file holds for this import path, and whether it may be rewritten."""
 
-    def __init__(self, where: str | None, data: dict[str, Any]) -> None:
+    def __init__(self, where: str | None, data: dict[str, Any], moved: bool = False) -> None:
         self.where = where  # None: no store, or the key is too fresh to keep
         self.data = data
+        # The import path changed since the deferred presences in ``data`` were kept: each
+        # must be found where its module is found now before it is used.
+        self.moved = moved
 
     def save(self) -> None:
         # A cache, not a change coffer makes: written beside itself and renamed, without the
@@ -93,9 +96,9 @@ def _path_key() -> tuple[list[list[Any]], float]:
 
 
 def _cache_file(environ: Mapping[str, str]) -> str | None:
-    from coffer.base.locations import known_store_root
+    from coffer.base.locations import store_root
 
-    root = known_store_root(environ)
+    root = store_root(environ)
     # Only a store that exists gets a cache: listing adapters must not create one.
     return os.path.join(root, "state", _CACHE_NAME) if root and os.path.isdir(root) else None
 
@@ -104,8 +107,8 @@ def lookup(group: str, environ: Mapping[str, str] | None = None) -> tuple[list[P
     """The group's entry points, from the state file while the import path is unchanged."""
     where = _cache_file(os.environ if environ is None else environ)
     key, newest = _path_key()
-    data = _read(where, key) if where else None
-    if data is not None:
+    data = _read(where) if where else None
+    if data is not None and data.get("key") == key:
         with contextlib.suppress(KeyError, TypeError, ValueError):
             found = [Plugin(str(n), str(v), str(d)) for n, v, d in data["groups"][group]]
             return found, Kept(where, data)
@@ -116,10 +119,16 @@ def lookup(group: str, environ: Mapping[str, str] | None = None) -> tuple[list[P
         for ep in scan(group=group)
     ]
     entries = [[p.name, p.value, p.dist_name] for p in found]
-    kept = Kept(
-        where if time.time() - newest > RACY_SECONDS else None,
-        {"version": _CACHE_VERSION, "key": key, "groups": {group: entries}},
-    )
+    fresh: dict[str, Any] = {"version": _CACHE_VERSION, "key": key, "groups": {group: entries}}
+    # The deferred presences survive a new key: each is keyed by its own module's files
+    # (coffer.adapter.deferred), and the import path changes for reasons that leave them
+    # valid, above all this very program's first imports, which write ``__pycache__`` into
+    # an import-path directory and so change its mtime. Dropping them made the run after
+    # every such change import every adapter again (issue 23).
+    carried = data.get("deferred") if data is not None else None
+    if isinstance(carried, dict):
+        fresh["deferred"] = carried
+    kept = Kept(where if time.time() - newest > RACY_SECONDS else None, fresh, moved=bool(carried))
     kept.save()
     return found, kept
 
@@ -129,7 +138,8 @@ def entry_points(group: str, environ: Mapping[str, str] | None = None) -> list[P
     return lookup(group, environ)[0]
 
 
-def _read(where: str, key: list[list[Any]]) -> dict[str, Any] | None:
+def _read(where: str) -> dict[str, Any] | None:
+    """The state file's data, whatever its key (None: absent, damaged or another version)."""
     try:
         with open(where, encoding="utf-8") as f:
             data = json.load(f)
@@ -137,4 +147,4 @@ def _read(where: str, key: list[list[Any]]) -> dict[str, Any] | None:
         return None  # absent or damaged: scan again
     if not isinstance(data, dict) or data.get("version") != _CACHE_VERSION:
         return None
-    return data if data.get("key") == key else None
+    return data

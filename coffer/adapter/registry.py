@@ -92,6 +92,12 @@ def _config_dir(value: object) -> ConfigDir:
     return value  # narrowed to a callable, which the protocol accepts
 
 
+def _hook_trust(value: object) -> Any:
+    if not callable(value):
+        raise ContractError("hook_trust must be a function (ctx) -> HookTrust | None")
+    return value
+
+
 def _limit(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ContractError("SESSION_CONTEXT_LIMIT must be a positive int")
@@ -137,6 +143,7 @@ def features(obj: object) -> Features:
         facts=_optional(obj, "FACTS", _facts, None),
         config_dir=_optional(obj, "config_dir", _config_dir, None),
         team_files=_optional(obj, "TEAM_FILES", _team_files, ()),
+        hook_trust=_optional(obj, "hook_trust", _hook_trust, None),
     )
 
 
@@ -157,7 +164,7 @@ def load_adapters(environ: Mapping[str, str] | None = None) -> Loaded:
                 f"{ep.dist_name}); using the first"
             )
             continue
-        later = deferred(ep, keep, features)
+        later = deferred(ep, keep, features, moved=kept.moved)
         if later is not None:
             found[ep.name], origins[ep.name], now[ep.name] = later, ep.dist_name, keep[ep.name]
             continue

@@ -110,23 +110,32 @@ def edits(
             out.append(_as(hook, wire.hook.format))
     skills = resolve(wire.skills) if wire.skills else None
     if skills is not None:
-        out.append(skill(skills))
+        out += skill(skills)
     return out
 
 
-def skill(skills: Path, note: str = "") -> ConfigEdit:
-    """coffer's guidance document (coffer.adapter.guidance) as the skill ``coffer-memory`` in an
-    agent's skills directory ``skills`` (``<skills>/coffer-memory/SKILL.md``)."""
-    from coffer.adapter.guidance import SKILL_NAME, skill_document
+def skill(skills: Path, note: str = "") -> list[ConfigEdit]:
+    """coffer's guidance (coffer.adapter.guidance) as the skill ``coffer-memory`` in an
+    agent's skills directory ``skills``: ``<skills>/coffer-memory/SKILL.md`` and, beside it,
+    the interface metadata ``agents/openai.yaml`` (docs/adr/0048). Each is a whole file
+    coffer owns, journaled and undone like every setup edit."""
+    from coffer.adapter.guidance import SKILL_NAME, skill_files
 
-    return ConfigEdit(
-        skills / SKILL_NAME / "SKILL.md",
-        "text",
-        ("SKILL.md",),
-        skill_document(),
-        what=f"skill `{SKILL_NAME}`: when to recall, remember and hand off",
-        note=note,
-    )
+    what = {
+        "SKILL.md": f"skill `{SKILL_NAME}`: when to recall, remember and hand off",
+        "agents/openai.yaml": f"skill `{SKILL_NAME}`: its interface metadata",
+    }
+    return [
+        ConfigEdit(
+            skills / SKILL_NAME / name,
+            "text",
+            (name,),
+            text,
+            what=what[name],
+            note=note if name == "SKILL.md" else "",
+        )
+        for name, text in skill_files().items()
+    ]
 
 
 def _mcp_path(mcp: McpServer, ctx: Context, resolve: Resolve) -> Path | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from coffer.base import faults
 from coffer.base.errors import CofferError, StoreError
 from coffer.base.tmpfiles import STALE_TMP_SECONDS as STALE_TMP_SECONDS
-from coffer.base.tmpfiles import fsync_dir, write_tmp
+from coffer.base.tmpfiles import TMP_PREFIX, fsync_dir, write_tmp
 from coffer.base.tmpfiles import is_tmp_name as is_tmp_name
 from coffer.base.tmpfiles import sweep_stale_tmp as sweep_stale_tmp
 
@@ -47,6 +47,25 @@ def ensure_dir(path: Path, mode: int = PRIVATE_DIR_MODE) -> None:
         raise CofferError(f"cannot create directory {path}: {exc.strerror or exc}") from exc
 
 
+def read_only(path: Path) -> str | None:
+    """Why coffer must not rewrite the existing file ``path`` (through a link: the file it
+    points to): its owner took every write bit away. None when it may be written.
+
+    The bits are read, not ``os.access``: as root every file is writable, and a 0444
+    ``AGENTS.md`` is the user saying "leave this as it is" whoever runs coffer.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o222:
+        return None
+    return (
+        f"{path} is read-only (mode {stat.S_IMODE(st.st_mode):04o}), so coffer left it as it "
+        f"is; make it writable (`chmod u+w {path}`) and run again to let coffer edit it"
+    )
+
+
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_MODE) -> None:
     """Replace ``path`` with ``data`` atomically.
 
@@ -56,21 +75,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     by resolving the path first; here it is refused, so coffer never writes through a link.
     """
     parent = path.parent
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        st = None
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        raise CofferError(f"refusing to write through symlink {path}")
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise CofferError(f"refusing to replace {path}: not a regular file")
-    if mode is None:
-        if st is not None:
-            mode = stat.S_IMODE(st.st_mode)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+    st = _replaceable(path)
+    mode = _mode_for(path, st, mode)
     sweep_stale_tmp(parent)
     faults.step(f"tmpfile {path}")
     tmp = write_tmp(parent, data)
@@ -83,6 +89,141 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
             os.unlink(tmp)
         raise
     fsync_dir(parent)
+
+
+def replace_if(
+    path: Path, data: bytes, expected: bytes | None, mode: int | None = PRIVATE_FILE_MODE
+) -> tuple[bool, bytes | None]:
+    """Replace ``path`` by ``data`` atomically (as :func:`atomic_write_bytes`), but only if
+    it still holds ``expected`` (None: no file). (True, None) when written; otherwise
+    (False, what the file holds now): another program's write, left in place.
+
+    There is no compare-and-swap for files, so the check comes after the swap: an atomic
+    exchange (or, for a file that does not exist, a hard link) leaves what was at ``path``
+    in the temporary file, and a second exchange puts it straight back when it is not
+    ``expected``. So a write made at any moment before the swap is never lost, and the
+    other program's bytes are out of place only between the two exchanges. Where the file
+    system has no atomic exchange the file is read just before the rename instead, which
+    narrows the window but cannot close it (docs/adr/0041).
+    """
+    parent = path.parent
+    st = _replaceable(path)
+    mode = _mode_for(path, st, mode)
+    sweep_stale_tmp(parent)
+    faults.step(f"tmpfile {path}")
+    tmp = Path(write_tmp(parent, data))
+    try:
+        os.chmod(tmp, mode)
+        how, found = _swap(tmp, path)
+        if found == expected:
+            return True, None
+        if how == "link":  # the file had gone: take coffer's away again
+            return False, _unlink_if(path, data)[1]
+        if how == "exchange":
+            return False, _swap_back(tmp, path, data, found)
+        if found is not None:  # no exchange here: the old way, read then rename
+            atomic_write_bytes(path, found, mode=mode)
+        return False, found
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        fsync_dir(parent)
+
+
+def _swap(tmp: Path, path: Path) -> tuple[str, bytes | None]:
+    """Put ``tmp`` at ``path``: how, and what was there (None: nothing)."""
+    for _ in range(100):  # the file appearing and vanishing under us, again and again
+        faults.step(f"link {path}")
+        try:
+            os.link(tmp, path)  # only where there is no file: nothing to lose
+            return "link", None
+        except FileExistsError:
+            pass
+        except OSError as exc:  # no hard links here: the rename, if there still is no file
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            if not os.path.lexists(path):
+                os.replace(tmp, path)
+                return "replace", None
+        try:
+            if exchange(tmp, path):
+                return "exchange", read_bytes_or_none(tmp)  # whoever wrote it
+        except FileNotFoundError:
+            continue  # removed since: create it
+        current = read_bytes_or_none(path)
+        faults.step(f"replace {path}")
+        os.replace(tmp, path)
+        return "replace", current
+    raise CofferError(f"{path} keeps appearing and disappearing; coffer left it alone")
+
+
+def _swap_back(tmp: Path, path: Path, ours: bytes, theirs: bytes | None) -> bytes | None:
+    """After an exchange displaced ``theirs`` into ``tmp``: exchange again, so ``path``
+    holds it. Should yet another write have landed in between, that newer one goes back
+    instead; the file's bytes at the end."""
+    want: bytes | None = theirs
+    junk: bytes | None = ours
+    for _ in range(100):
+        if not exchange(tmp, path):
+            break
+        back = read_bytes_or_none(tmp)
+        if back == junk:
+            return want
+        want, junk = back, want  # newer than what was just put back: it goes back instead
+    return read_bytes_or_none(path)
+
+
+def _unlink_if(path: Path, expected: bytes | None) -> tuple[bool, bytes | None]:
+    """Remove ``path`` if it holds ``expected``; (removed, what it holds otherwise)."""
+    aside = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
+    faults.step(f"unlink {path}")
+    try:
+        os.rename(path, aside)  # moved aside first, so a write just before is seen
+    except FileNotFoundError:
+        return expected is None, None
+    try:
+        found = read_bytes_or_none(aside)
+        if found == expected:
+            return True, None
+        with contextlib.suppress(FileExistsError):  # a newer file there stays
+            os.link(aside, path)
+        return False, read_bytes_or_none(path)
+    finally:
+        os.unlink(aside)
+
+
+def unlink_if(path: Path, expected: bytes) -> tuple[bool, bytes | None]:
+    """Remove the file ``path`` only if it still holds ``expected``: (True, None), or
+    (False, what it holds now: another program's write, left in place)."""
+    removed, found = _unlink_if(path, expected)
+    fsync_dir(path.parent)
+    return removed, found
+
+
+def _replaceable(path: Path) -> os.stat_result | None:
+    """The lstat of ``path`` (None: absent); CofferError for a link or a non-file."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise CofferError(f"refusing to write through symlink {path}")
+    if not stat.S_ISREG(st.st_mode):
+        raise CofferError(f"refusing to replace {path}: not a regular file")
+    return st
+
+
+def _mode_for(path: Path, st: os.stat_result | None, mode: int | None) -> int:
+    """The mode a replacement gets: ``mode``, or (None) the replaced file's own."""
+    if mode is not None:
+        return mode
+    if st is None:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+    if not st.st_mode & 0o222:  # a user's file made read-only (callers check it first)
+        raise CofferError(read_only(path) or f"{path} is read-only")
+    return stat.S_IMODE(st.st_mode)
 
 
 def rename(src: Path, dst: Path) -> None:

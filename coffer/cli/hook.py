@@ -97,6 +97,8 @@ def project(engine: Engine, run: Run, here: Here) -> int:
         deadline.finish()  # the watchdog must not print over the message
         return failed_hook(exc)
     print_report(report, quiet=run.quiet or run.hook, dry_run=run.dry_run)
+    if not (run.quiet or run.hook or run.dry_run or run.for_agent):
+        _setup_hint(engine)
     _hand_over(engine, run, here, report, before, deadline)
     if deadline is not None:
         return 0  # a hook never fails the session; its errors are in the message
@@ -112,26 +114,60 @@ def _hand_over(
     deadline: hook_mode.Deadline | None,
 ) -> None:
     """Print the hook's context and messages; remember them for the no-op path."""
-    context = replay = ""
+    from coffer.projection import fastpath
+
+    context = handoffs = ""
     frame = None
+    # The session id the agent gave its hook (issue 28 §3): handed to the model, which
+    # passes it on to `remember`. Only a hook run reads stdin; a person's run never waits.
+    session = fastpath.hook_session_id() if run.hook and run.for_agent else None
     if run.for_agent:
         from coffer.projection.session_context import framer
 
         frame = framer(engine, run.for_agent)  # as the agent reads hook output
-        context, replay = hook_context(engine, here, run.for_agent, report, before)
+        context, handoffs = hook_context(engine, here, run.for_agent, report, before, session)
         if deadline is None:
             sys.stdout.write(frame(context))
     if deadline is not None:
         end_hook(deadline, context, hook_messages(engine, here, report), frame)
     if report.ok and not run.dry_run:
-        from coffer.projection import fastpath
-
         fastpath.record(engine, here)
         if run.for_agent:
-            # Only the handoffs are printed again by a run with nothing to do: memory
-            # handed to this session is loaded from the agent's own files next time.
+            from coffer.projection.session_context import compose, session_note
+
+            # Only the handoffs (and the session's id) are printed again by a run with
+            # nothing to do: memory handed to this session is loaded from the agent's own
+            # files next time.
             assert frame is not None
-            fastpath.record_output(engine, here, run.for_agent, frame(replay))
+            template = compose(session_note(fastpath.SESSION_PLACEHOLDER), handoffs)
+            fastpath.record_output(engine, here, run.for_agent, frame(handoffs), frame(template))
+
+
+_HINT = "setup-hint-said"  # in the store's state directory: the hint below was given
+
+
+def _setup_hint(engine: Engine) -> None:
+    """Say once, while no agent's session-start hook is wired, what keeps projections
+    current (issue 23): without it, blocks go stale and new repositories are never
+    projected, and nothing else would say so."""
+    from coffer.base import fsutil
+    from coffer.projection.records import SetupRecord
+
+    said = engine.store.root / "state" / _HINT
+    if said.exists() or not engine.store.root.is_dir():
+        return
+    for r in engine.journal.load_all():
+        if isinstance(r, SetupRecord) and any(
+            (e.get("keys") or [""])[0] == "hooks" for e in r.edits
+        ):
+            return
+    print(
+        "note: no agent runs coffer at session start yet, so these blocks go stale and new "
+        "repositories are not projected; `coffer setup` wires the agents' hooks "
+        "(said once; `coffer adapter list` shows what is wired)"
+    )
+    fsutil.ensure_dir(said.parent)
+    fsutil.atomic_write_bytes(said, b"")
 
 
 def hook_context(
@@ -140,17 +176,21 @@ def hook_context(
     agent: str,
     report: Report,
     before: Mapping[Path, bytes | None] | None,
+    session: str | None = None,
 ) -> tuple[str, str]:
-    """(what `--for AGENT` hands the model now, what a no-op run hands it again): the vault
-    handoffs waiting for the agent, plus now the memory this run put where the agent had
-    already looked (coffer.projection.session_context)."""
+    """(what `--for AGENT` hands the model now, the handoffs a no-op run hands it again):
+    the session's id when the agent gave one, the vault handoffs waiting for the agent,
+    plus now the memory this run put where the agent had already looked
+    (coffer.projection.session_context)."""
     from coffer.projection import session_context
     from coffer.projection.block_content import handoff_lines
 
     root = here.project
     found = engine.handoffs_for(engine.context(root), [agent]) if root else ()
-    handoffs = "\n".join(handoff_lines(found)).strip() + "\n" if found else ""
-    return session_context.hook_context(engine, here, agent, report, before, handoffs), handoffs
+    handoffs = "\n".join(handoff_lines(found, for_one_reader=True)).strip() + "\n" if found else ""
+    note = session_context.session_note(session) if session else ""
+    lead = session_context.compose(note, handoffs)
+    return session_context.hook_context(engine, here, agent, report, before, lead), handoffs
 
 
 def start_hook(engine: Engine) -> hook_mode.Deadline:

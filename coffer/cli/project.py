@@ -44,8 +44,9 @@ def project(  # noqa: PLR0913 - typer declares each option as a parameter
             "--for",
             metavar="AGENT",
             help="Session-start hook mode: also print, as AGENT reads hook output, the "
-            "vault handoffs waiting for it and any memory this run put in place after "
-            "AGENT had loaded its files.",
+            "session's id (the session_id of the hook's JSON input, with --hook), the vault "
+            "handoffs waiting for it and any memory this run put in place after AGENT had "
+            "loaded its files.",
         ),
     ] = None,
     hook_: Annotated[

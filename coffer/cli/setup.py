@@ -24,9 +24,21 @@ def _problems(report: Report) -> None:
         typer.echo(f"coffer: {p.line()}", err=True)
 
 
-def _notices(report: Report) -> None:
-    for n in report.notices:
+def _notices(report: Report, root: Path | None = None) -> int:
+    """Print the notes; with ``root``, only those the previous run did not say (they are
+    remembered in the store's state: a second `coffer setup` does not repeat them all).
+    Returns how many were left out."""
+    notes = list(report.notices)
+    if root is not None:
+        from coffer.projection import hook as hook_mode
+
+        notes = hook_mode.news(root, _NOTES_KEY, notes)
+    for n in notes:
         echo(f"note: {n}")
+    return len(report.notices) - len(notes)
+
+
+_NOTES_KEY = "coffer setup"  # the notes of the last run, beside the hooks' (coffer.projection.hook)
 
 
 @app.command()
@@ -103,15 +115,17 @@ def _wire(root: Path, agents: Sequence[str], *, service: bool, dry_run: bool, ye
     _problems(plan.report)
     changes = plan.changes() + (svc.changes() if svc else [])
     if not changes:
-        _notices(plan.report)
+        quiet = _notices(plan.report, None if dry_run else root)
         if plan.wired:
-            echo(f"already wired: {', '.join(plan.wired)}; nothing to change")
+            again = " (`coffer setup --dry-run` repeats the notes said before)" if quiet else ""
+            echo(f"already wired: {', '.join(plan.wired)}; nothing to change{again}")
         return 0 if plan.report.ok else 1
     echo(f"agents will start coffer as: {' '.join(plan.launch.argv)}")
-    for c in changes:
-        echo(c.line(planned=True))
-        if dry_run and c.diff:
-            sys.stdout.write(str(c.diff))
+    if dry_run or not yes:  # with --yes the plan is not shown first: the result says it
+        for c in changes:
+            echo(c.line(planned=True))
+            if dry_run and c.diff:
+                sys.stdout.write(str(c.diff))
     if dry_run:
         _notices(plan.report)
         return 0 if plan.report.ok else 1
@@ -121,25 +135,37 @@ def _wire(root: Path, agents: Sequence[str], *, service: bool, dry_run: bool, ye
     report = setup_mod.apply(journal, plan)
     if svc is not None:
         report.extend(service_mod.apply(journal, svc, os.environ))
-    for c in report.changes:
+    planned = {c.line(planned=True) for c in changes}
+    done = [c for c in report.changes if yes or c.line(planned=True) not in planned]
+    for c in done:  # after the plan was shown, only what differs from it
         echo(c.line())
-    _notices(plan.report)
-    _notices(report)
+    both = Report()
+    both.extend(plan.report)
+    both.extend(report)
+    _notices(both, root)
     _problems(report)
     if report.changes:
-        echo("`coffer setup --undo` reverses these edits exactly")
+        made = "these edits" if yes else f"the {len(report.changes)} edits above"
+        echo(f"done; `coffer setup --undo` reverses {made} exactly")
     return 0 if report.ok and plan.report.ok else 1
 
 
 def _confirmed() -> bool:
-    try:
-        return typer.confirm("Apply these changes?", default=False)
-    except typer.Abort:
+    """Ask on the terminal. Ctrl-C is an interrupt like anywhere else in coffer (exit 130,
+    as the README says), not a "no": typer's own prompt turns both into the same Abort."""
+    sys.stdout.write("Apply these changes? [y/N]: ")
+    sys.stdout.flush()
+    answer = sys.stdin.readline()  # KeyboardInterrupt goes up to the one handler: 130
+    if not answer:
         if not sys.stdin.isatty():
             # No answer and nobody to ask (a script, a CI job, stdin from /dev/null).
             raise CofferError(
                 "no terminal to ask on (stdin is not a terminal and gave no answer), so "
                 "nothing changed; review the edits with `coffer setup --dry-run`, then "
                 "apply them with `coffer setup --yes`"
-            ) from None
+            )
+        sys.stdout.write("\n")  # Ctrl-D: a "no", on a line of its own
         return False
+    if not sys.stdin.isatty():
+        sys.stdout.write("\n")  # a piped answer is not echoed: end the prompt's line
+    return answer.strip().lower() in ("y", "yes")

@@ -13,13 +13,22 @@ from coffer.cli.typer_app import app
 
 @app.command()
 def uninstall(
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be undone.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what the real run would do; change nothing.")
+    ] = False,
     delete_store: Annotated[
         bool,
         typer.Option(
             "--delete-store",
             help="Then delete the store (your memories) and coffer's undo ledger, only if "
             "everything was put back.",
+        ),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            help="Also remove blocks edited by hand, and let --delete-store delete what only "
+            "the store holds: for when you have kept what you need."
         ),
     ] = False,
 ) -> None:
@@ -33,21 +42,22 @@ def uninstall(
     from coffer.setup import uninstall as core
 
     engine = _engine()
-    outcome = core.run(engine, os.environ, dry_run=dry_run, delete_store=delete_store)
+    outcome = core.run(engine, os.environ, dry_run=dry_run, delete_store=delete_store, force=force)
     _print(outcome.report, quiet=False, dry_run=dry_run)
-    if dry_run:
-        raise typer.Exit(0 if outcome.report.ok else 1)
     root = engine.store.root
+    would = "would be " if dry_run else "is "
     for left in outcome.left:
         echo(f"still to undo: {left} (see above; the journal keeps it)")
     for kept in outcome.only_in_store:
-        echo(f"only in the store: {kept}")
-    if outcome.deleted:
-        echo("deleted " + " and ".join(str(p) for p in outcome.deleted))
+        echo(kept.line())
+    gone = outcome.deleted or (outcome.to_delete if dry_run else [])
+    if gone:
+        echo(("would delete " if dry_run else "deleted ") + " and ".join(str(p) for p in gone))
     elif outcome.clean:
-        echo(f"everything coffer changed is undone. Your memories are in {root}/projects;")
+        echo(f"everything coffer changed {would}undone. Your memories are in {root}/projects;")
         echo(f"`coffer uninstall --delete-store` (or `rm -rf {root}`) deletes them;")
         echo("then uninstall the package.")
     else:
-        echo(f"do not delete {root} yet: it holds what is listed above.")
-    raise typer.Exit(0 if outcome.clean else 1)
+        echo(f"do not delete {root} yet: it holds what is listed above. Keep what you need")
+        echo("(the commands above), then run this again; `--force` deletes the store anyway.")
+    raise typer.Exit(0 if outcome.clean or gone else 1)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from coffer.mcp import vault_tools
 from coffer.store.entry import MAX_BODY_BYTES, TYPES
+from coffer.store.identity import MAX_SESSION_ID, SESSION_ID_PATTERN
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
@@ -48,6 +49,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 **_SCOPE,
                 "default": "project",
                 "description": "project: this repository (default); global: every project.",
+            },
+            "origin_session_id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_SESSION_ID,
+                "pattern": SESSION_ID_PATTERN,
+                "description": "The id of the session this fact comes from, as coffer's "
+                "session-start hook gave it; kept in the entry's metadata.",
             },
         },
     },

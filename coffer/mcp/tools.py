@@ -185,6 +185,8 @@ def _read_tiers(state: State, scope: Scope | None, cwd: Path) -> tuple[list[Tier
 
 
 def _remember(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
+    from coffer.store.drafts import RememberOptions  # writers only, as Store.remember
+
     scope: Scope = args.get("scope", "project")
     tier = _write_tier(state, scope, cwd)
     try:
@@ -194,6 +196,7 @@ def _remember(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
             name=args.get("name"),
             description=args.get("description"),
             type=args.get("type"),
+            options=RememberOptions(origin_session_id=args.get("origin_session_id")),
         )
     except EntryExistsError:
         raise EntryExistsError(

@@ -24,6 +24,7 @@ TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus
+    from coffer.store.entry import Entry
     from coffer.store.here import Here
     from coffer.store.projects import ProjectInfo
     from coffer.store.store import Tier
@@ -69,7 +70,7 @@ class Engine(AgentSet):
                 self.settings = settings.load(self.store.root)
                 self.journal.sync_ledger()  # undo must survive a store deleted by hand
                 self.journal.sweep_tmp()
-                return self._project(here, options)
+                return _settled(self._project(here, options))
         except LockTimeoutError as exc:
             if deadline is None:
                 raise
@@ -131,6 +132,8 @@ class Engine(AgentSet):
             if native is not None:
                 report.extend(kinds.NATIVES.establish(run, (name, native)))
         targets = self.targets(ctx, report, adapters)
+        if root is not None:
+            _in_worktree(targets, root, here.path)
         if root is not None and ptier is not None:
             from coffer.projection import team_blocks  # docs/adr/0036; before the blocks
 
@@ -147,11 +150,15 @@ class Engine(AgentSet):
             # A project coffer has never seen has no tier: only a dry run shows it.
             return run.tiers.get(tier) is not None or run.dry_run
 
+        incoming: dict[str, list[Entry]] = {k: [] for k in run.tiers}
+        if run.dry_run:
+            run = run._replace(incoming=incoming)
         for unit in targets.links:
             if wanted(unit[1].tier):
                 report.extend(kinds.LINKS.establish(run, unit))
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut).
-        run = run._replace(entries={k: self.block_entries(t) for k, t in run.tiers.items()})
+        entries = {k: self.block_entries(t) + incoming[k] for k, t in run.tiers.items()}
+        run = run._replace(entries=entries)
         if not run.dry_run:
             # After the links: a merge adds entries (and hand lines) that the index Claude
             # loads must list at once; the next run may well be the no-op fast path.
@@ -170,7 +177,12 @@ class Engine(AgentSet):
 
     def projected_projects(self) -> list[ProjectInfo]:
         """Registered projects that have at least one projection on this machine."""
+        from coffer.projection import waiting_blocks
+
         ids = {r.project_id for r in self.journal.load_all()}
+        # A project whose only block waits for its first entry is projected too: the
+        # watcher must see that entry arrive (docs/adr/0045).
+        ids |= {w.get("project_id") for w in waiting_blocks.load(self.store.root).values()}
         return [p for p in projects.all_projects(self.store.root) if p.id in ids]
 
     def refresh(self, scope: str, root: Path | None) -> Report:
@@ -207,12 +219,26 @@ class Engine(AgentSet):
         ctx = self.context(root if scope == "project" else None)
         self.store.regenerate_index(tier)
         targets = self.targets(ctx, report, self.enabled(ctx, report))
+        if root is not None and scope == "project":
+            from coffer.store.identity import linked_worktrees
+
+            for top in linked_worktrees(str(root)):
+                _twins(targets, root, Path(top))
         run = Run(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
+
+        from coffer.projection import waiting_blocks
 
         def journaled(target: Target) -> bool:
             # Only what `coffer project` established (and journaled) is refreshed: a
             # write must never start projecting a project or a file nobody projected.
             return target.tier == scope and self.journal.get(target.path) is not None
+
+        def waiting(target: Target) -> bool:
+            # ...or a block `coffer project` left unwritten while the tier was empty: the
+            # tier's first entry writes it (docs/adr/0045).
+            return target.tier == scope and waiting_blocks.waits(
+                self.store.root, target.path, scope, tier.info.id
+            )
 
         for unit in targets.links:
             if journaled(unit[1]):
@@ -223,14 +249,16 @@ class Engine(AgentSet):
             readers = [(n, t) for n, t in items if journaled(t)]
             if readers:
                 report.extend(self._refresh_block(run, (file, readers)))
+            elif new := [(n, t) for n, t in items if waiting(t)]:  # written if not empty
+                report.extend(self._refresh_block(run, (file, new), waiting=True))
         return report
 
-    def _refresh_block(self, run: Run, unit: kinds.BlockUnit) -> Report:
+    def _refresh_block(self, run: Run, unit: kinds.BlockUnit, *, waiting: bool = False) -> Report:
         from coffer.projection import render_targets
 
         file, report = unit[0], Report()
         state, _ = render_targets.state(file, None)
-        if state == "missing":  # journaled, so coffer wrote it and someone removed it
+        if state == "missing" and not waiting:  # journaled: coffer wrote it, someone removed it
             why = (
                 "the coffer block was removed; `coffer project` puts it back, "
                 "`coffer unproject` forgets it"
@@ -266,7 +294,7 @@ class Engine(AgentSet):
             return unproject.run(self, here, choice)
         with self.store.projection_lock():
             self.journal.sweep_tmp()
-            return unproject.run(self, here, choice)
+            return _settled(unproject.run(self, here, choice))
 
     # ---- status ------------------------------------------------------------------------
 
@@ -278,3 +306,31 @@ class Engine(AgentSet):
         from coffer.projection.status import status
 
         return status(self, self.store.here(at) if at is not None else None, every=every)
+
+
+def _settled(report: Report) -> Report:
+    """``report``, with git's index told about the tracked files it rewrote unchanged."""
+    if report.changes or report.problems:
+        from coffer.projection import gitside  # only a run that wrote starts git
+
+        gitside.settle(report)
+    return report
+
+
+def _in_worktree(targets: Targets, root: Path, at: Path) -> None:
+    """Run from a linked worktree of ``root``: the files an agent reads at the project
+    root are read at the worktree's top there, so each such block target gets its twin in
+    the worktree (kept out of git the same way: info/ is shared by the worktrees)."""
+    from coffer.store.identity import linked_worktree_of
+
+    top = linked_worktree_of(str(at))
+    if top is not None:
+        _twins(targets, root, Path(top))
+
+
+def _twins(targets: Targets, root: Path, worktree: Path) -> None:
+    for file, readers in list(targets.blocks.items()):
+        if root not in file.parents:
+            continue
+        twin = worktree / file.relative_to(root)
+        targets.blocks[twin] += [(n, t._replace(path=twin)) for n, t in readers]

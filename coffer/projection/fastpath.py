@@ -5,7 +5,8 @@ variables the adapters read and an ``lstat`` signature of every path whose chang
 change the projection (targets, adapter inputs, the tiers and their entries, coffer's
 settings and journal, the import path where plugins get installed). ``unchanged`` replays
 those checks with nothing but ``os``: when all match there is nothing to do. Anything
-unusual (another platform, an unreadable stamp) just means the full path runs.
+unusual (no ``$COFFER_HOME`` to find the store by, an unreadable stamp) just means the full
+path runs.
 
 Entry files are signed one by one up to ``MAX_SIGNED_ENTRIES`` per tier; a larger tier is
 signed by its directory only, so an in-place edit to one of its files is picked up by
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 # 3: signs the vault's handoff directories (docs/adr/0011). 4: a stamp written after a
 # merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path;
 # one full run after the upgrade also hides blocks written before docs/adr/0015 from git.
-_MAGIC = "coffer-fastpath 4"
+# 5: what `--for` prints again is kept with and without the session id (docs/adr/0048).
+_MAGIC = "coffer-fastpath 5"
 MAX_SIGNED_ENTRIES = 2000
 _ABSENT = "-"
 _AGENT_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
@@ -65,15 +67,17 @@ def _clean(text: str) -> bool:
     return "\t" not in text and "\n" not in text and "\r" not in text
 
 
-def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None] | None:
-    """(target directory, agent for --for) when argv is a plain `project` call, else None."""
+def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None, bool] | None:
+    """(target directory, agent for --for, --hook given) when argv is a plain `project`
+    call, else None."""
     if argv[:1] != ["project"]:
         return None
-    target, agent = cwd, None
+    target, agent, hook = cwd, None, False
     rest = argv[1:]
     while rest:
         head = rest[0]
         if head in ("--quiet", "-q", "--hook"):
+            hook = hook or head == "--hook"
             rest = rest[1:]
         elif head in ("--project", "--for") and len(rest) >= 2:
             if head == "--project":
@@ -85,7 +89,55 @@ def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None] | None:
             return None
     if agent is not None and not _AGENT_RE.fullmatch(agent):
         return None
-    return target, agent
+    return target, agent, hook
+
+
+# Where a session id goes in what `--for` prints again; JSON- and markdown-safe, as the ids.
+SESSION_PLACEHOLDER = "{{coffer-session-id}}"
+_hook_session: list[str | None] = []  # read once per process: the full path reuses it
+
+
+def hook_session_id(fd: int = 0) -> str | None:
+    """The ``session_id`` in the JSON an agent writes to its hook's stdin (issue 28 §3), or
+    None; read once per process, never from a terminal, never waiting. No json, no regex
+    (their cost is the no-op's): the store's check holds the value to ``[A-Za-z0-9._:-]``."""
+    if not _hook_session:
+        from coffer.store.identity import is_session_id
+
+        found = _string_field(_read_ready(fd), "session_id")
+        _hook_session.append(found if is_session_id(found) else None)
+    return _hook_session[0]
+
+
+def _string_field(text: str, name: str) -> str | None:  # the string after `"name":`, if any
+    _, key, rest = text.partition(f'"{name}"')
+    rest = rest.lstrip(" \t\r\n")
+    value = rest[1:].lstrip(" \t\r\n")
+    found, closed, _ = value[1:].partition('"')
+    return found if key and rest[:1] == ":" and value[:1] == '"' and closed else None
+
+
+def _read_ready(fd: int) -> str:
+    # Non-blocking, and the descriptor (maybe shared with the agent) is left as found.
+    try:
+        if os.isatty(fd):
+            return ""
+        was_blocking = os.get_blocking(fd)
+        os.set_blocking(fd, False)
+    except (OSError, AttributeError):  # no stdin at all; no such call (Windows before 3.12)
+        return ""
+    data = b""
+    try:
+        while len(data) < 256 * 1024:  # an agent's hook input is a few hundred bytes
+            chunk = os.read(fd, 65536)  # BlockingIOError: the pipe is open, nothing more yet
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    finally:
+        os.set_blocking(fd, was_blocking)
+    return data.decode("utf-8", "replace")
 
 
 def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | None:
@@ -95,7 +147,7 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
     store = known_store_root(environ)
     if parsed is None or store is None:
         return None
-    target, agent = parsed
+    target, agent, hook = parsed
     from coffer.store.identity import root_of
 
     root = root_of(os.path.abspath(target))
@@ -123,15 +175,21 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
                 return None
         else:
             return None
-    if agent is None:
-        return ""
-    # What --for printed is kept beside the stamp, valid only for this exact stamp.
+    return "" if agent is None else _replay(f"{stamp}.for-{agent}", text, hook)
+
+
+def _replay(path: str, stamp_text: str, hook: bool) -> str | None:
+    """What --for prints again (for this exact stamp), with the hook's session id if any."""
     try:
-        with open(f"{stamp}.for-{agent}", encoding="utf-8", errors="surrogateescape") as fh:
-            head, _, output = fh.read().partition("\n")
+        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+            head, _, rest = fh.read().partition("\n")
     except OSError:
         return None
-    return output if head == _digest(text) else None
+    size, _, both = rest.partition("\n")
+    if head != _digest(stamp_text) or not size.isdigit():
+        return None
+    session, n = hook_session_id() if hook else None, int(size)
+    return both[:n] if session is None else both[n:].replace(SESSION_PLACEHOLDER, session)
 
 
 def _digest(stamp_text: str) -> str:
@@ -259,8 +317,9 @@ def record(engine: Engine, here: Here) -> None:
     )
 
 
-def record_output(engine: Engine, here: Here, agent: str, output: str) -> None:
-    """Keep what `coffer project --for AGENT` printed, bound to the current stamp."""
+def record_output(engine: Engine, here: Here, agent: str, output: str, template: str) -> None:
+    """Keep what `coffer project --for AGENT` prints again on a no-op, for the current stamp:
+    ``output`` when no session id is given, else ``template`` with the id put in."""
     from pathlib import Path as _Path
 
     from coffer.base import fsutil
@@ -273,7 +332,7 @@ def record_output(engine: Engine, here: Here, agent: str, output: str) -> None:
             text = fh.read()
     except OSError:
         return
-    data = f"{_digest(text)}\n{output}".encode("utf-8", "surrogateescape")
+    data = f"{_digest(text)}\n{len(output)}\n{output}{template}".encode("utf-8", "surrogateescape")
     fsutil.write_if_changed(_Path(f"{stamp}.for-{agent}"), data)
 
 

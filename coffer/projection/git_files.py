@@ -8,10 +8,12 @@ is given back byte for byte (docs/adr/0015-blocks-out-of-git.md).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
 from coffer.base import fsutil
+from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.base.tuples import NamedTuple
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
@@ -192,6 +194,67 @@ def _give_back(journal: Journal, record: GitRecord, path: Path, data: bytes) -> 
     return edit
 
 
+def smudge_dir(journal: Journal) -> Path:
+    """Where the smudge command finds each filtered file's block (coffer.gitfilter)."""
+    return journal.dir.parent / "state" / "git-blocks"
+
+
+def keep_block(journal: Journal, path: Path) -> None:
+    """Record the block ``path`` holds now, for the smudge command; none: forget it."""
+    from coffer.projection.block_format import block_key, find
+
+    cache = smudge_dir(journal) / block_key(str(path))
+    try:
+        data = fsutil.read_bytes_or_none(path)
+        span = find(data) if data is not None else None
+    except CofferError:
+        span = None
+    if span is None:
+        if cache.exists():
+            fsutil.unlink(cache)
+        return
+    fsutil.ensure_dir(cache.parent)
+    fsutil.write_if_changed(cache, span.body.encode("utf-8", "surrogateescape"))
+
+
+def filter_current(common: Path) -> bool:
+    """Whether ``<common>/config`` names this interpreter's clean command, read from the
+    file (no git process): a venv moved since the filter was set leaves a command that no
+    longer runs, and the next run that writes sets it again."""
+    data = fsutil.read_bytes_or_none(common / "config") or b""
+    return filter_command().encode() in data.replace(b'\\"', b'"')
+
+
+def broken_filter(config: Path) -> str | None:
+    """Why the clean command ``config`` names for coffer's filter cannot run, or None.
+
+    Run the way git runs it (through the shell, the file on stdin): a block that went
+    through it must come back without the block.
+    """
+    import subprocess
+
+    command = output(git(config.parent, "config", "--file", str(config), f"filter.{FILTER}.clean"))
+    if command is None:
+        return None
+    from coffer.base.executables import which
+    from coffer.projection.block_format import upsert
+
+    shell = which("sh", None)
+    if shell is None:
+        return None  # git runs filters through sh: with none, git cannot run it either
+    sample = upsert(b"user text\n", "probe")
+    try:
+        ran = subprocess.run(
+            [shell, "-c", command], input=sample, capture_output=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"`{command}` cannot run ({exc})"
+    if ran.returncode != 0 or ran.stdout != b"user text\n":
+        err = ran.stderr.decode(errors="replace").strip().splitlines()
+        return f"`{command}` fails ({err[-1] if err else f'exit {ran.returncode}'})"
+    return None
+
+
 # ---- the filter entry in config ----------------------------------------------------------
 
 
@@ -202,7 +265,17 @@ def add_filter(journal: Journal, repo: Repo, user: str) -> Edit:
     record, edit = _opened(journal, path, "git-config", data)
     record = _with_user(record, FILTER, user)
     command = filter_command()
-    if output(git(repo.top, "config", "--file", str(path), f"filter.{FILTER}.clean")) == command:
+    # `required`: when the command cannot run (a moved or removed venv), git refuses to add
+    # the file instead of storing it uncleaned, block and all. A required filter needs a
+    # smudge command too; it puts the block back when git writes the file, and when the
+    # command cannot start at all, `cat` writes the file as stored: a checkout never fails.
+    blocks = shlex.quote(str(smudge_dir(journal)))
+    wanted = {
+        f"filter.{FILTER}.clean": command,
+        f"filter.{FILTER}.smudge": f"{command} --smudge %f {blocks} || cat",
+        f"filter.{FILTER}.required": "true",
+    }
+    if all(output(git(repo.top, "config", "--file", str(path), k)) == v for k, v in wanted.items()):
         edit.steps.append(lambda _: journal.save(record))
         return edit
     why = f"filter.{FILTER}.clean, which strips coffer's block"
@@ -210,12 +283,13 @@ def add_filter(journal: Journal, repo: Repo, user: str) -> Edit:
 
     def set_filter(report: Report) -> None:
         journal.save(record)
-        result = git(repo.top, "config", "--file", str(path), f"filter.{FILTER}.clean", command)
-        if result is None or result.returncode != 0:
-            report.changes.pop()
-            why = result.stderr.decode(errors="replace").strip() if result else "git not found"
-            report.problems.append(Problem(path, "error", f"cannot set the filter: {why}"))
-            return
+        for key, value in wanted.items():
+            result = git(repo.top, "config", "--file", str(path), key, value)
+            if result is None or result.returncode != 0:
+                report.changes.pop()
+                why = result.stderr.decode(errors="replace").strip() if result else "git not found"
+                report.problems.append(Problem(path, "error", f"cannot set the filter: {why}"))
+                return
         after = sha256(fsutil.read_bytes_or_none(path) or b"")
         journal.save(record.but(added=(FILTER,), after_sha256=after, updated_at=now_iso()))
 

@@ -3,7 +3,11 @@
 A block is personal memory: unless the project chose to commit it, git must neither show
 it (``git status``, ``git diff``) nor commit it (``git commit -a``, ``git add -A``).
 
-- A file coffer created and git does not track gets its path in ``<common>/info/exclude``.
+- A file coffer created and git does not track gets its path in ``<common>/info/exclude``,
+  as long as it holds nothing but coffer's blocks. Once the user writes text of their own
+  into it, the file is theirs: the exclude line goes and the file is hidden like any other
+  (the filter below), so ``git status`` shows it, ``git clean -X`` keeps it and a checkout
+  that would overwrite it refuses (docs/adr/0040).
 - A file that was there before (tracked or not) gets ``filter=coffer`` in
   ``<common>/info/attributes``; the clean command, ``filter.coffer.clean`` in
   ``<common>/config``, strips the block whenever git reads the file (coffer.gitfilter). git
@@ -26,12 +30,49 @@ from coffer.base.errors import CofferError
 from coffer.base.report import Report
 from coffer.projection import git_files
 from coffer.projection.git_files import ATTRIBUTES_HEADER, EXCLUDE_HEADER, FILTER, Edit, Line
-from coffer.projection.git_repo import Repo, forget_stat, ignored, index_entry, locate, relative
+from coffer.projection.git_repo import (
+    Repo,
+    forget_stat,
+    git,
+    ignored,
+    index_entry,
+    locate,
+    output,
+    relative,
+)
 from coffer.projection.git_repo import refresh_index as refresh_index
 from coffer.projection.journal import Journal
 from coffer.projection.records import BlockRecord, GitState
 
-__all__ = ["ATTRIBUTES_HEADER", "EXCLUDE_HEADER", "FILTER", "forget", "sync"]
+__all__ = [
+    "ATTRIBUTES_HEADER",
+    "EXCLUDE_HEADER",
+    "FILTER",
+    "forget",
+    "settle",
+    "sync",
+    "tracked_absent",
+]
+
+
+def tracked_absent(path: Path) -> str | None:
+    """Why coffer must not create ``path``, absent from the disk, or None if it may.
+
+    git tracks the path: a sparse checkout leaves it out (skip-worktree), or the user
+    deleted it. A file coffer created there would hold only the block, and ``git commit
+    -a`` would commit the team's file as empty (cleaned of the block). One git call, made
+    only where coffer is about to create a file inside a repository.
+    """
+    repo = locate(path)
+    rel = relative(repo, path) if repo is not None else None
+    if repo is None or rel is None:
+        return None
+    out = output(git(repo.top, "ls-files", "-t", "--", rel))
+    if not out:
+        return None
+    if out.startswith("S "):
+        return "git tracks it, but the sparse checkout leaves it out: coffer does not create it"
+    return "git tracks it, but it was deleted here: coffer does not create it (git restore it)"
 
 
 def _release(journal: Journal, user: str, state: GitState) -> list[Edit]:
@@ -58,7 +99,7 @@ def _run(edits: list[Edit], report: Report, *, dry_run: bool) -> None:
 def _how(record: BlockRecord, repo: Repo, rel: str) -> str:
     """How git is kept from seeing the block of ``record``'s file."""
     tracked, _ = index_entry(repo, rel)
-    if tracked or _shared(Path(record.path)):
+    if tracked or _shared(Path(record.path)) or _holds_user_text(Path(record.path)):
         return "filter"
     if record.git is not None and record.git.how == "exclude":
         return "exclude"  # our own exclude line is why check-ignore says "ignored"
@@ -78,6 +119,30 @@ def _shared(path: Path) -> bool:
     except (OSError, CofferError):
         return False
     return data is not None and TEAM.start in data
+
+
+def _holds_user_text(path: Path) -> bool:
+    """The file holds something besides coffer's blocks: text the user wrote, which git
+    must see (and so protect) even in a file coffer created."""
+    from coffer.base import fsutil
+    from coffer.projection.block_format import MEMORY, TEAM, remove
+
+    try:
+        data = fsutil.read_bytes_or_none(path)
+        rest = remove(remove(data, MEMORY), TEAM) if data is not None else b""
+    except (OSError, CofferError):
+        return False  # unreadable or malformed: the write path reports it
+    return bool(rest.strip(b" \t\r\n\xef\xbb\xbf"))
+
+
+def _excluded_but_owned(record: BlockRecord) -> bool:
+    """An exclude line hides a file coffer created that now holds the user's own text."""
+    return (
+        record.git is not None
+        and record.git.how == "exclude"
+        and not record.git.commit
+        and _holds_user_text(Path(record.path))
+    )
 
 
 def _hide(journal: Journal, user: str, repo: Repo, rel: str, how: str) -> list[Edit]:
@@ -102,7 +167,12 @@ def sync(
     """
     report = Report()
     path, old = Path(record.path), record.git
-    if old is not None and not wrote and old.commit == commit:
+    owned = _excluded_but_owned(record)
+    # A moved venv leaves a clean command that no longer runs: set it again.
+    stale = (
+        old is not None and old.how == "filter" and not git_files.filter_current(Path(old.common))
+    )
+    if old is not None and not wrote and old.commit == commit and not (owned or stale):
         return report
     user = str(path)
     repo = locate(path)
@@ -127,6 +197,12 @@ def sync(
         _run(_release(journal, user, old), report, dry_run=dry_run)
         if old.how == "filter" and not dry_run and old.top:
             forget_stat(Repo(Path(old.top), Path(old.common)), old.pattern.lstrip("/"))
+    if owned and how == "filter":
+        # Said once: the next run finds the file hidden by the filter, not excluded.
+        report.alerts.append(
+            f"{path} now holds your own text: git sees the file again (coffer's block "
+            "stays out of it), so git status shows it and git clean -X or a checkout keeps it"
+        )
     if repo is not None and rel is not None:
         _run(_hide(journal, user, repo, rel, how), report, dry_run=dry_run)
         if how == "filter":
@@ -135,6 +211,7 @@ def sync(
         return report
     journal.save(record.but(git=new))
     if how == "filter" and repo is not None and rel is not None:
+        git_files.keep_block(journal, path)
         refresh_index(repo, rel)
     return report
 
@@ -150,4 +227,26 @@ def forget(journal: Journal, record: BlockRecord, *, dry_run: bool) -> Report:
         repo = Repo(Path(state.top), Path(state.common))
         refresh_index(repo, state.pattern.lstrip("/"))
     _run(_release(journal, record.path, state), report, dry_run=dry_run)
+    if not dry_run:
+        git_files.keep_block(journal, Path(record.path))  # the block is gone: so is its copy
     return report
+
+
+def settle(report: Report) -> None:
+    """After a run's writes: every tracked file it changed whose content git would store as
+    exactly the staged blob gets its index entry's stat data refreshed, so `git status`
+    shows a file as modified only when its cleaned content differs from what is staged
+    (issue 23.4). A file holding the user's own change is left as git shows it."""
+    done: set[Path] = set()
+    # A block edited by hand is refused, not rewritten, and reported as a problem: git must
+    # not show it as modified either when the edit is inside the block.
+    paths = [c.path for c in report.changes if c.action != "remove"]
+    for path in [*paths, *(p.path for p in report.problems)]:
+        if path in done or not path.is_file():
+            continue
+        done.add(path)
+        repo = locate(path)
+        rel = relative(repo, path) if repo is not None else None
+        if repo is None or rel is None or rel.split("/", 1)[0] == ".git":
+            continue
+        refresh_index(repo, rel)

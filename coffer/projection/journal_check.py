@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from coffer.projection.git_files import broken_filter
 from coffer.projection.journal import Journal
 from coffer.store.health import Finding
 from coffer.store.store import Store
@@ -21,6 +24,18 @@ def check_journal(store: Store) -> list[Finding]:
         for damage in journal.damaged()
     ]
     for record in journal.records():
+        if record.get("kind") == "git-config" and isinstance(record.get("path"), str):
+            broken = broken_filter(Path(record["path"]))
+            if broken is not None:
+                out.append(
+                    Finding(
+                        "error",
+                        "git",
+                        str(record["path"]),
+                        f"git's clean filter for coffer's blocks no longer runs: {broken}; "
+                        "git refuses to add those files until `coffer project` runs here again",
+                    )
+                )
         digest = record.get("before_sha256")
         if record.get("kind") not in ("native", "setup") or not isinstance(digest, str):
             continue

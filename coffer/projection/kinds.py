@@ -9,6 +9,7 @@ the plan, not a flag threaded through every function (docs/adr/0024).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -48,6 +49,9 @@ class Run(NamedTuple):
     entries: Mapping[str, list[Entry]] = MappingProxyType({})
     dry_run: bool = False
     replace_edited: bool = False
+    # A dry run's merges, by tier: the entries they would add, which the real run's blocks
+    # (rendered after its merges) show, so the dry run's blocks show them too.
+    incoming: Mapping[str, list[Entry]] = MappingProxyType({})
 
 
 class Undo(NamedTuple):
@@ -98,9 +102,21 @@ class Blocks:
             report = Report()
             report.problems.append(Problem(file, "error", job))
             return report
+        if not os.path.lexists(file):
+            refused = gitside.tracked_absent(file)
+            if refused is not None:
+                report = Report()
+                report.notices.append(f"{file}: {refused}")
+                return report
         write = render_targets.plan(journal, job)
         report = write.report if run.dry_run else render_targets.apply(journal, write)
         record = journal.load(file, BlockRecord)
+        if not run.dry_run and not report.problems:
+            from coffer.projection import waiting_blocks
+
+            # An empty tier's block waits for its first entry (docs/adr/0045).
+            tier = job.tier if write.empty else None
+            waiting_blocks.note(run.agents.store.root, file, tier, job.project_id)
         wrote = any(c.path == file for c in report.changes)
         if record is None and run.dry_run and wrote:
             # A first run's dry run: show what hiding the new block from git would change.
@@ -134,7 +150,11 @@ class Blocks:
         data = fsutil.read_bytes_or_none(path) if path.is_file() else None
         room = render_targets.room_for(data, job.max_bytes)
         expected = block_content.render(job.title, job.tier, job.entries, room, job.handoffs)
-        return render_targets.state(path, expected.body)
+        state, detail = render_targets.state(path, expected.body)
+        empty = render_targets.empty(job) and run.agents.journal.get(path) is None
+        if state == "missing" and empty:
+            return "ok", f"no {job.tier} entries yet: the first one writes the block"
+        return state, detail
 
 
 class Links:
@@ -145,17 +165,22 @@ class Links:
 
         name, target = unit
         tier, journal = run.tiers.get(target.tier), run.agents.journal
+        incoming = run.incoming.get(target.tier)
         if tier is None:  # dry run of a project coffer has never seen
             report = Report()
-            merge = symlink_merge.preview(journal, target.path)
+            merge, planned = symlink_merge.preview(journal, target.path)
             report.changes += [merge] if merge is not None else []
+            if planned is not None and incoming is not None:
+                incoming += symlink_merge.merged_entries(target.path, planned)
             why = "-> this project's new store (created on a real run)"
             report.changes.append(Change(target.path, "link", why))
             return report
         taken = tuple(e.name for e in run.agents.entries(tier))
         job = symlink_targets.LinkJob(target.path, tier.dir, taken, name, target.tier, tier.info.id)
         with run.agents.step():
-            establish = partial(symlink_targets.establish, journal, job, dry_run=run.dry_run)
+            establish = partial(
+                symlink_targets.establish, journal, job, dry_run=run.dry_run, incoming=incoming
+            )
             report = guarded(target.path, establish)
         if target.note:
             report.notices.append(f"{name}: {target.note}")

@@ -82,6 +82,10 @@ def plan(job: NativeJob) -> NativeSwitch:
     out.data = fsutil.read_bytes_or_none(out.config)
     if not native.enabled(out.data):
         return out
+    locked = fsutil.read_only(out.config)
+    if locked is not None:
+        out.problems += [Problem(native.config, "refused", locked), _stays_on(job)]
+        return out
     out.items = list(native.imports())
     out.problems += [Problem(Path(i.source), "refused", i.refused) for i in out.items if i.refused]
     if out.problems:
@@ -287,6 +291,10 @@ def plan_undo(journal: Journal, record: NativeRecord, native: NativeMemory | Non
         target = recorded_target(record.path, record.link)
     except CofferError as exc:
         out.report.problems.append(Problem(path, "refused", f"{exc} (the journal keeps this path)"))
+        return out
+    locked = fsutil.read_only(target)
+    if locked is not None:
+        out.report.problems.append(Problem(path, "refused", f"{locked} (the journal keeps it)"))
         return out
     out.data = fsutil.read_bytes_or_none(target)
     try:

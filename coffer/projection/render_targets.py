@@ -34,7 +34,10 @@ def room_for(data: bytes | None, max_bytes: int | None) -> int:
         return block_content.DEFAULT_BUDGET
     outside = len(data or b"")
     if data:
-        span = block_format.find(data)
+        try:
+            span = block_format.find(data)
+        except BlockError:
+            span = None  # malformed markers: writing refuses the file; judging says so
         if span is not None:
             outside -= span.end - span.start
     return min(block_content.DEFAULT_BUDGET, max_bytes - outside - _FRAME)
@@ -63,6 +66,7 @@ class BlockWrite:
     record: BlockRecord | None
     new: bytes | None
     edited: bool
+    empty: bool  # not written: nothing to show and no block yet
     report: Report
 
     def __init__(self, job: BlockJob, data: bytes | None, edited: bool = False) -> None:
@@ -71,7 +75,13 @@ class BlockWrite:
         self.record = None
         self.new = None
         self.edited = edited
+        self.empty = False
         self.report = Report()
+
+
+def empty(job: BlockJob) -> bool:
+    """Whether the block would show nothing at all: no entries, no handoffs."""
+    return not job.entries and not job.handoffs
 
 
 def _foreign(path: Path) -> Problem | None:
@@ -80,7 +90,8 @@ def _foreign(path: Path) -> Problem | None:
         kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
         why = f"{kind}; coffer writes only regular files it can restore, so it left this alone"
         return Problem(path, "foreign", why)
-    return None
+    locked = fsutil.read_only(path)
+    return None if locked is None else Problem(path, "refused", locked)
 
 
 def _refusal(path: Path, data: bytes | None, job: BlockJob) -> tuple[Problem | None, bool]:
@@ -121,12 +132,17 @@ def plan(journal: Journal, job: BlockJob) -> BlockWrite:
     if problem is not None:
         out.report.problems.append(problem)
         return out
+    out.record = journal.load(path, BlockRecord)
+    if out.record is None and empty(job) and not (data and block_format.find(data)):
+        # Nothing to show and no block yet: an empty block would only cost the agent's
+        # context at every session start. The tier's first entry writes it (docs/adr/0045).
+        out.empty = True
+        return out
     rendered = block_content.render(
         job.title, job.tier, job.entries, room_for(data, job.max_bytes), job.handoffs
     )
     _notices(out.report, job, rendered)
     new = block_format.upsert(data, rendered.body)
-    out.record = journal.load(path, BlockRecord)
     if new != data:
         out.new = new
         action = "create" if data is None else "update"
@@ -159,7 +175,7 @@ def apply(journal: Journal, write: BlockWrite) -> Report:
     """Do what :func:`plan` decided: journal first, then the atomic write."""
     report, job, data, path = write.report, write.job, write.data, write.job.path
     record = write.record
-    if report.problems:
+    if report.problems or write.empty:
         return report
     if write.new is None:
         if record is None:

@@ -46,6 +46,10 @@ def plan_undo(record: BlockRecord, *, force: bool) -> BlockUndo:
         why = "no longer a regular file; left alone and kept in the journal"
         out.report.problems.append(Problem(path, "refused", why))
         return out
+    locked = fsutil.read_only(path)
+    if locked is not None:
+        out.report.problems.append(Problem(path, "refused", f"{locked} (the journal keeps it)"))
+        return out
     out.data = fsutil.read_bytes_or_none(path) or b""
     try:
         span = block_format.find(out.data)

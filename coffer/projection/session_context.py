@@ -143,22 +143,37 @@ def _fit(text: str, budget: int) -> str:
     return raw[: raw.rfind("\n")] + note if "\n" in raw else raw + note
 
 
+def session_note(session_id: str) -> str:
+    """The line that tells the model its session's id, so what it remembers records where
+    it came from (``origin_session_id``, issue 28 §3)."""
+    return (
+        f"This session's id is `{session_id}`. When you save a memory with coffer, pass it "
+        f"as `origin_session_id` (the `remember` tool) or as `--origin-session-id "
+        f"{session_id}` (`coffer remember`)."
+    )
+
+
+def compose(*parts: str) -> str:
+    """The hook's text from its parts, in order, a blank line apart ("" when all are empty)."""
+    text = "\n\n".join(part.strip("\n") for part in parts if part)
+    return text + "\n" if text else ""
+
+
 def hook_context(
     engine: Engine,
     here: Here,
     agent: str,
     report: Report,
     before: Mapping[Path, bytes | None] | None,
-    handoffs: str,
+    lead: str,
 ) -> str:
-    """The text the hook hands the model: ``handoffs`` (the vault handoffs, printed at every
-    session start) and, when ``before`` is given (a real run) and this run changed what
-    ``agent`` read, that memory. Unframed: see ``framer``."""
+    """The text the hook hands the model: ``lead`` (the session's id and the vault
+    handoffs, printed at every session start) and, when ``before`` is given (a real run) and
+    this run changed what ``agent`` read, that memory. Unframed: see ``framer``."""
     memory = ""
     if before is not None:
         tiers = stale_tiers(engine, here, agent, report, before)
         if tiers:
-            room = limit(engine, agent) - _size(handoffs) - 2
+            room = limit(engine, agent) - _size(lead) - 2
             memory = memory_text(engine, tiers, room)
-    text = "\n\n".join(part.strip("\n") for part in (handoffs, memory) if part)
-    return text + "\n" if text else ""
+    return compose(lead, memory)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from coffer.adapter import Mode, Target, modes
+from coffer.adapter import HookTrust, Mode, Target, modes
 from coffer.base.report import Report
 from coffer.base.tuples import NamedTuple
 from coffer.projection import kinds
@@ -64,6 +64,9 @@ class AdapterStatus:
     wiring: dict[str, str]
     hidden: bool  # absent and not enabled: listed only with --all
     wireable: bool  # the adapter has something for `coffer setup` to wire
+    # Whether the agent runs coffer's wired hook, where the agent records its trust (Codex's
+    # /hooks); None: the agent asks for no trust, or coffer's hook is not in its config.
+    trust: HookTrust | None
 
     def __init__(
         self, name: str, origin: str, present: bool, enabled: bool, hidden: bool = False
@@ -79,6 +82,7 @@ class AdapterStatus:
         self.wiring = {}
         self.hidden = hidden
         self.wireable = False
+        self.trust = None
 
     @property
     def ok(self) -> bool:
@@ -158,9 +162,17 @@ def _fill(
         st.native, _ = kinds.NATIVES.state(run, (name, native))
     st.targets += _orphans(journal, name, {t.path for t in targets}, run.tiers["project"])
     st.wiring = _wiring(journal, name)
-    st.wireable = agents.loaded.features(name).wiring is not None
+    features = agents.loaded.features(name)
+    st.wireable = features.wiring is not None
+    if features.hook_trust is not None and "hook" in st.wiring:
+        st.trust = agents.call_adapter(name, report, partial(features.hook_trust, ctx), None)
     if report.problems:
         st.error = "; ".join(p.message for p in report.problems)
+
+
+# The first key of a setup edit, by what it registered (the rest are MCP servers): the hook,
+# and the two files of the guidance skill (coffer.adapter.wiring.skill).
+_KINDS = {"hooks": "hook", "SKILL.md": "skill", "agents/openai.yaml": "skill"}
 
 
 def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
@@ -180,7 +192,7 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
         state = state or ("wired, file edited since" if data is not None else "file removed")
         for edit in r.edits:
             keys = edit.get("keys")
-            kind = {"hooks": "hook", "SKILL.md": "skill"}.get(keys[0] if keys else "", "mcp")
+            kind = _KINDS.get(keys[0] if keys else "", "mcp")
             out[kind] = state
     return out
 

@@ -65,10 +65,10 @@ class MergePlan:
     def empty(self) -> bool:
         return not self.moves and not self.skipped and not self.kept_lines
 
-    def describe(self, tier_dir: Path | None, backup: Path) -> list[str]:
+    def describe(self, backup: Path) -> list[str]:
         """One line per decision, for `coffer project --dry-run`."""
-        where = str(tier_dir) if tier_dir is not None else "this project's new store"
-        out = [f"  into {where}; the original directory goes to {backup}"]
+        # Where the files go is said once, on the change's own line (merge_change).
+        out = [f"  the original directory goes to {backup}"]
         for m in self.moves:
             if m.state == "same":
                 out.append(f"  = {m.source} (already in the store)")
@@ -226,12 +226,28 @@ def merge_change(link: Path, tier_dir: Path | None, plan: MergePlan, backup: Pat
         detail += f", {renamed} renamed on a collision"
     if plan.skipped:
         detail += f"; not merged (kept in the backup): {', '.join(plan.skipped)}"
-    return Change(link, "merge", detail, "\n".join(plan.describe(tier_dir, backup)) + "\n")
+    return Change(link, "merge", detail, "\n".join(plan.describe(backup)) + "\n")
 
 
-def preview(journal: Journal, link: Path) -> Change | None:
+def preview(journal: Journal, link: Path) -> tuple[Change | None, MergePlan | None]:
     """The merge a first run would make into a store that does not exist yet (--dry-run)."""
     st = lstat_or_none(link)
     if st is None or not stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode):
-        return None
-    return merge_change(link, None, plan_merge(link, None, ()), backup_dir(journal, link))
+        return None, None
+    plan = plan_merge(link, None, ())
+    return merge_change(link, None, plan, backup_dir(journal, link)), plan
+
+
+def merged_entries(native: Path, plan: MergePlan) -> list[entry.Entry]:
+    """The entries the planned merge adds to the tier, as the tier will read them: what a
+    dry run's blocks show (the real run's blocks are rendered after the merge)."""
+    out = []
+    for move in plan.moves:
+        if move.state == "same":
+            continue  # already in the tier, so already in its entries
+        try:
+            parsed = entry.parse((native / move.source).read_bytes().decode("utf-8"), move.dest)
+        except (OSError, UnicodeDecodeError, entry.EntryParseError):
+            continue  # not an entry (the tier will skip it too; `coffer doctor` says why)
+        out.append(parsed._replace(name=move.entry_name) if move.entry_name else parsed)
+    return out

@@ -25,6 +25,10 @@ from coffer.projection.symlink_merge import MergePlan
 from coffer.projection.symlink_state import points_to
 from coffer.projection.symlink_state import state as state
 
+TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+if TYPE_CHECKING:
+    from coffer.store.entry import Entry
+
 
 class LinkJob(NamedTuple):
     """One memory directory to link to a tier directory."""
@@ -90,10 +94,16 @@ def plan(journal: Journal, job: LinkJob) -> LinkSwap:
     return out
 
 
-def establish(journal: Journal, job: LinkJob, *, dry_run: bool) -> Report:
-    """Plan the link; unless ``dry_run``, finish a swap a killed run left, then apply."""
+def establish(
+    journal: Journal, job: LinkJob, *, dry_run: bool, incoming: list[Entry] | None = None
+) -> Report:
+    """Plan the link; unless ``dry_run``, finish a swap a killed run left, then apply.
+    A dry run adds to ``incoming`` the entries its merge would bring into the tier."""
     if dry_run:
-        return plan(journal, job).report
+        swap = plan(journal, job)
+        if swap.merge is not None and incoming is not None:
+            incoming += symlink_merge.merged_entries(job.link, swap.merge)
+        return swap.report
     notices = symlink_swap.recover(journal, job.link, job.tier_dir)
     report = apply(journal, plan(journal, job))
     report.notices[:0] = notices

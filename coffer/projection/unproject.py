@@ -136,3 +136,10 @@ def _remember_choice(agents: AgentSet, choice: Choice, root: Path | None) -> Non
     elif root is not None and not choice.global_ and not choice.all_:
         agents.settings.paused.append(str(root))
     settings.save(agents.store.root, agents.settings)
+    if not choice.agents:  # a disabled adapter's files are not refreshed anyway
+        from coffer.projection import waiting_blocks
+
+        project_id = projects.read_project_list(agents.store.root).get(str(root)) if root else None
+        waiting_blocks.forget(
+            agents.store.root, every=choice.all_, global_=choice.global_, project_id=project_id
+        )

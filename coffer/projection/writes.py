@@ -70,16 +70,11 @@ class Writer:
         name: str | None = None,
         description: str | None = None,
         type: str | None = None,
-        replace_existing: bool = False,
+        options: RememberOptions | None = None,
     ) -> tuple[Saved, Refreshed]:
         """:meth:`Store.remember`, then the refresh (none when nothing changed)."""
         saved = self.store.remember(
-            tier,
-            text,
-            name=name,
-            description=description,
-            type=type,
-            options=RememberOptions(replace_existing=replace_existing),
+            tier, text, name=name, description=description, type=type, options=options
         )
         if saved.action == "unchanged":
             return saved, Refreshed()
@@ -96,6 +91,15 @@ class Writer:
     ) -> tuple[Saved, Refreshed]:
         """:meth:`Store.update`, then the refresh."""
         saved = self.store.update(tier, name, text=text, description=description, type=type)
+        return saved, self.refresh(saved.tier)
+
+    def edit(self, found: Found, text: str, *, base: str) -> tuple[Saved, Refreshed]:
+        """`coffer edit` (coffer.store.edits), then the refresh (none when nothing changed)."""
+        from coffer.store import edits
+
+        saved = edits.edit(self.store, found, text, base=base)
+        if saved.action == "unchanged":
+            return saved, Refreshed()
         return saved, self.refresh(saved.tier)
 
     def forget(self, tier: Tier, name: str) -> tuple[Found, Refreshed]:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from coffer.adapter import ConfigEdit
 from coffer.base.errors import CofferError
+from coffer.setup.config_check import Expected
 from coffer.setup.json_text import MISSING, JsonText
 
 _BOM = b"\xef\xbb\xbf"
@@ -133,6 +134,62 @@ class _TomlDoc:
         return _plain(parent[path[-1]])
 
     def set(self, path: Sequence[str], value: Any) -> int | None:
+        before = self._text()
+        created = self._set(path, value)
+        if isinstance(value, dict) and not self._holds(before, path, value):
+            # tomlkit put the new table where it changes what other keys mean (after a
+            # dotted key, the keys below it become the new table's): a table at the end
+            # of the file is a table of its own, whatever comes before it.
+            created = self._table_at_end(before, path, value, array=False)
+        return created
+
+    def _text(self) -> str:
+        import tomlkit
+
+        return tomlkit.dumps(self.root)
+
+    def _holds(self, before: str, path: Sequence[str], value: Any, *, append: bool = False) -> bool:
+        """Whether the document now parses as ``before`` with ``value`` set (or appended) at
+        ``path``, and nothing else changed."""
+        expected = Expected("toml", before.encode("utf-8"))
+        (expected.append if append else expected.set)(path, value)
+        try:
+            expected.check("", self._text().encode("utf-8"))
+        except CofferError:
+            return False
+        return True
+
+    def _table_at_end(
+        self, before: str, path: Sequence[str], value: Any, *, array: bool
+    ) -> int | None:
+        """``value`` as a ``[path]`` (or ``[[path]]``) table appended to ``before``; the depth
+        of the first table that did not exist. CofferError when even that is not right."""
+        import tomllib
+
+        import tomlkit
+
+        node: Any = tomllib.loads(before)
+        created: int | None = None
+        for depth, name in enumerate(path[:-1] if not array else path):
+            if not isinstance(node, dict) or name not in node:
+                created = depth
+                break
+            node = node[name]
+        body = tomlkit.document()
+        for k, v in value.items():
+            body.add(k, self._item(tomlkit.inline_table(), v))
+        name = ".".join(tomlkit.key(k).as_string() for k in path)
+        header = f"[[{name}]]" if array else f"[{name}]"
+        gap = "" if not before.strip() or before.endswith("\n\n") else "\n"
+        if before and not before.endswith("\n"):
+            gap += "\n"
+        self.root = tomlkit.parse(f"{before}{gap}{header}\n{tomlkit.dumps(body)}")
+        if not self._holds(before, path, value, append=array):
+            self.root = self._reparsed(before)
+            raise CofferError(f"coffer could not add {name} without changing other keys")
+        return created
+
+    def _set(self, path: Sequence[str], value: Any) -> int | None:
         import tomlkit
         from tomlkit.items import Table
 
@@ -153,6 +210,27 @@ class _TomlDoc:
         return [_plain(i) for i in array]
 
     def append(self, path: Sequence[str], value: Any) -> int | None:
+        before = self._text()
+        created = self._append(path, value)
+        if isinstance(value, dict) and not self._holds(before, path, value, append=True):
+            self.root = self._reparsed(before)
+            if self.items(path) is not None and not self._is_aot(path):
+                raise CofferError(f"{'.'.join(path)}: coffer could not add to this array")
+            created = self._table_at_end(before, path, value, array=True)
+        return created
+
+    def _reparsed(self, text: str) -> Any:
+        import tomlkit
+
+        return tomlkit.parse(text)
+
+    def _is_aot(self, path: Sequence[str]) -> bool:
+        from tomlkit.items import AoT
+
+        parent, _ = self._parent(path, create=False)
+        return isinstance(parent[path[-1]], AoT)
+
+    def _append(self, path: Sequence[str], value: Any) -> int | None:
         import tomlkit
         from tomlkit.items import AoT
 
@@ -232,6 +310,56 @@ def _load(fmt: str, data: bytes | None, path: Path) -> _Doc:
         doc: _Doc = (yaml_text if fmt == "yaml" else text_doc).load_doc(data, path)
         return doc
     return _JsonDoc(data, path, jsonc=fmt == "jsonc")
+
+
+class Checked:
+    """A config document whose every edit is also made to the parsed original
+    (coffer.setup.config_check.Expected): :meth:`dump` gives the new bytes only when they
+    parse to exactly that, and refuses otherwise (docs/adr/0041)."""
+
+    def __init__(self, fmt: str, data: bytes | None, path: Path) -> None:
+        self.doc, self.path = _load(fmt, data, path), path
+        try:
+            self.expected = Expected(fmt, data)
+        except CofferError as exc:
+            raise CofferError(f"{path}: {exc}; fix it, then run coffer setup again") from exc
+
+    def get(self, path: Sequence[str]) -> Any:
+        return self.doc.get(path)
+
+    def items(self, path: Sequence[str]) -> list[Any] | None:
+        return self.doc.items(path)
+
+    def set(self, path: Sequence[str], value: Any) -> int | None:
+        created = self.doc.set(path, value)
+        self.expected.set(path, value)
+        return created
+
+    def append(self, path: Sequence[str], value: Any) -> int | None:
+        created = self.doc.append(path, value)
+        self.expected.append(path, value)
+        return created
+
+    def replace_item(self, path: Sequence[str], index: int, value: Any) -> None:
+        self.doc.replace_item(path, index, value)
+        self.expected.replace_item(path, index, value)
+
+    def remove(self, path: Sequence[str], index: int | None, created: int) -> None:
+        self.doc.remove(path, index, created)
+        self.expected.remove(path, index, created)
+
+    def empty(self) -> bool:
+        return self.doc.empty()
+
+    def dump(self) -> bytes:
+        data = self.doc.dump()
+        self.expected.check(self.path, data)
+        return data
+
+
+def load(fmt: str, data: bytes | None, path: Path) -> Checked:
+    """The config at ``path`` (its bytes ``data``; None: absent), every edit checked."""
+    return Checked(fmt, data, path)
 
 
 def _is_inline(node: Any) -> bool:

@@ -57,9 +57,9 @@ def launch_command(
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             argv = (candidate,)
             break
-    env: dict[str, str] = {}
-    # Agents may start coffer with a trimmed environment (Codex passes a short allow-list
-    # to MCP servers), so a store chosen through the environment is spelled out.
-    if environ.get("COFFER_HOME", "").strip() or environ.get("XDG_DATA_HOME", "").strip():
-        env["COFFER_HOME"] = str(store_root)
-    return argv, env
+    # The store is always spelled out. Agents may start coffer with a trimmed environment
+    # (Codex passes a short allow-list to MCP servers), so one chosen through the
+    # environment would be lost; and the session-start no-op finds the store only through
+    # COFFER_HOME, since the platform's default is platformdirs' to compute and importing
+    # it costs as much as the rest of the no-op (coffer.base.locations, docs/adr/0048).
+    return argv, {"COFFER_HOME": str(store_root)}

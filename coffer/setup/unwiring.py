@@ -18,8 +18,8 @@ from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
-from coffer.setup.config_docs import _Changed, _load, _remove
-from coffer.setup.wiring import KIND
+from coffer.setup.config_docs import _Changed, _remove, load
+from coffer.setup.wiring import ATTEMPTS, KIND
 
 
 def records(journal: Journal, agents: Iterable[str] = ()) -> list[SetupRecord]:
@@ -64,60 +64,88 @@ def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False)
 
 
 def _undo_record(journal: Journal, record: SetupRecord, *, dry_run: bool) -> Report:
-    report = Report()
     path = Path(record.path)
-    agent = ", ".join(record.adapters)
     target = common.recorded_target(record.path, record.link)
+    locked = fsutil.read_only(target)
+    if locked is not None:
+        raise CofferError(locked)
     data = fsutil.read_bytes_or_none(target)
-    if data is None:
-        report.notices.append(f"{path}: already gone; nothing to undo")
-        if not dry_run:
-            remove_created_dirs(list(record.created_dirs))
+    for _ in range(ATTEMPTS):
+        report = Report()
+        if data is None:
+            report.notices.append(f"{path}: already gone; nothing to undo")
+            if not dry_run:
+                remove_created_dirs(list(record.created_dirs))
+                journal.drop(record.key)
+            return report
+        planned = _undone(journal, record, data, path, report)
+        if planned is None:
+            if not report.problems and not dry_run:
+                journal.drop(record.key)  # coffer's entries were already removed
+            return report
+        new, how = planned
+        report.changes.append(
+            Change(
+                path,
+                "remove" if new is None else "restore",
+                f"{', '.join(record.adapters)}: {how}",
+                text_diff(path, data, new),
+            )
+        )
+        if dry_run:
+            return report
+        found = _write(target, data, new)
+        if found == data:
+            if new is None:
+                remove_created_dirs(list(record.created_dirs))
+            elif new != data:
+                restore_mtime(target, new, record.before_sha256, record.before_mtime_ns)
             journal.drop(record.key)
-        return report
-    new: bytes | None
+            return report
+        data = found  # another program wrote it meanwhile: its bytes are back; undo again
+    raise CofferError(
+        f"another program kept rewriting it ({ATTEMPTS} times while coffer tried); left as "
+        "that program wrote it"
+    )
+
+
+def _write(target: Path, data: bytes, new: bytes | None) -> bytes | None:
+    """``new`` in place of ``data`` (None: the file removed); what was there instead when
+    another program changed the file since it was read (then its bytes stay)."""
+    if new == data:
+        return data
+    if new is None:
+        removed, found = fsutil.unlink_if(target, data)
+    else:
+        removed, found = fsutil.replace_if(target, new, data, mode=None)
+    return data if removed else found
+
+
+def _undone(
+    journal: Journal, record: SetupRecord, data: bytes, path: Path, report: Report
+) -> tuple[bytes | None, str] | None:
+    """What ``data`` becomes (None: the file goes) and how it is described; None when there
+    is nothing to write (``report`` says why)."""
     if record.exact and sha256(data) == record.after_sha256:
         # Untouched since coffer wrote it: put back the exact original bytes.
         before = record.before_sha256
         new = None if record.created_file else journal.read_backup(str(before))
-        how = "the original bytes" if new is not None else "the file coffer created"
-    else:
-        try:
-            edited = _without_entries(record, data, path)
-        except _Changed as exc:
-            report.problems.append(
-                Problem(
-                    path,
-                    "refused",
-                    f"{agent}: {exc}; fix or remove it by hand, then run "
-                    "`coffer setup --undo` again (the journal keeps this path)",
-                )
+        return new, "the original bytes" if new is not None else "the file coffer created"
+    try:
+        edited = _without_entries(record, data, path)
+    except _Changed as exc:
+        report.problems.append(
+            Problem(
+                path,
+                "refused",
+                f"{', '.join(record.adapters)}: {exc}; fix or remove it by hand, then run "
+                "`coffer setup --undo` again (the journal keeps this path)",
             )
-            return report
-        if edited is None:
-            report.notices.append(f"{path}: coffer's entries were already removed")
-            if not dry_run:
-                journal.drop(record.key)
-            return report
-        new, how = edited
-    report.changes.append(
-        Change(
-            path,
-            "remove" if new is None else "restore",
-            f"{agent}: {how}",
-            text_diff(path, data, new),
         )
-    )
-    if dry_run:
-        return report
-    if new is None:
-        fsutil.unlink(path)
-        remove_created_dirs(list(record.created_dirs))
-    elif new != data:
-        fsutil.atomic_write_bytes(target, new, mode=None)
-        restore_mtime(target, new, record.before_sha256, record.before_mtime_ns)
-    journal.drop(record.key)
-    return report
+        return None
+    if edited is None:
+        report.notices.append(f"{path}: coffer's entries were already removed")
+    return edited
 
 
 def _without_entries(
@@ -125,7 +153,7 @@ def _without_entries(
 ) -> tuple[bytes | None, str] | None:
     """The file changed since setup: its bytes minus coffer's entries (None for "gone"), or
     None when they were already removed. Raises ``_Changed`` when an entry was edited."""
-    doc = _load(record.format, data, path)
+    doc = load(record.format, data, path)
     removed = [_remove(doc, e) for e in reversed(record.edits)]
     if not any(removed):
         return None

@@ -35,7 +35,7 @@ from coffer.projection.common import (
 )
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
-from coffer.setup.config_docs import _add, _eof, _load
+from coffer.setup.config_docs import _add, _eof, load
 from coffer.setup.launch import resolve_launch
 from coffer.store.paths import home_dir
 
@@ -66,6 +66,7 @@ class FilePlan:
     after: bytes
     entries: list[dict[str, Any]]
     whats: list[str]
+    edits: Sequence[ConfigEdit] = ()  # what to redo if the file changes before the write
 
     @property
     def changed(self) -> bool:
@@ -209,29 +210,41 @@ def _plan_file(
     fmt = formats.pop()
     try:
         # A dotfile manager's link: edit the file it points to; the link stays as it is.
-        before = fsutil.read_bytes_or_none(fsutil.edit_target(path))
-        doc = _load(fmt, before, path)
-        record = journal.load(key(agent, path), SetupRecord)
-        previous = {
-            (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
-        }
-        entries = dict(previous)
-        whats = []
-        modified = False
-        for edit in edits:
-            k = (tuple(edit.keys), edit.append)
-            entry, changed = _add(doc, edit, previous.get(k))
-            if entry is not None:
-                entries[k] = entry
-            if changed:
-                modified = True
-                whats.append(edit.what or ".".join(edit.keys))
-        # Nothing to add: keep the bytes exactly (no re-serialisation).
-        after = doc.dump() if modified or before is None else before
+        target = fsutil.edit_target(path)
+        locked = fsutil.read_only(target)
+        if locked is not None:
+            raise CofferError(locked)  # refused while planning: nothing is journaled
+        before = fsutil.read_bytes_or_none(target)
+        return _edited(journal, FilePlan(agent, path, fmt, before, b"", [], [], edits), before)
     except CofferError as exc:
         report.problems.append(Problem(path, "refused", f"{agent}: {exc}"))
         return None
-    return FilePlan(agent, path, fmt, before, after, list(entries.values()), whats)
+
+
+def _edited(journal: Journal, fp: FilePlan, before: bytes | None) -> FilePlan:
+    """``fp``'s edits made on the bytes ``before`` (the file as read now); CofferError when
+    they cannot be made there without changing anything else (docs/adr/0041)."""
+    doc = load(fp.format, before, fp.path)
+    record = journal.load(key(fp.agent, fp.path), SetupRecord)
+    previous = {
+        (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
+    }
+    entries = dict(previous)
+    whats = []
+    modified = False
+    for edit in fp.edits:
+        k = (tuple(edit.keys), edit.append)
+        entry, changed = _add(doc, edit, previous.get(k))
+        if entry is not None:
+            entries[k] = entry
+        if changed:
+            modified = True
+            whats.append(edit.what or ".".join(edit.keys))
+    # Nothing to add: keep the bytes exactly (no re-serialisation).
+    after = doc.dump() if modified or before is None else before
+    return FilePlan(
+        fp.agent, fp.path, fp.format, before, after, list(entries.values()), whats, fp.edits
+    )
 
 
 # ---- applying -------------------------------------------------------------------------------
@@ -286,31 +299,75 @@ def apply(journal: Journal, the_plan: Plan) -> Report:
     return report
 
 
+# Redos when another program keeps rewriting the file between coffer's read and its write.
+ATTEMPTS = 8
+
+
 def _apply_file(journal: Journal, fp: FilePlan) -> Report:
-    report = Report()
+    """Journal, then swap the new bytes in; when the file changed since it was read (since
+    the plan, or in the instant before the swap), redo the edits on what is there now, so
+    another program's write is never lost (docs/adr/0041)."""
     target = fsutil.edit_target(fp.path)
+    k = key(fp.agent, fp.path)
+    kept = journal.load(k, SetupRecord)
+    try:
+        report = _swap_file(journal, fp, target)
+    except CofferError:
+        _put_back_record(journal, k, kept)
+        raise
+    if not report.ok:
+        _put_back_record(journal, k, kept)
+    return report
+
+
+def _put_back_record(journal: Journal, k: str, kept: SetupRecord | None) -> None:
+    """Never written as coffer wanted: the journal goes back to what it was."""
+    if kept is None:
+        journal.drop(k)
+    else:
+        journal.save(kept)
+
+
+def _swap_file(journal: Journal, fp: FilePlan, target: Path) -> Report:
+    report = Report()
     current = fsutil.read_bytes_or_none(target)
-    if current != fp.before:
-        report.problems.append(
-            Problem(fp.path, "refused", "changed since the plan was made; run coffer setup again")
-        )
-        return report
-    record = _record(journal, fp, target)
-    journal.save(record)  # before the write: a crash leaves a record of what was there
-    mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
-    fsutil.atomic_write_bytes(target, fp.after, mode=mode)
-    journal.save(record.but(after_sha256=sha256(fp.after)))
-    report.changes.append(
-        Change(
+    for _ in range(ATTEMPTS):
+        if current != fp.before:
+            fp = _edited(journal, fp, current)  # CofferError: refused, nothing written
+            if not fp.changed:
+                return report  # the other program's version already has coffer's entries
+        record = _record(journal, fp, target)
+        journal.save(record)  # before the write: a crash leaves a record of what was there
+        current = fsutil.read_bytes_or_none(target)
+        if current != fp.before:
+            continue  # changed while journaling: redo before anything is swapped
+        mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
+        written, current = fsutil.replace_if(target, fp.after, fp.before, mode=mode)
+        if written:
+            journal.save(record.but(after_sha256=sha256(fp.after)))
+            report.changes.append(
+                Change(
+                    fp.path,
+                    "create" if fp.before is None else "update",
+                    f"{fp.agent}: " + "; ".join(fp.whats),
+                )
+            )
+            return report
+        # Another program wrote in between: its bytes are back in place (replace_if), and
+        # the edit is made again on them.
+    report.problems.append(
+        Problem(
             fp.path,
-            "create" if fp.before is None else "update",
-            f"{fp.agent}: " + "; ".join(fp.whats),
+            "refused",
+            f"another program kept rewriting it ({ATTEMPTS} times while coffer tried); left as "
+            "that program wrote it: run coffer setup again",
         )
     )
     return report
 
 
 __all__ = [
+    "ATTEMPTS",
     "KIND",
     "FilePlan",
     "Plan",

@@ -29,12 +29,10 @@ _BOM = b"\xef\xbb\xbf"
 
 
 def _load(text: str) -> Any:
-    import yaml
+    from coffer.setup.config_check import parse
 
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise CofferError(f"not valid YAML ({exc})".replace("\n", " ")) from exc
+    # duplicate keys refused: a splice that made one is a broken file for the agents
+    return parse("yaml", text.encode("utf-8")) if text.strip() else None
 
 
 class YamlText:
@@ -59,7 +57,10 @@ class YamlText:
         """(index of the ``key:`` line, index after its block, its members' indentation);
         None when the key is absent. CofferError when it is not a block mapping."""
         lines = self._lines()
-        head = re.compile(rf"^{re.escape(key)}[ \t]*:(?P<rest>.*?)\r?\n?$")
+        # `KEY:`, `"KEY":` or `'KEY':`, all the same key to a parser: missing a quoted one
+        # would add a second `KEY:`, a duplicate key that Goose's parser rejects.
+        name = re.escape(key)
+        head = re.compile(rf"""^(?:{name}|"{name}"|'{name}')[ \t]*:(?P<rest>.*?)\r?\n?$""")
         found = [i for i, line in enumerate(lines) if head.match(line)]
         if not found:
             return None

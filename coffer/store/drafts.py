@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.base.text import check_utf8
 from coffer.base.tuples import NamedTuple
-from coffer.secrets import find_secrets
+from coffer.secrets import find_secrets, redact
 from coffer.store import projects
 from coffer.store.entry import (
     MAX_BODY_BYTES,
@@ -21,6 +21,8 @@ from coffer.store.entry import (
     same_text_key,
     slugify,
 )
+from coffer.store.identity import MAX_SESSION_ID, is_session_id
+from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id
 
@@ -61,6 +63,16 @@ def check_secrets(*texts: str) -> None:
         )
 
 
+def check_session_id(value: str | None) -> str | None:
+    """``value`` when it is a usable session id (or None); refuses anything else."""
+    if value is None or is_session_id(value):
+        return value
+    raise InvalidInputError(
+        f"{value[:40]!r} is not a session id: use 1 to {MAX_SESSION_ID} letters, digits, "
+        "'.', '_', ':' or '-', starting with a letter or digit"
+    )
+
+
 def draft(
     text: str, name: str | None, description: str | None, type: str | None, scope: Scope
 ) -> Draft:
@@ -69,11 +81,7 @@ def draft(
     body = text.strip()
     if not body:
         raise InvalidInputError("nothing to remember: the text is empty")
-    if len(body.encode("utf-8")) > MAX_BODY_BYTES:
-        raise InvalidInputError(
-            f"the text is {len(body.encode())} bytes; entries hold at most "
-            f"{MAX_BODY_BYTES} (split it, or keep the detail in the repository)"
-        )
+    check_body_size(body)
     check_type(type)
     desc = one_line(description) if description else first_line(body)
     check_secrets(body, desc, name or "")
@@ -94,6 +102,7 @@ def place(
 ) -> tuple[Entry, Action]:
     """The entry ``d`` becomes among the tier's ``current`` entries and ``files``; never
     silently overwrites (``label`` names the tier in the refusal)."""
+    check_session_id(options.origin_session_id)
     by_name = {e.name: e for e in current}
     now = projects.now_iso()
     existing = by_name.get(d.base_name) if d.explicit else None
@@ -107,6 +116,8 @@ def place(
             )
         meta = dict(existing.metadata)
         meta.update(options.extra or {})
+        if options.origin_session_id:  # the text now comes from this session
+            meta["origin_session_id"] = options.origin_session_id
         meta.update({"type": d.type or meta.get("type") or d.kind, "updated_at": now})
         return existing._replace(description=d.description, body=d.body, metadata=meta), "updated"
     # The same text again is the same memory, whatever name it would get.
@@ -126,6 +137,32 @@ def place(
     return Entry(final, d.description, d.body, meta, f"{final}.md"), "created"
 
 
+def check_body_size(body: str) -> None:
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > MAX_BODY_BYTES:
+        raise InvalidInputError(
+            f"the text is {size} bytes; entries hold at most "
+            f"{MAX_BODY_BYTES} (split it, or keep the detail in the repository)"
+        )
+
+
+def check_file_size(text: str, filename: str) -> None:
+    """Refuse to write an entry file the store would not read back (docs/adr/0043): the
+    body is capped, but kept frontmatter (an entry that came in by another way) is not."""
+    size = len(text.encode("utf-8", "surrogateescape"))
+    if size > MAX_ENTRY_FILE:
+        raise InvalidInputError(f"{redact(filename)} {too_large(size)}")
+
+
+def file_text(entry: Entry) -> str:
+    """The file ``entry`` is written as, once checked within the size limit."""
+    from coffer.store.entry import serialize
+
+    text = serialize(entry)
+    check_file_size(text, entry.filename)
+    return text
+
+
 def revised_text(old: Entry, text: str | None, description: str | None) -> tuple[str, str]:
     """(body, description) for ``update``: a description derived from the old text is
     derived again from the new one; one given by hand is kept."""
@@ -133,6 +170,8 @@ def revised_text(old: Entry, text: str | None, description: str | None) -> tuple
     body = text.strip() if text is not None else old.body.strip()
     if not body:
         raise InvalidInputError("the new text is empty; use forget to delete an entry")
+    if text is not None:
+        check_body_size(body)
     desc = old.description
     if description:
         desc = one_line(description)

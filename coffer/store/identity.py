@@ -87,6 +87,46 @@ def git_root_of(start: str) -> str | None:
         probe = parent
 
 
+def linked_worktree_of(start: str) -> str | None:
+    """The top of the linked worktree holding ``start``, or None (the main worktree, or
+    outside git). Its project is the main repository's, but an agent started there reads
+    the worktree's own files (its ``AGENTS.md``), which coffer writes too."""
+    probe = os.path.realpath(start)
+    while True:
+        dotgit = os.path.join(probe, ".git")
+        if os.path.isdir(dotgit):
+            return None
+        if os.path.isfile(dotgit):
+            gitdir = gitdir_of(dotgit)
+            if gitdir is not None and _main_root_of_worktree(probe, gitdir) is not None:
+                return probe
+            return None
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+
+
+def linked_worktrees(root: str) -> list[str]:
+    """The tops of the linked worktrees of the repository at ``root``, read from
+    ``.git/worktrees/*/gitdir`` (git's own record of them); those gone from disk are left
+    out."""
+    base = os.path.join(root, ".git", "worktrees")
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        back = _read(os.path.join(base, name, "gitdir"))
+        if back is None or not back.strip():
+            continue
+        top = os.path.dirname(os.path.realpath(back.strip()))
+        if os.path.isfile(os.path.join(top, ".git")):
+            out.append(top)
+    return out
+
+
 def root_of(start: str) -> str:
     """The canonical project root for the directory ``start`` (string form)."""
     root = git_root_of(start)
@@ -119,3 +159,25 @@ def git_remote(root: Path) -> str | None:
         if in_origin and line.startswith("url") and "=" in line:
             return line.split("=", 1)[1].strip()
     return None
+
+
+# The agent session an entry came from (``metadata.origin_session_id``): what an agent puts
+# in its hooks' input (a UUID for Claude Code and Codex). Here, beside the project's
+# identity, because the session-start no-op already imports this module and must check a
+# session id the same way the store does (docs/adr/0048).
+MAX_SESSION_ID = 128
+_SESSION_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-")
+SESSION_ID_PATTERN = "[A-Za-z0-9][A-Za-z0-9._:-]{0,127}"  # the same rule, for JSON Schema
+
+
+def is_session_id(value: object) -> bool:
+    """Whether ``value`` can be stored and shown as a session id: 1 to 128 letters, digits,
+    ``.``, ``_``, ``:`` or ``-``, starting with a letter or digit. Nothing that could break a
+    line of YAML, JSON or markdown, so it is shown and substituted as is."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_SESSION_ID
+        and value[0].isascii()
+        and value[0].isalnum()
+        and _SESSION_CHARS.issuperset(value)
+    )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.digests import sha256_hex
+from coffer.projection import waiting_blocks
 from coffer.store.index import INDEX_NAME
 from coffer.store.settings import CONFIG
 
@@ -68,7 +69,8 @@ def classify(role: str, watched: str | None, event: FileEvent) -> Classified:
     if role == "root":
         if CONFIG in names:
             return Classified(CONFIG_KEY)
-        return Classified(PROJECTS if "projects.json" in names else None)
+        rescan = "projects.json" in names or waiting_blocks.NAME in names
+        return Classified(PROJECTS if rescan else None)
     if role.startswith(HANDOFFS):
         # A handoff saved, retired or removed: that project's blocks list them.
         if any(n.endswith(".md") for n in names):

@@ -13,6 +13,7 @@ from pathlib import Path
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Problem
+from coffer.projection import waiting_blocks
 from coffer.store.settings import CONFIG
 from coffer.store.store import Store
 from coffer.store.tier import Tier
@@ -145,7 +146,7 @@ class WatchSet:
         with contextlib.suppress(OSError):
             names = tuple(sorted(os.listdir(engine.journal.dir)))
         stats = []
-        for name in ("projects.json", CONFIG):
+        for name in ("projects.json", CONFIG, waiting_blocks.NAME):
             try:
                 st = os.stat(self.store.root / name)
                 stats.append((st.st_mtime_ns, st.st_size, st.st_ino))

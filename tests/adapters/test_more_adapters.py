@@ -140,6 +140,8 @@ def test_the_new_agents_share_one_block_end_to_end(tmp_path: Path, fake_home: Pa
         (fake_home / d).mkdir(parents=True)
     repo = make_repo(tmp_path / "work" / "p")
     assert coffer("remember", "We deploy with make release.", cwd=repo).returncode == 0
+    # a global entry: the global files get a block only when there is one to show
+    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
     run = coffer("project", cwd=repo)
     assert run.returncode == 0, run.stdout + run.stderr
     text = (repo / "AGENTS.md").read_text()

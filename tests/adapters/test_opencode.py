@@ -39,6 +39,7 @@ def test_agents_sharing_a_file_get_one_block(tmp_path, fake_home):
     repo = make_repo(tmp_path / "repo")
     s = store()
     s.remember(s.project_tier(repo, create=True), "Shared fact.", name="shared")
+    s.remember(s.global_tier(create=True), "Global fact.", name="global-fact")  # a block to show
     r = Engine(s, dict(os.environ)).project(repo)
     assert r.ok, r.problems
     text = (repo / "AGENTS.md").read_text()

@@ -17,6 +17,8 @@ def test_agents_sharing_agents_md_get_one_block(tmp_path: Path, fake_home: Path)
         (fake_home / d).mkdir(parents=True)
     repo = make_repo(tmp_path / "work" / "p")
     assert coffer("remember", "We deploy with make release.", cwd=repo).returncode == 0
+    # a global entry: the global files get a block only when there is one to show
+    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
     run = coffer("project", cwd=repo)
     assert run.returncode == 0, run.stdout + run.stderr
     text = (repo / "AGENTS.md").read_text()

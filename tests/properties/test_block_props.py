@@ -143,7 +143,8 @@ def test_a_block_placed_anywhere_is_replaced_in_place(
 
 
 @examples(30)
-@given(outside=OUTSIDE, below=OUTSIDE, texts=st.lists(st.text(max_size=60), max_size=4))
+# At least one entry: an empty tier gets no block at all (docs/adr/0045).
+@given(outside=OUTSIDE, below=OUTSIDE, texts=st.lists(st.text(max_size=60), min_size=1, max_size=4))
 def test_projection_undo_restores_the_file_and_what_was_added(
     outside: bytes, below: bytes, texts: list[str]
 ) -> None:

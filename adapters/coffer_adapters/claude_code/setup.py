@@ -71,5 +71,5 @@ def edits(ctx: Context, launch: Launch, config: Path) -> Sequence[ConfigEdit]:
             else "",
         ),
         # personal skills: <config>/skills/<name>/SKILL.md (Claude Code's skills docs)
-        skill(config / "skills"),
+        *skill(config / "skills"),
     ]

@@ -67,7 +67,17 @@ def disable(data: bytes | None) -> tuple[bytes, dict[str, Any]]:
         if separator:
             previous["separator"] = separator
             previous["last_line"] = text.rsplit("\n", 1)[-1]
-    return out.encode("utf-8"), previous
+    return _read_back(data, out, lambda e: e.set(_KEY, False)), previous
+
+
+_KEY = ("features", "memories")
+
+
+def _read_back(data: bytes | None, out: str, edit: Any) -> bytes:
+    """``out``, once it parses to ``data`` with only ``edit`` made (docs/adr/0041)."""
+    from coffer.setup.config_check import read_back
+
+    return read_back("toml", data, out.encode("utf-8"), edit, "Codex's config.toml")
 
 
 def _trivia(table: Any, key: str) -> Any:
@@ -111,10 +121,10 @@ def restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
         # Only while the file still ends as coffer left it: a line typed below stays whole.
         if separator and out.endswith(str(previous.get("last_line", "")) + separator):
             out = out[: -len(separator)]
-        return out.encode("utf-8")
-    else:
-        features["memories"] = _bool(bool(before), _trivia(features, "memories"))
-    return _dumps(doc, data).encode("utf-8")
+        created = 1 if previous.get("features_table_existed", True) else 0
+        return _read_back(data, out, lambda e: e.remove(_KEY, None, created))
+    features["memories"] = _bool(bool(before), _trivia(features, "memories"))
+    return _read_back(data, _dumps(doc, data), lambda e: e.set(_KEY, bool(before)))
 
 
 def _dumps(doc: Any, data: bytes | None) -> str:

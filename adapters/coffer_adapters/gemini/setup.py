@@ -54,5 +54,5 @@ def edits(settings: Path, launch: Launch) -> Sequence[ConfigEdit]:
         ),
         # personal skills: ~/.gemini/skills/<name>/SKILL.md (seen in Gemini CLI 0.61.0's
         # requests, tests/agents/test_setup_real.py)
-        skill(settings.parent / "skills"),
+        *skill(settings.parent / "skills"),
     ]

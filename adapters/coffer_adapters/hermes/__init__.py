@@ -63,6 +63,9 @@ SPEC = AgentSpec(
             "standard install has it); restart Hermes to connect",
         ),
         no_hook="no session-start hook: Hermes does not give on_session_start output to the model",
+        # every skill lives in $HERMES_HOME/skills/, scanned recursively (Hermes' "Skills
+        # System" documentation, read 2026-12-03)
+        skills="{config}/skills",
     ),
     facts=AgentFacts(
         title="Hermes Agent",

@@ -124,7 +124,14 @@ def disable(data: bytes | None) -> tuple[bytes, dict[str, Any]]:
     before = _value(data)
     created = doc.set(KEY, False)
     previous = {_SETTING: before, "created_depth": created}
-    return doc.text.encode("utf-8"), previous
+    return _read_back(data, doc.text, lambda e: e.set(KEY, False)), previous
+
+
+def _read_back(data: bytes | None, text: str, edit: Any) -> bytes:
+    """``text``, once it parses to ``data`` with only ``edit`` made (docs/adr/0041)."""
+    from coffer.setup.config_check import read_back
+
+    return read_back("json", data, text.encode("utf-8"), edit, "~/.qwen/settings.json")
 
 
 def restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
@@ -139,10 +146,11 @@ def restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
     doc = _doc(data)
     if before is None:
         depth = previous.get("created_depth")
-        doc.remove(KEY, None, len(KEY) if depth is None else int(depth))
-    else:
-        doc.set(KEY, before)
-    return str(doc.text).encode("utf-8")
+        created = len(KEY) if depth is None else int(depth)
+        doc.remove(KEY, None, created)
+        return _read_back(data, str(doc.text), lambda e: e.remove(KEY, None, created))
+    doc.set(KEY, before)
+    return _read_back(data, str(doc.text), lambda e: e.set(KEY, before))
 
 
 # ---- the memories -----------------------------------------------------------------------

@@ -18,7 +18,7 @@ from coffer.adapter.facts import AgentFacts
 from coffer.adapter.spec import AgentSpec
 from coffer.base.report import Report
 from coffer.projection.agents import NO_TARGETS, AgentSet
-from coffer.projection.explain.caps import Measured, measure
+from coffer.projection.explain.caps import Cost, Measured, cost, measure
 from coffer.projection.explain.files import Found, Session, found
 from coffer.projection.explain.verdict import Agent, TierView, shadow_hints, tier_view, unknown
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.adapter import Adapter
+    from coffer.store.tier import Tier
 
 __all__ = ["AgentView", "Explained", "explain", "git_root"]
 
@@ -45,6 +46,7 @@ class AgentView:
     hints: list[str] = field(default_factory=list)
     targets: dict[str, list[Target]] = field(default_factory=dict)
     error: str = ""
+    cost: Cost = field(default_factory=lambda: Cost(0, {}))  # coffer's memory in its context
 
 
 @dataclass
@@ -85,9 +87,24 @@ def explain(agents: AgentSet, at: Path, only: str | None = None) -> Explained:
             continue
         view = _agent(agents, name, adapter, Session(cwd, root, ctx, None, {}), report)
         view.present, view.enabled = present, enabled
-        view.tiers = _tiers(view, cwd, project)
+        tiers = _tiers(view, cwd, project)
+        view.tiers = [_empty(agents, t, project) for t in tiers] if enabled else tiers
         views.append(view)
     return Explained(cwd, root, project, views, hidden)
+
+
+def _empty(agents: AgentSet, view: TierView, project: Path | None) -> TierView:
+    """A tier with no entries has no block to load (docs/adr/0045): not a fault to fix."""
+    if view.state != "missing":
+        return view
+    tier: Tier | None = agents.store.global_tier()
+    if view.tier != "global":
+        tier = agents.store.tier_at(project) if project is not None else None
+    if agents.block_entries(tier):
+        return view
+    return TierView(
+        view.tier, "empty", view.path, f"no {view.tier} entries yet: nothing to load", ""
+    )
 
 
 def _config_dir(agents: AgentSet, name: str, adapter: Adapter, ctx: Context) -> Path | None:
@@ -114,7 +131,8 @@ def _agent(
     if facts is not None:
         none: list[Found] = []
         listed = agents.call_adapter(name, report, partial(found, facts, session), none)
-        view.files = measure(listed, agents.store.root)
+        view.files = measure(listed, agents.store.root, strips_comments=facts.strips_comments)
+        view.cost = cost(view.files)
     view.error = "; ".join(p.message for p in report.problems)
     return view
 
