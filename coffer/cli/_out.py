@@ -22,6 +22,7 @@ from coffer.secrets import redact
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any, TextIO
 
     from coffer.base.report import Report
@@ -151,6 +152,12 @@ def print_report(report: Report, *, quiet: bool = False, dry_run: bool = False) 
         echo(named(a), err=True)
     for p in report.problems:
         echo(f"coffer: {p.line()}", err=True)
+
+
+def say_errors(problems: Sequence[str], more: str) -> None:
+    """Why a command exits 1, in the one error style, on stderr (so --json stays parseable)."""
+    if problems:
+        echo(f"coffer: error: {'; '.join(problems)} ({more})", err=True)
 
 
 def named(alert: str) -> str:

@@ -18,6 +18,7 @@ from coffer.cli._out import (
     emit_json,
     found_json,
     here,
+    say_errors,
     scope,
     store,
 )
@@ -169,10 +170,9 @@ def where(project: Path | None, as_json: bool) -> int:
 
 
 def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> int:
-    """`coffer adapter list`: 1 when something enabled needs the user (a hand-edited block,
-    a foreign file, an adapter's error), said on stderr; 0 otherwise, also when targets
-    are merely not projected yet (then a note says what to run). Agents neither installed
-    nor enabled are counted, and listed with ``every`` (--all)."""
+    """`coffer adapter list`: 1 when something enabled needs the user (said on stderr), else
+    0, also when targets are merely not projected yet (a note says what to run). Agents
+    neither installed nor enabled are counted, and listed with ``every`` (--all)."""
     engine = build_engine()
     at = here(project)  # the one resolution of this command
     statuses, errors = engine.status(at, every=every)
@@ -195,11 +195,11 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
                 "problems": problems,
                 "pending": len(pending),
                 "watch": watch,
-                "adapters": [_adapter_json(s) for s in shown],
+                "adapters": [s.as_json() for s in shown],
                 "hidden": hidden,
             }
         )
-        _say_problems(problems)
+        say_errors(problems, "adapter list says more")
         return code
     echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
     _adapter_lines(shown)
@@ -214,30 +214,8 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
             f"note: {n} target{'s' if n > 1 else ''} not projected or behind the entries; "
             "`coffer project` brings them up to date (so does the next session start)"
         )
-    _say_problems(problems)
+    say_errors(problems, "adapter list says more")
     return code
-
-
-def _say_problems(problems: Sequence[str]) -> None:
-    # Why the exit code is 1, in the one error style (stderr, so --json stays parseable).
-    if problems:
-        echo(f"coffer: error: {'; '.join(problems)} (adapter list says more)", err=True)
-
-
-def _adapter_json(s: Any) -> dict[str, Any]:
-    return {
-        "name": s.name,
-        "origin": s.origin,
-        "present": s.present,
-        "enabled": s.enabled,
-        "modes": s.modes,
-        "native_memory": s.native,
-        "setup": s.wiring if s.wireable else None,
-        "hook_trust": s.trust._asdict() if s.trust is not None else None,
-        "error": s.error or None,
-        "ok": s.ok,
-        "targets": [t._asdict() for t in s.targets],
-    }
 
 
 def _adapter_lines(statuses: Sequence[Any]) -> None:

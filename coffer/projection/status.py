@@ -90,6 +90,22 @@ class AdapterStatus:
             return True
         return not self.error and self.native != "on" and all(t.ok for t in self.targets)
 
+    def as_json(self) -> dict[str, Any]:
+        """The `adapter list --json` view of this agent."""
+        return {
+            "name": self.name,
+            "origin": self.origin,
+            "present": self.present,
+            "enabled": self.enabled,
+            "modes": self.modes,
+            "native_memory": self.native,
+            "setup": self.wiring if self.wireable else None,
+            "hook_trust": self.trust._asdict() if self.trust is not None else None,
+            "error": self.error or None,
+            "ok": self.ok,
+            "targets": [t._asdict() for t in self.targets],
+        }
+
     def problems(self) -> list[str]:
         """What needs the user here (empty when all is ok or merely pending)."""
         if not self.enabled:

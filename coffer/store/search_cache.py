@@ -16,7 +16,6 @@ import stat
 from pathlib import Path
 
 from coffer.base import fsutil
-from coffer.base.errors import StoreError
 from coffer.base.text import check_utf8
 from coffer.base.tuples import NamedTuple
 from coffer.store import cache_gate, tier_listing
@@ -27,7 +26,6 @@ TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Iterator
     from typing import Any
 else:
     try:
@@ -111,24 +109,6 @@ def _rollback(conn: sqlite3.Connection) -> None:
     if conn.in_transaction:
         with contextlib.suppress(sqlite3.Error):
             conn.execute("ROLLBACK")
-
-
-@contextlib.contextmanager
-def connected(path: Path) -> Iterator[sqlite3.Connection]:
-    """The cache at ``path``, open for the ``with`` body, then closed. SQLite's operational
-    errors (a full disk, a directory coffer may not write) become a :class:`StoreError`
-    that names the file: the user reads `coffer: error: …`, not a traceback."""
-    try:
-        conn = open_cache(path)
-        try:
-            yield conn
-        finally:
-            conn.close()
-    except sqlite3.OperationalError as exc:
-        raise StoreError(
-            f"cannot update the search cache {path}: {exc} (it holds nothing that is not in"
-            " the entries; free some space or fix its permissions and run the command again)"
-        ) from exc
 
 
 _SIDE_FILES = ("", "-journal", "-wal", "-shm")

@@ -177,10 +177,10 @@ class Store:
 
     @contextlib.contextmanager
     def _cache(self, tier: Tier) -> Iterator[sqlite3.Connection]:
-        from coffer.store import search_cache
+        from coffer.store.cache_open import connected
 
         fsutil.ensure_dir(tier.base)
-        with search_cache.connected(tier.base / "cache.sqlite") as conn:
+        with connected(tier.base / "cache.sqlite") as conn:
             yield conn
 
     # ---- reading -----------------------------------------------------------------------
