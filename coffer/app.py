@@ -90,3 +90,20 @@ class App:
                     gitside.hide_vault(Journal(self.store.root), root)
         except (CofferError, OSError):
             pass  # the line is added by the next `coffer project`
+
+
+def run_vault(argv: list[str]) -> int:
+    """The `coffer vault` command: the ecc memory CLI, the one route into it (``coffer.main``
+    calls it before typer loads, the typer sub-app for the same arguments). It speaks as
+    `coffer vault` (usage, error prefix); files and JSON are the reference's. After a
+    write, the vault's repo-local project scope is kept out of ``git status``
+    (docs/adr/0040)."""
+    import os
+    from pathlib import Path
+
+    from coffer.vault.cli import COFFER, run
+
+    code = run(argv, program=COFFER)
+    if code == 0 and argv[:1] in (["init"], ["save"], ["handoff"]):
+        App(os.environ).vault_written(Path.cwd())
+    return code

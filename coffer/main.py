@@ -57,7 +57,7 @@ def _dispatch(args: list[str]) -> None:
     if args[:1] == ["vault"]:
         # The vault parses its own arguments (its messages must match ECC's byte for
         # byte), so it skips typer and its ~150 ms of start-up entirely.
-        from coffer.cli.vault_run import run as run_vault
+        from coffer.app import run_vault
 
         raise SystemExit(run_vault(args[1:]))
     if args == ["mcp"]:

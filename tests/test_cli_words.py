@@ -113,7 +113,11 @@ def test_the_checker_catches_what_is_wrong(line: str) -> None:
         check_command_line(line)
 
 
-def test_readme_everyday_commands_run_as_written(tmp_path: Path) -> None:
+def test_readme_everyday_commands_run_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `coffer edit NAME` opens the editor: one that leaves the entry as it was.
+    monkeypatch.setenv("VISUAL", "true")
     repo = make_repo(tmp_path / "repo")
     (repo / "note.md").write_text("Prefer small commits.\n")
     text = (ROOT / "README.md").read_text()

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
-from coffer.cli.vault_run import run
+from coffer.app import run_vault as run
 
 _ARGV_KEY = "coffer.vault.argv"
 
