@@ -5,9 +5,9 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
-from coffer.base.tuples import NamedTuple
 from coffer.secrets import find_secrets
 from coffer.store import projects
 from coffer.store.entry import (

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
-from coffer.base.tuples import NamedTuple
 from coffer.store import team
 from coffer.store.entry import Entry, withheld
 from coffer.store.store import Store
