@@ -75,3 +75,18 @@ class App:
     def here(self, path: Path) -> Here:
         """Where a command runs, resolved once (docs/adr/0026)."""
         return self.store.here(path)
+
+    def vault_written(self, at: Path) -> None:
+        """The vault wrote under ``at``'s project: keep its repo-local project scope out of
+        ``git status`` (docs/adr/0040). Never fails the vault command that called it."""
+        from coffer.base.errors import CofferError
+        from coffer.projection import gitside
+        from coffer.projection.journal import Journal
+
+        try:
+            root = self.here(at).project
+            if root is not None:
+                with self.store.projection_lock():
+                    gitside.hide_vault(Journal(self.store.root), root)
+        except (CofferError, OSError):
+            pass  # the line is added by the next `coffer project`

@@ -47,10 +47,9 @@ def _dispatch(args: list[str]) -> None:
     if args[:1] == ["vault"]:
         # The vault parses its own arguments (its messages must match ECC's byte for
         # byte), so it skips typer and its ~150 ms of start-up entirely.
-        from coffer.vault.cli import COFFER
-        from coffer.vault.cli import run as run_vault
+        from coffer.cli.vault_run import run as run_vault
 
-        raise SystemExit(run_vault(args[1:], program=COFFER))
+        raise SystemExit(run_vault(args[1:]))
     if args == ["mcp"]:
         # Agents start it at every session: no typer, no SDK, answer initialize at once
         # (ADR 0028). `coffer mcp --help` still goes through typer.

@@ -338,6 +338,7 @@ def test_the_json_shape_is_stable(repo: Path) -> None:
         "notes",
         "checked",
         "error",
+        "coffer_memory",
     ]
     assert list(agent["memory"]) == ["project", "global"]
     assert list(agent["memory"]["project"]) == ["state", "ok", "path", "detail", "hint"]
@@ -359,6 +360,8 @@ def test_the_json_shape_is_stable(repo: Path) -> None:
         "coffer_cut",
         "when",
         "how",
+        "imported_by",
+        "coffer_bytes",
     ]
 
 

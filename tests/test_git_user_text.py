@@ -127,3 +127,22 @@ def test_a_hand_edit_inside_the_block_is_no_phantom_modification(repo: Path) -> 
     assert b"make release now" in agents.read_bytes()
     assert git(repo, "diff") == ""
     assert git(repo, "status", "--porcelain") == ""
+
+
+def test_stash_push_p_keeps_the_block_and_stash_pop_works(repo: Path) -> None:
+    ok(coffer(*HOOK, cwd=repo))
+    agents = repo / "AGENTS.md"
+    agents.write_bytes(agents.read_bytes().replace(b"Run make test.", b"Run make check."))
+    (repo / "src.py").write_bytes(b"print(2)\n")
+    # Stash the AGENTS.md hunk, keep the other: git rewrites AGENTS.md itself.
+    answers = "y\nn\n" if git(repo, "diff", "--name-only").startswith("AGENTS.md") else "n\ny\n"
+    stash = subprocess.run(
+        ["git", "stash", "push", "-p"], cwd=repo, input=answers, capture_output=True, text=True
+    )
+    assert stash.returncode == 0, stash.stderr
+    assert b"make release" in agents.read_bytes()  # the block is still there
+    assert git(repo, "status", "--porcelain") == " M src.py\n"
+    pop = subprocess.run(["git", "stash", "pop"], cwd=repo, capture_output=True, text=True)
+    assert pop.returncode == 0, pop.stdout + pop.stderr
+    assert b"Run make check." in agents.read_bytes() and b"make release" in agents.read_bytes()
+    assert "+Run make check." in git(repo, "diff")

@@ -115,9 +115,13 @@ def test_subdirectory_and_worktree_share_one_projection(repo, home, tmp_path):
     wt = make_worktree(repo, tmp_path / "wt")
     engine().project(repo / "src")
     r = engine().project(wt)
-    assert r.ok and r.changes == []
+    # One store and one Claude directory; the worktree's own AGENTS.md, which agents started
+    # there read, gets the block too (issue 22.18, docs/adr/0040).
+    assert r.ok
+    assert {c.path for c in r.changes if c.path.name == "AGENTS.md"} == {wt / "AGENTS.md"}
     assert claude_dir(home, repo).is_symlink()
-    assert not (wt / "AGENTS.md").exists()
+    assert "We deploy with make release" in (wt / "AGENTS.md").read_text()
+    assert engine().project(wt).changes == []
 
 
 def test_existing_claude_memories_are_merged_with_collisions_kept(repo, home):

@@ -13,7 +13,7 @@ import pytest
 from coffer.store.entry import parse
 from coffer.sync import keys, local, merge, tree
 from coffer.sync.errors import RemoteUnreachable, SyncError
-from coffer.sync.gitcmd import Git, git_environ, shown
+from coffer.sync.gitcmd import SSH_OPTIONS, Git, git_environ, shown
 
 SAME = [
     "git@github.com:owner/repo.git",
@@ -163,7 +163,7 @@ def test_incoming_checks() -> None:
         local.check_incoming("global/fine.md", link, b"/etc/passwd") or ""
     )
     big = tree.Item("100644", item.sha, tree.MAX_FILE + 1)
-    assert "larger" in (local.check_incoming("global/fine.md", big, good) or "")
+    assert "at most 65536" in (local.check_incoming("global/fine.md", big, good) or "")
     assert "not UTF-8" in (local.check_incoming("global/fine.md", item, b"\xff\xfe") or "")
     token = b"---\nname: t\n---\n\nghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
     assert "secret" in (local.check_incoming("global/t.md", item, token) or "")
@@ -194,7 +194,8 @@ def test_git_runs_with_a_fixed_environment(tmp_path: Path) -> None:
     assert env["GIT_DIR"] == str(tmp_path / "repo.git")
     assert "GIT_CONFIG_PARAMETERS" not in env and "SSH_ASKPASS" not in env
     assert env["GIT_TERMINAL_PROMPT"] == "0"
-    assert env["GIT_SSH_COMMAND"] == "ssh -i key -o BatchMode=yes"
+    assert env["GIT_SSH_COMMAND"] == f"ssh -i key {SSH_OPTIONS}"
+    assert "BatchMode=yes" in SSH_OPTIONS
 
 
 def test_passwords_in_remote_urls_are_not_shown() -> None:
@@ -219,3 +220,17 @@ def test_an_ssh_remote_that_refuses_is_unreachable_not_a_prompt(tmp_path: Path) 
 def test_without_git_on_path_sync_says_so(tmp_path: Path) -> None:
     with pytest.raises(SyncError, match="needs git on PATH"):
         Git(tmp_path / "repo.git", {"PATH": str(tmp_path)}, "h")
+
+
+def test_the_users_ssh_choice_wins_and_only_a_plain_ssh_gets_coffers_options() -> None:
+    from coffer.sync.gitcmd import ssh_command
+
+    assert ssh_command({}, None) == {"GIT_SSH_COMMAND": f"ssh {SSH_OPTIONS}"}
+    assert ssh_command({}, "/usr/bin/ssh -i k") == {
+        "GIT_SSH_COMMAND": f"/usr/bin/ssh -i k {SSH_OPTIONS}"
+    }
+    assert ssh_command({}, "my-wrapper --x") == {"GIT_SSH_COMMAND": "my-wrapper --x"}
+    # The environment beats the config, as in git itself; GIT_SSH is a program, kept as is.
+    assert ssh_command({"GIT_SSH_COMMAND": "tsh ssh"}, "ssh") == {"GIT_SSH_COMMAND": "tsh ssh"}
+    assert ssh_command({"GIT_SSH": "/opt/plink"}, "ssh") == {"GIT_SSH": "/opt/plink"}
+    assert ssh_command({}, "ssh 'unbalanced") == {"GIT_SSH_COMMAND": "ssh 'unbalanced"}

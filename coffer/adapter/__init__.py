@@ -136,8 +136,24 @@ class NativeMemory(NamedTuple):
 # - TEAM_FILES: tuple[str, ...], for an agent whose project tier is not a block: files
 #   (relative to the project root) it reads, for the team block (docs/adr/0036); the first
 #   that exists gets it, else the last is created;
+# - hook_trust(ctx) -> HookTrust | None: for an agent that runs a configured hook only once
+#   the user trusted it, whether it trusts coffer's (None: coffer's hook is not in its config);
+#   `coffer adapter list` and `coffer status` show it (docs/adr/0046);
 # - MODES: accepted from adapters written before 0.2 (a mapping of tier to Mode), never read:
 #   the modes come from targets().
+
+
+class HookTrust(NamedTuple):
+    """Whether the agent runs coffer's session-start hook, where the agent records that it
+    trusts it (Codex: a hash under ``[hooks.state]`` in config.toml, set in ``/hooks``)."""
+
+    state: str  # "trusted", "untrusted", "modified" (trusted, then changed) or "disabled"
+    detail: str  # where the agent keeps it: "[hooks.state.\"…\"] in …/config.toml"
+    how: str = ""  # how to trust it, without the agent's interactive screen if there is a way
+
+    @property
+    def runs(self) -> bool:
+        return self.state == "trusted"
 
 
 class Features(NamedTuple):
@@ -150,6 +166,7 @@ class Features(NamedTuple):
     facts: AgentFacts | None = None
     config_dir: ConfigDir | None = None
     team_files: tuple[str, ...] = ()
+    hook_trust: Callable[[Context], HookTrust | None] | None = None
 
 
 # A project that is never read or written: modes() asks targets() what a project would get.

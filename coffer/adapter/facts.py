@@ -160,6 +160,24 @@ class HookFacts(NamedTuple):
     note: str = ""
 
 
+class Imports(NamedTuple):
+    """How the agent follows ``@path`` imports in the instruction files it loads (Claude's
+    ``@AGENTS.md``): a token ``@path`` after the start of a line or whitespace, outside code
+    spans, code blocks and HTML comments; ``./x``, ``~/x``, ``/abs`` or a bare name starting
+    with ``[A-Za-z0-9._-]``; a ``#fragment`` dropped, ``\\ `` an escaped space; the path
+    relative to the importing file. The imported file reaches the context right after the
+    file importing it, and a file already loaded is not loaded again."""
+
+    # how deep imports nest: the file the agent found is depth 0, and a file at ``depth`` or
+    # deeper is not read (Claude 2.1.332: 5, so four hops)
+    depth: int
+    # an import of a project file that resolves outside the start directory is read only
+    # when one of these settings holds (Claude asks once and records the approval); a
+    # ``{root}`` or ``{cwd}`` in a key stands for that directory
+    outside_cwd_unless: tuple[Setting, ...] = ()
+    outside_cwd_note: str = ""  # why such an import is not read, in the agent's words
+
+
 class AgentFacts(NamedTuple):
     """Everything known about what one agent reads, with the versions it was checked on."""
 
@@ -171,3 +189,7 @@ class AgentFacts(NamedTuple):
     checked: tuple[Checked, ...] = ()
     notes: tuple[str, ...] = ()  # hazards worth telling a user (shadowing, trust, …)
     order: Order = "by-file"
+    imports: Imports | None = None  # None: the agent does not follow ``@`` imports
+    # the agent drops HTML comments from the files it loads before the model reads them
+    # (Claude Code 2.1.332): coffer's marker lines reach the model only where this is False
+    strips_comments: bool = False

@@ -85,7 +85,10 @@ def _path_key() -> tuple[list[list[Any]], float]:
     # sys.prefix, not sys.executable: a venv's python and python3 are one interpreter.
     key: list[list[Any]] = [[sys.version, sys.prefix]]
     newest = 0.0
-    for path in sys.path:
+    # `python -m coffer` / `-c` put the working directory first: no plugin is installed
+    # there, and coffer itself writes into it (AGENTS.md), which would change the key.
+    paths = sys.path[1:] if sys.path and sys.path[0] in ("", os.getcwd()) else sys.path
+    for path in paths:
         try:
             st = os.stat(path or ".")
         except OSError:

@@ -92,6 +92,12 @@ def _config_dir(value: object) -> ConfigDir:
     return value  # narrowed to a callable, which the protocol accepts
 
 
+def _hook_trust(value: object) -> Any:
+    if not callable(value):
+        raise ContractError("hook_trust must be a function (ctx) -> HookTrust | None")
+    return value
+
+
 def _limit(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ContractError("SESSION_CONTEXT_LIMIT must be a positive int")
@@ -137,6 +143,7 @@ def features(obj: object) -> Features:
         facts=_optional(obj, "FACTS", _facts, None),
         config_dir=_optional(obj, "config_dir", _config_dir, None),
         team_files=_optional(obj, "TEAM_FILES", _team_files, ()),
+        hook_trust=_optional(obj, "hook_trust", _hook_trust, None),
     )
 
 

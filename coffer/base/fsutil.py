@@ -6,6 +6,9 @@ directory), so a crash leaves either the old or the new content, never a torn fi
 A kill before the rename leaves ``.coffer-tmp-<pid>-…`` (a 0600 copy of, say, ``AGENTS.md``);
 the next write into that directory removes coffer's own stale ones: those whose writer is
 gone, or older than a minute when the writer cannot be told (docs/adr/0018).
+
+Writes that must not overwrite another program's (replace or remove a file only if it still
+holds what coffer read), and the atomic exchange they use, are in :mod:`coffer.base.swaps`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from coffer.base import faults
 from coffer.base.errors import CofferError, StoreError
 from coffer.base.tmpfiles import STALE_TMP_SECONDS as STALE_TMP_SECONDS
-from coffer.base.tmpfiles import TMP_PREFIX, fsync_dir, write_tmp
+from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.base.tmpfiles import is_tmp_name as is_tmp_name
 from coffer.base.tmpfiles import sweep_stale_tmp as sweep_stale_tmp
 
@@ -75,8 +78,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     by resolving the path first; here it is refused, so coffer never writes through a link.
     """
     parent = path.parent
-    st = _replaceable(path)
-    mode = _mode_for(path, st, mode)
+    st = replaceable(path)
+    mode = mode_for(path, st, mode)
     sweep_stale_tmp(parent)
     faults.step(f"tmpfile {path}")
     tmp = write_tmp(parent, data)
@@ -91,117 +94,10 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     fsync_dir(parent)
 
 
-def replace_if(
-    path: Path, data: bytes, expected: bytes | None, mode: int | None = PRIVATE_FILE_MODE
-) -> tuple[bool, bytes | None]:
-    """Replace ``path`` by ``data`` atomically (as :func:`atomic_write_bytes`), but only if
-    it still holds ``expected`` (None: no file). (True, None) when written; otherwise
-    (False, what the file holds now): another program's write, left in place.
+def replaceable(path: Path) -> os.stat_result | None:
+    """The lstat of ``path`` (None: absent); CofferError for a link or a non-file.
 
-    There is no compare-and-swap for files, so the check comes after the swap: an atomic
-    exchange (or, for a file that does not exist, a hard link) leaves what was at ``path``
-    in the temporary file, and a second exchange puts it straight back when it is not
-    ``expected``. So a write made at any moment before the swap is never lost, and the
-    other program's bytes are out of place only between the two exchanges. Where the file
-    system has no atomic exchange the file is read just before the rename instead, which
-    narrows the window but cannot close it (docs/adr/0041).
-    """
-    parent = path.parent
-    st = _replaceable(path)
-    mode = _mode_for(path, st, mode)
-    sweep_stale_tmp(parent)
-    faults.step(f"tmpfile {path}")
-    tmp = Path(write_tmp(parent, data))
-    try:
-        os.chmod(tmp, mode)
-        how, found = _swap(tmp, path)
-        if found == expected:
-            return True, None
-        if how == "link":  # the file had gone: take coffer's away again
-            return False, _unlink_if(path, data)[1]
-        if how == "exchange":
-            return False, _swap_back(tmp, path, data, found)
-        if found is not None:  # no exchange here: the old way, read then rename
-            atomic_write_bytes(path, found, mode=mode)
-        return False, found
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        fsync_dir(parent)
-
-
-def _swap(tmp: Path, path: Path) -> tuple[str, bytes | None]:
-    """Put ``tmp`` at ``path``: how, and what was there (None: nothing)."""
-    for _ in range(100):  # the file appearing and vanishing under us, again and again
-        faults.step(f"link {path}")
-        try:
-            os.link(tmp, path)  # only where there is no file: nothing to lose
-            return "link", None
-        except FileExistsError:
-            pass
-        except OSError as exc:  # no hard links here: the rename, if there still is no file
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
-                raise
-            if not os.path.lexists(path):
-                os.replace(tmp, path)
-                return "replace", None
-        try:
-            if exchange(tmp, path):
-                return "exchange", read_bytes_or_none(tmp)  # whoever wrote it
-        except FileNotFoundError:
-            continue  # removed since: create it
-        current = read_bytes_or_none(path)
-        faults.step(f"replace {path}")
-        os.replace(tmp, path)
-        return "replace", current
-    raise CofferError(f"{path} keeps appearing and disappearing; coffer left it alone")
-
-
-def _swap_back(tmp: Path, path: Path, ours: bytes, theirs: bytes | None) -> bytes | None:
-    """After an exchange displaced ``theirs`` into ``tmp``: exchange again, so ``path``
-    holds it. Should yet another write have landed in between, that newer one goes back
-    instead; the file's bytes at the end."""
-    want: bytes | None = theirs
-    junk: bytes | None = ours
-    for _ in range(100):
-        if not exchange(tmp, path):
-            break
-        back = read_bytes_or_none(tmp)
-        if back == junk:
-            return want
-        want, junk = back, want  # newer than what was just put back: it goes back instead
-    return read_bytes_or_none(path)
-
-
-def _unlink_if(path: Path, expected: bytes | None) -> tuple[bool, bytes | None]:
-    """Remove ``path`` if it holds ``expected``; (removed, what it holds otherwise)."""
-    aside = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
-    faults.step(f"unlink {path}")
-    try:
-        os.rename(path, aside)  # moved aside first, so a write just before is seen
-    except FileNotFoundError:
-        return expected is None, None
-    try:
-        found = read_bytes_or_none(aside)
-        if found == expected:
-            return True, None
-        with contextlib.suppress(FileExistsError):  # a newer file there stays
-            os.link(aside, path)
-        return False, read_bytes_or_none(path)
-    finally:
-        os.unlink(aside)
-
-
-def unlink_if(path: Path, expected: bytes) -> tuple[bool, bytes | None]:
-    """Remove the file ``path`` only if it still holds ``expected``: (True, None), or
-    (False, what it holds now: another program's write, left in place)."""
-    removed, found = _unlink_if(path, expected)
-    fsync_dir(path.parent)
-    return removed, found
-
-
-def _replaceable(path: Path) -> os.stat_result | None:
-    """The lstat of ``path`` (None: absent); CofferError for a link or a non-file."""
+    Every replacing write checks this first (here and in coffer.base.swaps)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -213,7 +109,7 @@ def _replaceable(path: Path) -> os.stat_result | None:
     return st
 
 
-def _mode_for(path: Path, st: os.stat_result | None, mode: int | None) -> int:
+def mode_for(path: Path, st: os.stat_result | None, mode: int | None) -> int:
     """The mode a replacement gets: ``mode``, or (None) the replaced file's own."""
     if mode is not None:
         return mode
@@ -253,41 +149,6 @@ def rmtree(path: Path) -> None:
 def symlink(target: Path, link: Path) -> None:
     faults.step(f"symlink {link}")
     os.symlink(target, link, target_is_directory=True)
-
-
-def exchange(a: Path, b: Path) -> bool:
-    """Swap the entries at ``a`` and ``b`` in one atomic step (``renameat2`` with
-    ``RENAME_EXCHANGE`` on Linux, ``renamex_np`` with ``RENAME_SWAP`` on macOS).
-
-    This is the only way to replace a directory by a symlink, or back, with no moment
-    where neither exists. False when the system or file system cannot do it: the caller
-    falls back to two renames and a later run finishes a swap cut between them.
-    """
-    if faults.NO_EXCHANGE:
-        return False
-    import ctypes
-    import sys
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if sys.platform.startswith("linux"):
-            fn = libc.renameat2
-            at_fdcwd = -100
-            args: tuple[object, ...] = (at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), 2)
-        elif sys.platform == "darwin":
-            fn = libc.renamex_np
-            args = (os.fsencode(a), os.fsencode(b), 2)
-        else:
-            return False
-    except (AttributeError, OSError):
-        return False  # an old C library without the call
-    faults.step(f"exchange {a} {b}")
-    if fn(*args) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False  # a file system without atomic exchange
-    raise OSError(err, os.strerror(err), str(a))
 
 
 def move_dir(src: Path, dst: Path) -> None:

@@ -4,6 +4,7 @@ it finds; a usage error (an unknown agent) is 2, a path that does not exist 1.""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -67,6 +68,8 @@ def _file_line(f: dict[str, Any]) -> str:
             f"coffer {f['coffer']}" + (f" ({f['coffer_cut']} cut)" if f["coffer_cut"] else "")
         )
     line = f"{place} {f['path']}  [{'; '.join(tags)}]"
+    if f["imported_by"]:
+        line += f"\n       imported by {f['imported_by']}"
     if f["state"] == "shadowed":
         line += f"\n       not read: {f['shadowed_by']} hides it"
     elif f["state"] == "off":
@@ -78,6 +81,17 @@ def _file_line(f: dict[str, Any]) -> str:
     if f["when"] and f["order"] is not None:
         line += f"\n       when: {f['when']}"
     return line
+
+
+def _cost_line(c: dict[str, Any]) -> str:
+    line = f"  coffer's memory in its context: {c['bytes']:,} bytes (~{c['tokens']:,} tokens)"
+    twice = [
+        f"{tier} {len(found)}× ({', '.join(Path(f['path']).name for f in found)}; "
+        f"{c['repeated_bytes'][tier]:,} bytes repeated)"
+        for tier, found in c["copies"].items()
+        if len(found) > 1
+    ]
+    return line + (f"; read more than once: {'; '.join(twice)}" if twice else "")
 
 
 def _checked(checks: list[dict[str, Any]]) -> str:
@@ -105,6 +119,7 @@ def _print(found: Explained) -> None:
             where = f" ({m['path']})" if m["path"] and m["state"] != "none" else ""
             detail = f": {m['detail']}" if m["detail"] else ""
             echo(f"  coffer {tier} memory: {m['state']}{where}{detail}")
+        echo(_cost_line(a["coffer_memory"]))
         for hint in a["hints"]:
             echo(f"  hint: {hint}")
         for note in a["notes"] if a["hints"] else ():  # the agent's hazards, when they matter

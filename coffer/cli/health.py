@@ -67,6 +67,7 @@ def doctor(
         tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
     more = [*journal_check.check_journal(s), *conflict_copies.findings(s, tiers)]
     more += _team_findings(project)
+    more += _sync_findings(s.root)
     findings = doctor_mod.run(s, tiers, more)
     bad = any(f.level != "info" for f in findings)
     if as_json:
@@ -76,6 +77,20 @@ def doctor(
             echo(f"{f.level}: {f.tier}: {f.path}: {f.message}")
         echo("ok" if not bad else plural(sum(f.level != "info" for f in findings), "problem"))
     raise typer.Exit(1 if bad else 0)
+
+
+def _sync_findings(store_root: Path) -> list[Finding]:
+    """git's locks in sync's repository (docs/adr/0043): a stale one stops every round."""
+    from coffer.store.health import Finding
+    from coffer.sync import gitlocks, state
+
+    if not state.configured(store_root):
+        return []
+    repo = state.SyncPaths.of(store_root).repo
+    return [
+        Finding("warning" if old else "info", "sync", str(path), why)
+        for path, old, why in gitlocks.findings(repo)
+    ]
 
 
 def _team_findings(project: Path | None) -> list[Finding]:

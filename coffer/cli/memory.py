@@ -1,4 +1,4 @@
-"""Store commands that write: remember, update, forget (each refreshes the projections)."""
+"""Store commands that write: remember, update, edit, forget (each refreshes the projections)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ from coffer.store.views import tier_json
 
 if TYPE_CHECKING:
     from coffer.projection.writes import Refreshed, Writer
+
+
+NameArg = Annotated[str, typer.Argument(help="Entry name.")]
 
 
 def _writer() -> Writer:
@@ -126,7 +129,7 @@ def _say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
 
 @app.command()
 def update(  # noqa: PLR0913 - typer declares each option as a parameter
-    name: Annotated[str, typer.Argument(help="Entry name.")],
+    name: NameArg,
     text: Annotated[
         str | None, typer.Argument(help="The new text; '-' reads it from stdin.")
     ] = None,
@@ -150,9 +153,66 @@ def update(  # noqa: PLR0913 - typer declares each option as a parameter
     _say_saved(saved, refreshed, as_json)
 
 
+def _editor() -> list[str]:
+    """The user's editor: $VISUAL, else $EDITOR, else vi (as git and crontab choose)."""
+    import os
+    import shlex
+
+    for var in ("VISUAL", "EDITOR"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            return shlex.split(value)
+    return ["vi"]
+
+
+@app.command()
+def edit(
+    name: NameArg,
+    scope_value: WriteScopeOpt = "project",
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Open an entry's file in $VISUAL or $EDITOR (else vi); then check it (frontmatter,
+    secrets), save it and refresh every block. A bad edit is refused and the entry kept."""
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from coffer.base.errors import CofferError
+
+    tiers = store().tiers(here(project), scope(scope_value))
+    if not tiers:
+        raise InvalidInputError("this project has no memory yet")
+    found = store().find_for_change(tiers[0], name)  # as `update` finds it, with its hints
+    base = (found.tier.dir / found.entry.filename).read_text("utf-8", "surrogateescape")
+    scratch = Path(tempfile.mkdtemp(prefix="coffer-edit-"))
+    draft = scratch / found.entry.filename  # the entry's own name: editors colour it as Markdown
+    draft.write_text(base, "utf-8", "surrogateescape")
+    command = [*_editor(), str(draft)]
+    try:
+        done = subprocess.run(command, check=False)
+    except OSError as exc:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise InvalidInputError(f"cannot start the editor {command[0]!r}: {exc}") from None
+    text = draft.read_text("utf-8", "surrogateescape")
+    if done.returncode != 0:
+        raise InvalidInputError(
+            f"the editor exited with {done.returncode}; {name} is unchanged "
+            f"(the edited text is kept in {draft})"
+        )
+    try:
+        saved, refreshed = _writer().edit(found, text, base=base)
+    except CofferError as exc:
+        exc.args = (f"{exc}; {name} is unchanged, the edited text is kept in {draft}",)
+        raise
+    shutil.rmtree(scratch, ignore_errors=True)
+    _say_saved(saved, refreshed, as_json)
+
+
 @app.command()
 def forget(
-    name: Annotated[str, typer.Argument(help="Entry name.")],
+    name: NameArg,
     scope_value: WriteScopeOpt = "project",
     project: ProjectOpt = None,
     as_json: JsonOpt = False,

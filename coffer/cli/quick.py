@@ -96,6 +96,12 @@ def _adapter_list(p: Parsed) -> int:
     return reading.adapter_list(p.project, p.json, "--all" in p.flags)
 
 
+def _status(p: Parsed) -> int:
+    from coffer.cli import reading
+
+    return reading.status(p.project, p.json)
+
+
 def _project(p: Parsed) -> int:
     from coffer.cli import hook
     from coffer.cli._out import project_path
@@ -123,6 +129,7 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ("recall",): Spec(_READ | {"--limit"}, _JSON, 1, _recall),
     ("watch",): Spec(frozenset(), _JSON | {"--status"}, 0, _watch_status, frozenset({"--status"})),
     ("adapter", "list"): Spec(frozenset({"--project"}), _JSON | {"--all"}, 0, _adapter_list),
+    ("status",): Spec(frozenset({"--project"}), _JSON, 0, _status),
     # The session-start hook's full path (the no-op one never gets here: coffer.main).
     ("project",): Spec(
         frozenset({"--for", "--git-block", "--project"}), _PROJECT_FLAGS, 0, _project

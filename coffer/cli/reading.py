@@ -176,7 +176,9 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
     statuses, errors = engine.status(at, every=every)
     root = at.project
     ok = all(s.ok for s in statuses) and not errors
-    watch = _watch_info(engine.store.root)
+    from coffer.overview import watch_info
+
+    watch = watch_info(engine.store.root, os.environ)
     shown = [s for s in statuses if every or not s.hidden]
     hidden = [s.name for s in statuses if s.hidden and not every]
     if as_json:
@@ -210,6 +212,7 @@ def _adapter_json(s: Any) -> dict[str, Any]:
         "modes": s.modes,
         "native_memory": s.native,
         "setup": s.wiring if s.wireable else None,
+        "hook_trust": s.trust._asdict() if s.trust is not None else None,
         "error": s.error or None,
         "ok": s.ok,
         "targets": [t._asdict() for t in s.targets],
@@ -231,6 +234,10 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
         if s.wireable and s.enabled:
             wired = ", ".join(f"{k} {v}" for k, v in sorted(s.wiring.items()))
             echo(f"  setup: {wired or 'not wired (`coffer setup` wires its MCP server and more)'}")
+        if s.trust is not None and s.enabled:
+            echo(f"  hook trust: {s.trust.state} ({s.trust.detail})")
+            for line in s.trust.how.splitlines():
+                echo(f"    {line}")
         if s.error:
             echo(f"  error: {s.error}")
         for t in s.targets:
@@ -239,21 +246,6 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
             echo(f"  {cols}  {t.path}{detail}")
             if t.note:
                 echo(f"  {'':<{tier_w + mode_w + state_w + 4}}  note: {t.note}")
-
-
-def _watch_info(root: Path) -> dict[str, Any]:
-    """Whether `coffer watch` runs for this store, and as which service (not part of `ok`:
-    without the watcher, blocks still refresh at every session start)."""
-    from coffer.setup import service_status as service
-    from coffer.store import watch_state
-
-    data = watch_state.read_status(root)
-    running = bool(data.get("running"))
-    return {
-        "running": running,
-        "pid": data.get("pid") if running else None,
-        "service": service.status(root, os.environ),
-    }
 
 
 def _watch_line(watch: dict[str, Any]) -> str:
@@ -278,3 +270,69 @@ def watch_status(as_json: bool) -> int:
         for line in lines + service.status_lines(data["service"], data):
             echo(line)
     return 0 if data["running"] else watch_state.EXIT_NOT_RUNNING
+
+
+def status(project: Path | None, as_json: bool) -> int:
+    """`coffer status`: the overview (coffer.overview); informational, exit 0."""
+    from coffer.overview import overview
+
+    data = overview(coffer_app(), here(project))
+    if as_json:
+        emit_json(data)
+        return 0
+    for line in status_lines(data):
+        echo(line)
+    return 0
+
+
+def _trust_word(trust: dict[str, Any] | None) -> str:
+    return "" if trust is None else f", hook {trust['state']}"
+
+
+def _agent_status(a: dict[str, Any]) -> list[str]:
+    """One agent's lines of `coffer status`: projected, wired, its hook trusted."""
+    if not a["enabled"]:
+        return [f"{a['name']}: present, not enabled (`coffer adapter enable {a['name']}`)"]
+    projected = "projected" if a["projected"] else "not projected"
+    wired = a["wired"]
+    if wired is None:
+        setup = ""
+    elif wired:
+        setup = ", " + ", ".join(f"{k} {v}" for k, v in wired.items())
+    else:
+        setup = ", not wired (`coffer setup`)"
+    lines = [f"{a['name']}: {projected}{setup}{_trust_word(a['trust'])}"]
+    lines += [f"  {p}" for p in a["problems"]]
+    trust = a["trust"]
+    if trust is not None and trust["state"] != "trusted":
+        lines.append(f"  hook: {trust['detail']}")
+        lines += [f"    {line}" for line in trust["how"].splitlines()]
+    return lines
+
+
+def status_lines(data: dict[str, Any]) -> list[str]:
+    project, counts = data["project"], data["entries"]
+    team = f", team {counts['team']}" if counts["team"] is not None else ""
+    if project:
+        lines = [f"project: {project['name']} ({project['root']})"]
+        lines.append(f"entries: project {counts['project'] or 0}{team}, global {counts['global']}")
+    else:
+        lines = ["project: none here (global tier only)", f"entries: global {counts['global']}"]
+    for a in data["agents"]:
+        lines += _agent_status(a)
+    if data["hidden"]:
+        lines.append(f"not installed, not enabled: {len(data['hidden'])} more agents")
+    lines.append(_watch_line(data["watch"]))
+    sync = data["sync"]
+    if not sync["configured"]:
+        lines.append("sync: not set up (`coffer sync init REMOTE`)")
+    elif sync.get("error"):
+        lines.append(f"sync: {sync['error']}")
+    else:
+        last = f"{sync['last_round']}: {sync['last_summary']}" if sync["last_round"] else "never"
+        lines.append(f"sync: {sync['remote']}; last round {last}")
+    if data["problems"]:
+        lines += [f"last problem: {p}" for p in data["problems"]]
+    else:
+        lines.append("last problem: none")
+    return lines

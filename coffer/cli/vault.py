@@ -12,15 +12,9 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from coffer.cli.vault_run import run
+
 _ARGV_KEY = "coffer.vault.argv"
-
-
-def run(argv: list[str]) -> int:
-    # Speaks as `coffer vault` (usage, error prefix); files and JSON are the reference's.
-    from coffer.vault.cli import COFFER
-    from coffer.vault.cli import run as _run
-
-    return _run(argv, program=COFFER)
 
 
 class VaultGroup(TyperGroup):

@@ -220,6 +220,12 @@ def call(tool: str, args: Mapping[str, Any], who: Identity, cwd: Path) -> Outcom
         return error(code, message)
     except OSError:
         return error(code, message)
+    if tool == "memory_save":
+        import os
+
+        from coffer.app import App
+
+        App(os.environ).vault_written(cwd)
     return Outcome(payload)
 
 

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from coffer.projection import block_format as block
-from coffer.secrets import find_secrets, redact
-from coffer.store.entry import Entry, derived_name, one_line
+from coffer.secrets import redact
+from coffer.store.entry import Entry, content_secrets, derived_name, one_line
 from coffer.store.index import priority
 
 DEFAULT_BUDGET = 16 * 1024  # bytes of block body; a block should inform, not swamp the file
@@ -146,7 +146,7 @@ def render(
     safe: list[Entry] = []
     withheld: list[str] = []
     for entry in sorted(entries, key=priority):
-        if find_secrets("\n".join((entry.name, entry.description, entry.body))):
+        if content_secrets(entry):
             withheld.append(redact(entry.name))  # the name may be the secret (a file stem)
         else:
             safe.append(entry)

@@ -246,6 +246,16 @@ def remove(data: bytes, kind: Markers = MEMORY) -> bytes:
     return before + after
 
 
+def block_key(path: str) -> str:
+    """The name under which the block of the file ``path`` is kept for git's smudge
+    command (coffer.gitfilter): its real path, hashed."""
+    import hashlib
+    import os
+
+    real = os.path.realpath(path)
+    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 def is_current(data: bytes, body: str) -> bool:
     """True if ``data`` holds a well-formed block that :func:`upsert` would leave byte-identical.
 

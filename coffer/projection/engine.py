@@ -134,6 +134,9 @@ class Engine(AgentSet):
         targets = self.targets(ctx, report, adapters)
         if root is not None:
             _in_worktree(targets, root, here.path)
+            from coffer.projection import gitside
+
+            report.extend(gitside.hide_vault(self.journal, root, dry_run=options.dry_run))
         if root is not None and ptier is not None:
             from coffer.projection import team_blocks  # docs/adr/0036; before the blocks
 

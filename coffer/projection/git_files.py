@@ -8,11 +8,13 @@ is given back byte for byte (docs/adr/0015-blocks-out-of-git.md).
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
 from coffer.base import fsutil
+from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
 from coffer.projection.git_repo import Repo, filter_command, git, output
@@ -192,6 +194,29 @@ def _give_back(journal: Journal, record: GitRecord, path: Path, data: bytes) -> 
     return edit
 
 
+def smudge_dir(journal: Journal) -> Path:
+    """Where the smudge command finds each filtered file's block (coffer.gitfilter)."""
+    return journal.dir.parent / "state" / "git-blocks"
+
+
+def keep_block(journal: Journal, path: Path) -> None:
+    """Record the block ``path`` holds now, for the smudge command; none: forget it."""
+    from coffer.projection.block_format import block_key, find
+
+    cache = smudge_dir(journal) / block_key(str(path))
+    try:
+        data = fsutil.read_bytes_or_none(path)
+        span = find(data) if data is not None else None
+    except CofferError:
+        span = None
+    if span is None:
+        if cache.exists():
+            fsutil.unlink(cache)
+        return
+    fsutil.ensure_dir(cache.parent)
+    fsutil.write_if_changed(cache, span.body.encode("utf-8", "surrogateescape"))
+
+
 def filter_current(common: Path) -> bool:
     """Whether ``<common>/config`` names this interpreter's clean command, read from the
     file (no git process): a venv moved since the filter was set leaves a command that no
@@ -243,10 +268,12 @@ def add_filter(journal: Journal, repo: Repo, user: str) -> Edit:
     command = filter_command()
     # `required`: when the command cannot run (a moved or removed venv), git refuses to add
     # the file instead of storing it uncleaned, block and all. A required filter needs a
-    # smudge command too (checkout fails without one): `cat` gives the file as stored.
+    # smudge command too; it puts the block back when git writes the file, and when the
+    # command cannot start at all, `cat` writes the file as stored: a checkout never fails.
+    blocks = shlex.quote(str(smudge_dir(journal)))
     wanted = {
         f"filter.{FILTER}.clean": command,
-        f"filter.{FILTER}.smudge": "cat",
+        f"filter.{FILTER}.smudge": f"{command} --smudge %f {blocks} || cat",
         f"filter.{FILTER}.required": "true",
     }
     if all(output(git(repo.top, "config", "--file", str(path), k)) == v for k, v in wanted.items()):

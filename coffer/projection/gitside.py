@@ -42,7 +42,7 @@ from coffer.projection.git_repo import (
 )
 from coffer.projection.git_repo import refresh_index as refresh_index
 from coffer.projection.journal import Journal
-from coffer.projection.records import BlockRecord, GitState
+from coffer.projection.records import BlockRecord, GitRecord, GitState
 
 __all__ = [
     "ATTRIBUTES_HEADER",
@@ -211,6 +211,7 @@ def sync(
         return report
     journal.save(record.but(git=new))
     if how == "filter" and repo is not None and rel is not None:
+        git_files.keep_block(journal, path)
         refresh_index(repo, rel)
     return report
 
@@ -226,6 +227,8 @@ def forget(journal: Journal, record: BlockRecord, *, dry_run: bool) -> Report:
         repo = Repo(Path(state.top), Path(state.common))
         refresh_index(repo, state.pattern.lstrip("/"))
     _run(_release(journal, record.path, state), report, dry_run=dry_run)
+    if not dry_run:
+        git_files.keep_block(journal, Path(record.path))  # the block is gone: so is its copy
     return report
 
 
@@ -247,3 +250,60 @@ def settle(report: Report) -> None:
         if repo is None or rel is None or rel.split("/", 1)[0] == ".git":
             continue
         refresh_index(repo, rel)
+
+
+# ---- the vault's project scope (ecc.memory.v1) -----------------------------------------
+
+_VAULT = (".ecc", "memory", "project")
+
+
+def _vault_line(root: Path) -> tuple[Repo, Path, str] | None:
+    """(repository, its exclude file, the line hiding ``root``'s vault project scope)."""
+    vault = root.joinpath(*_VAULT)
+    repo = locate(vault / ".gitignore") if vault.is_dir() else None
+    rel = relative(repo, vault) if repo is not None else None
+    if repo is None or rel is None:
+        return None
+    return repo, repo.common / "info" / "exclude", f"/{rel}/"
+
+
+def hide_vault(journal: Journal, root: Path, *, dry_run: bool = False) -> Report:
+    """Keep the vault's project scope out of ``git status`` the way a block file coffer
+    created is kept out: a line in ``info/exclude`` (docs/adr/0040).
+
+    ecc.memory.v1 makes that scope repo-local (its own ``.gitignore`` ignores everything but
+    itself, so git still lists ``?? .ecc/``); the team scope is meant to be reviewed and
+    committed, so it stays visible. Costs one journal read once the line is in place.
+    """
+    report = Report()
+    found = _vault_line(root)
+    if found is None:
+        return report
+    repo, exclude, text = found
+    user = f"vault:{root}"
+    record = journal.load(f"git:{exclude}", GitRecord)
+    if record is not None and user in record.users.get(text, ()):
+        return report
+    if ignored(repo, text.strip("/")) and record is None:
+        return report  # the user ignores it already
+    why = "git ignores the vault's repo-local project scope"
+    _run(
+        [git_files.add_line(journal, exclude, Line(EXCLUDE_HEADER, text, why), user)],
+        report,
+        dry_run=dry_run,
+    )
+    return report
+
+
+def forget_vault(journal: Journal, root: Path | None, *, dry_run: bool) -> Report:
+    """Take back the lines :func:`hide_vault` added, for ``root`` (None: every project)."""
+    report = Report()
+    for record in journal.load_all():
+        if not isinstance(record, GitRecord) or record.kind != "git-lines":
+            continue
+        for text, users in record.users.items():
+            for user in users:
+                if user.startswith("vault:") and root in (None, Path(user[len("vault:") :])):
+                    drop = git_files.drop_line(journal, Path(record.path), text, user)
+                    _run([drop], report, dry_run=dry_run)
+    return report

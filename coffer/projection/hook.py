@@ -145,6 +145,16 @@ def news(store: Path, key_root: str, lines: Sequence[str]) -> list[str]:
     return [x for x in lines if x not in said]
 
 
+def said(store: Path, key_root: str) -> list[str]:
+    """What the last session-start hook run for this project told the user (the known
+    problems it said once, still current then): `coffer status`'s last problem."""
+    try:
+        lines = json.loads(_state_path(store, key_root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [str(x) for x in lines] if isinstance(lines, list) else []
+
+
 def output(context: str, message: str) -> str:
     """What the hook prints on stdout: the context alone as before when there is nothing
     to tell the user, else one JSON object every agent understands."""

@@ -34,7 +34,10 @@ def room_for(data: bytes | None, max_bytes: int | None) -> int:
         return block_content.DEFAULT_BUDGET
     outside = len(data or b"")
     if data:
-        span = block_format.find(data)
+        try:
+            span = block_format.find(data)
+        except BlockError:
+            span = None  # malformed markers: writing refuses the file; judging says so
         if span is not None:
             outside -= span.end - span.start
     return min(block_content.DEFAULT_BUDGET, max_bytes - outside - _FRAME)

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.adapter import Mode, Target, modes
+from coffer.adapter import HookTrust, Mode, Target, modes
 from coffer.base.report import Report
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
@@ -53,6 +53,9 @@ class AdapterStatus:
     wiring: dict[str, str]
     hidden: bool  # absent and not enabled: listed only with --all
     wireable: bool  # the adapter has something for `coffer setup` to wire
+    # Whether the agent runs coffer's wired hook, where the agent records its trust (Codex's
+    # /hooks); None: the agent asks for no trust, or coffer's hook is not in its config.
+    trust: HookTrust | None
 
     def __init__(
         self, name: str, origin: str, present: bool, enabled: bool, hidden: bool = False
@@ -68,6 +71,7 @@ class AdapterStatus:
         self.wiring = {}
         self.hidden = hidden
         self.wireable = False
+        self.trust = None
 
     @property
     def ok(self) -> bool:
@@ -137,7 +141,10 @@ def _fill(
         st.native, _ = kinds.NATIVES.state(run, (name, native))
     st.targets += _orphans(journal, name, {t.path for t in targets}, run.tiers["project"])
     st.wiring = _wiring(journal, name)
-    st.wireable = agents.loaded.features(name).wiring is not None
+    features = agents.loaded.features(name)
+    st.wireable = features.wiring is not None
+    if features.hook_trust is not None and "hook" in st.wiring:
+        st.trust = agents.call_adapter(name, report, partial(features.hook_trust, ctx), None)
     if report.problems:
         st.error = "; ".join(p.message for p in report.problems)
 

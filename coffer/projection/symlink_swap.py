@@ -2,7 +2,7 @@
 
 The agent's directory and coffer's link trade places with no moment where neither is at
 ``link``: the link is made under a sibling name and the two are exchanged atomically
-(fsutil.exchange), then the directory, now at the sibling name, moves to the backups.
+(swaps.exchange), then the directory, now at the sibling name, moves to the backups.
 Where the system cannot exchange, the directory is renamed aside and the link renamed in
 (rename(2) cannot put a link over a directory); a run cut between those two renames
 leaves both siblings, and the next run (``recover``) finishes the swap.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from coffer.base import fsutil
+from coffer.base import fsutil, swaps
 from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal
 from coffer.projection.records import LinkRecord
@@ -53,7 +53,7 @@ def swap_in(link: Path, backup: str | None) -> None:
     if backup is None:
         fsutil.rename(new, link)  # nothing there yet: a plain rename is atomic
         return
-    if fsutil.exchange(new, link):
+    if swaps.exchange(new, link):
         fsutil.move_dir(new, Path(backup))  # ``new`` now holds the original directory
         return
     old = old_dir(link)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.base import faults, fsutil
+from coffer.base import faults, fsutil, swaps
 from coffer.base.report import Change, Problem, Report
 from coffer.projection import dirbackup, symlink_merge, symlink_swap
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
@@ -263,7 +263,7 @@ def apply_undo(journal: Journal, restore: LinkRestore) -> Report:
     # Marks the swap as coffer's: a run cut after it finds a directory with this record
     # and knows the undo is done, not that someone replaced the link.
     journal.save(record.but(restoring=True))
-    if fsutil.exchange(staging, link):
+    if swaps.exchange(staging, link):
         fsutil.unlink(staging)  # ``staging`` now holds coffer's link
     else:
         # A directory cannot be renamed over a symlink: move the link aside first; a run

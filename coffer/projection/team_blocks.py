@@ -60,12 +60,51 @@ def files(
         for name, target in items:
             if target.tier == "project" and _inside(file, root):
                 out[file].append(name)
+    home = agents.context(root).home
     for name, target in targets.links:
-        names = agents.loaded.features(name).team_files if name in adapters else ()
+        features = agents.loaded.features(name)
+        names = features.team_files if name in adapters else ()
         if target.tier != "project" or not names:
             continue
-        chosen = next((root / n for n in names if _regular(root / n)), None)
-        out[chosen or root / names[-1]].append(name)
+        file = next((root / n for n in names if _regular(root / n)), None) or root / names[-1]
+        imports = features.facts.imports if features.facts is not None else None
+        if imports is not None and _imports_one_of(file, set(out), imports.depth, home):
+            continue  # a CLAUDE.md with `@AGENTS.md`: the agent reads that file's team block
+        out[file].append(name)
+    return out
+
+
+def _imports_one_of(file: Path, blocks: set[Path], depth: int, home: Path) -> bool:
+    """Whether ``file`` imports (directly or through its imports, ``depth`` deep as the agent
+    follows them) one of ``blocks``, the files that get the team block anyway: a second copy
+    would reach the agent twice (docs/adr/0046)."""
+    from coffer.projection import imports
+
+    todo, seen = [(file, 0)], {file}
+    while todo:
+        at, level = todo.pop()
+        data = fsutil.read_bytes_or_none(at) if level + 1 < depth else None
+        for token in imports.tokens(data.decode("utf-8", "surrogateescape")) if data else ():
+            path = imports.resolve(token, at, home)
+            if path in blocks:
+                return True
+            if path not in seen and path.is_file():
+                seen.add(path)
+                todo.append((path, level + 1))
+    return False
+
+
+def dropped(
+    agents: AgentSet, root: Path, chosen: Mapping[Path, object], adapters: Mapping[str, Adapter]
+) -> list[Path]:
+    """The files one of ``adapters`` could hold the team block in (its ``TEAM_FILES``) that
+    it no longer gets: a block coffer wrote there before (when the file had no import of
+    the shared one, or another file was the first of them) goes."""
+    out: list[Path] = []
+    for name in adapters:
+        for n in agents.loaded.features(name).team_files:
+            if root / n not in chosen and root / n not in out:
+                out.append(root / n)
     return out
 
 
@@ -107,6 +146,11 @@ def establish(
     report.notices += [f"team tier: {p.line()}" for p in scan.problems]
     if scan.refused:
         return report  # a tier that cannot be read is not an empty one: blocks stay as they are
+    for file in dropped(agents, root, dict(chosen), adapters):
+        record = agents.journal.load(key(file), TeamRecord)
+        if record is not None and record.project_id == project[1]:
+            with agents.step():
+                report.extend(undo(agents.journal, record, dry_run=dry_run, force=False, keep=True))
     for file, names in chosen:
         job = _Job(file, tuple(names), project[1], scan.entries)
         with agents.step():

@@ -64,6 +64,11 @@ def run(agents: AgentSet, here: Here | None, choice: Choice) -> Report:
             with contextlib.suppress(CofferError):
                 near = here.project
         report.extend(orphans.sweep(agents, near, dry_run=choice.dry_run, force=choice.force))
+    if not choice.agents and (choice.all_ or scope.root):
+        from coffer.projection import gitside
+
+        everywhere = None if choice.all_ else scope.root
+        report.extend(gitside.forget_vault(agents.journal, everywhere, dry_run=choice.dry_run))
     if not choice.dry_run:
         _remember_choice(agents, choice, scope.root)
     return report

@@ -93,6 +93,15 @@ class Writer:
         saved = self.store.update(tier, name, text=text, description=description, type=type)
         return saved, self.refresh(saved.tier)
 
+    def edit(self, found: Found, text: str, *, base: str) -> tuple[Saved, Refreshed]:
+        """`coffer edit` (coffer.store.edits), then the refresh (none when nothing changed)."""
+        from coffer.store import edits
+
+        saved = edits.edit(self.store, found, text, base=base)
+        if saved.action == "unchanged":
+            return saved, Refreshed()
+        return saved, self.refresh(saved.tier)
+
     def forget(self, tier: Tier, name: str) -> tuple[Found, Refreshed]:
         """:meth:`Store.forget`, then the refresh."""
         found = self.store.forget(tier, name)

@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
-from coffer.base import fsutil
+from coffer.base import fsutil, swaps
 from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection import common
@@ -19,7 +19,8 @@ from coffer.projection.common import remove_created_dirs, restore_mtime, text_di
 from coffer.projection.journal import Journal, sha256
 from coffer.projection.records import SetupRecord
 from coffer.setup.config_docs import _Changed, _remove, load
-from coffer.setup.wiring import ATTEMPTS, KIND
+from coffer.setup.file_apply import ATTEMPTS
+from coffer.setup.file_plan import KIND
 
 
 def records(journal: Journal, agents: Iterable[str] = ()) -> list[SetupRecord]:
@@ -115,9 +116,9 @@ def _write(target: Path, data: bytes, new: bytes | None) -> bytes | None:
     if new == data:
         return data
     if new is None:
-        removed, found = fsutil.unlink_if(target, data)
+        removed, found = swaps.unlink_if(target, data)
     else:
-        removed, found = fsutil.replace_if(target, new, data, mode=None)
+        removed, found = swaps.replace_if(target, new, data, mode=None)
     return data if removed else found
 
 

@@ -12,11 +12,14 @@ under the projection journal's rules (docs/adr/0007-journal.md, 0009-mcp-and-set
 - undone exactly: a file nobody touched since is restored byte for byte; otherwise only
   coffer's own entries are removed, and if someone changed those the undo is refused and the
   record kept. Names no agent.
+
+This module plans across agents and applies the plan; one file's plan is made in
+:mod:`coffer.setup.file_plan`, written in by :mod:`coffer.setup.file_apply`, undone by
+:mod:`coffer.setup.unwiring`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,18 +27,12 @@ from pathlib import Path
 
 from coffer.adapter import ConfigEdit, Context, Launch
 from coffer.adapter.registry import Loaded, unknown_agents
-from coffer.base import fsutil
 from coffer.base.errors import CofferError, UnknownNameError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection.common import (
-    ensure_parent,
-    mtime_ns,
-    now_iso,
-    text_diff,
-)
-from coffer.projection.journal import Journal, sha256
-from coffer.projection.records import SetupRecord
-from coffer.setup.config_docs import _add, _eof, load
+from coffer.projection.common import text_diff
+from coffer.projection.journal import Journal
+from coffer.setup.file_apply import ATTEMPTS, apply_file
+from coffer.setup.file_plan import KIND, FilePlan, key, plan_file
 from coffer.setup.launch import resolve_launch
 from coffer.store.paths import home_dir
 
@@ -44,33 +41,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.adapter import Wiring
-
-KIND = "setup"
-
-
-def key(agent: str, path: Path) -> str:
-    return f"setup:{agent}:{path}"
-
-
-# ---- planning -------------------------------------------------------------------------------
-
-
-@dataclass
-class FilePlan:
-    """The edits for one agent in one file, with the exact bytes before and after."""
-
-    agent: str
-    path: Path
-    format: str
-    before: bytes | None
-    after: bytes
-    entries: list[dict[str, Any]]
-    whats: list[str]
-    edits: Sequence[ConfigEdit] = ()  # what to redo if the file changes before the write
-
-    @property
-    def changed(self) -> bool:
-        return self.after != self.before
 
 
 @dataclass
@@ -178,9 +148,7 @@ def _plan_agent(out: Plan, journal: Journal, name: str, edits: Sequence[ConfigEd
         by_path.setdefault(edit.path, []).append(edit)
         if edit.note:
             out.report.notices.append(f"{name}: {edit.note}")
-    planned = [
-        _plan_file(journal, name, path, group, out.report) for path, group in by_path.items()
-    ]
+    planned = [plan_file(journal, name, path, group, out.report) for path, group in by_path.items()]
     if any(fp is None for fp in planned):
         # An agent with its MCP server but not its hook (or the reverse) is wired
         # halfway: refuse it whole, say so, and let the user fix the file first.
@@ -200,169 +168,14 @@ def _plan_agent(out: Plan, journal: Journal, name: str, edits: Sequence[ConfigEd
                 out.wired.append(name)
 
 
-def _plan_file(
-    journal: Journal, agent: str, path: Path, edits: list[ConfigEdit], report: Report
-) -> FilePlan | None:
-    formats = {e.format for e in edits}
-    if len(formats) != 1:
-        report.problems.append(Problem(path, "error", f"{agent}: edits disagree on the format"))
-        return None
-    fmt = formats.pop()
-    try:
-        # A dotfile manager's link: edit the file it points to; the link stays as it is.
-        target = fsutil.edit_target(path)
-        locked = fsutil.read_only(target)
-        if locked is not None:
-            raise CofferError(locked)  # refused while planning: nothing is journaled
-        before = fsutil.read_bytes_or_none(target)
-        return _edited(journal, FilePlan(agent, path, fmt, before, b"", [], [], edits), before)
-    except CofferError as exc:
-        report.problems.append(Problem(path, "refused", f"{agent}: {exc}"))
-        return None
-
-
-def _edited(journal: Journal, fp: FilePlan, before: bytes | None) -> FilePlan:
-    """``fp``'s edits made on the bytes ``before`` (the file as read now); CofferError when
-    they cannot be made there without changing anything else (docs/adr/0041)."""
-    doc = load(fp.format, before, fp.path)
-    record = journal.load(key(fp.agent, fp.path), SetupRecord)
-    previous = {
-        (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
-    }
-    entries = dict(previous)
-    whats = []
-    modified = False
-    for edit in fp.edits:
-        k = (tuple(edit.keys), edit.append)
-        entry, changed = _add(doc, edit, previous.get(k))
-        if entry is not None:
-            entries[k] = entry
-        if changed:
-            modified = True
-            whats.append(edit.what or ".".join(edit.keys))
-    # Nothing to add: keep the bytes exactly (no re-serialisation).
-    after = doc.dump() if modified or before is None else before
-    return FilePlan(
-        fp.agent, fp.path, fp.format, before, after, list(entries.values()), whats, fp.edits
-    )
-
-
-# ---- applying -------------------------------------------------------------------------------
-
-
-def _record(journal: Journal, fp: FilePlan, target: Path) -> SetupRecord:
-    """The record to journal before ``fp`` is written: the existing one brought up to date,
-    or a new one holding the file's pre-image."""
-    k = key(fp.agent, fp.path)
-    record = journal.load(k, SetupRecord)
-    if record is not None and fp.before is None:
-        record = None  # the file is gone: nothing of the old record is left to undo
-    if record is None:
-        if fp.before is not None:
-            journal.backup_bytes(fp.before)
-        link = fsutil.link_of(fp.path)
-        record = SetupRecord(
-            key=k,
-            path=str(fp.path),
-            format=fp.format,
-            adapters=(fp.agent,),
-            created_file=fp.before is None,
-            before_sha256=None if fp.before is None else sha256(fp.before),
-            before_mtime_ns=None if fp.before is None else mtime_ns(target),
-            # None: nothing of the original to end the file with (see unwiring)
-            eof=_eof(fp.before) if fp.before and fp.before.strip() else None,
-            created_at=now_iso(),
-            link={"readlink": link, "target": str(target)} if link is not None else None,
-        )
-    elif fp.before is None or sha256(fp.before) != record.after_sha256:
-        # Someone changed the file between coffer's writes: the pre-image no longer
-        # describes everything that should survive an undo.
-        record = record.but(exact=False)
-    record = record.but(
-        edits=tuple(fp.entries),
-        updated_at=now_iso(),
-        seq=time.time_ns(),  # orders writes within one second, for undo
-    )
-    if fp.before is None:
-        record = record.but(created_dirs=tuple(ensure_parent(fp.path)))
-    return record
-
-
 def apply(journal: Journal, the_plan: Plan) -> Report:
     """Write every pending file of ``the_plan`` (journal first, then an atomic write)."""
     report = Report()
     for fp in the_plan.pending:
         try:
-            report.extend(_apply_file(journal, fp))
+            report.extend(apply_file(journal, fp))
         except CofferError as exc:
             report.problems.append(Problem(fp.path, "refused", str(exc)))
-    return report
-
-
-# Redos when another program keeps rewriting the file between coffer's read and its write.
-ATTEMPTS = 8
-
-
-def _apply_file(journal: Journal, fp: FilePlan) -> Report:
-    """Journal, then swap the new bytes in; when the file changed since it was read (since
-    the plan, or in the instant before the swap), redo the edits on what is there now, so
-    another program's write is never lost (docs/adr/0041)."""
-    target = fsutil.edit_target(fp.path)
-    k = key(fp.agent, fp.path)
-    kept = journal.load(k, SetupRecord)
-    try:
-        report = _swap_file(journal, fp, target)
-    except CofferError:
-        _put_back_record(journal, k, kept)
-        raise
-    if not report.ok:
-        _put_back_record(journal, k, kept)
-    return report
-
-
-def _put_back_record(journal: Journal, k: str, kept: SetupRecord | None) -> None:
-    """Never written as coffer wanted: the journal goes back to what it was."""
-    if kept is None:
-        journal.drop(k)
-    else:
-        journal.save(kept)
-
-
-def _swap_file(journal: Journal, fp: FilePlan, target: Path) -> Report:
-    report = Report()
-    current = fsutil.read_bytes_or_none(target)
-    for _ in range(ATTEMPTS):
-        if current != fp.before:
-            fp = _edited(journal, fp, current)  # CofferError: refused, nothing written
-            if not fp.changed:
-                return report  # the other program's version already has coffer's entries
-        record = _record(journal, fp, target)
-        journal.save(record)  # before the write: a crash leaves a record of what was there
-        current = fsutil.read_bytes_or_none(target)
-        if current != fp.before:
-            continue  # changed while journaling: redo before anything is swapped
-        mode = None if fp.before is not None else fsutil.PRIVATE_FILE_MODE
-        written, current = fsutil.replace_if(target, fp.after, fp.before, mode=mode)
-        if written:
-            journal.save(record.but(after_sha256=sha256(fp.after)))
-            report.changes.append(
-                Change(
-                    fp.path,
-                    "create" if fp.before is None else "update",
-                    f"{fp.agent}: " + "; ".join(fp.whats),
-                )
-            )
-            return report
-        # Another program wrote in between: its bytes are back in place (replace_if), and
-        # the edit is made again on them.
-    report.problems.append(
-        Problem(
-            fp.path,
-            "refused",
-            f"another program kept rewriting it ({ATTEMPTS} times while coffer tried); left as "
-            "that program wrote it: run coffer setup again",
-        )
-    )
     return report
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
-from coffer.secrets import find_secrets
+from coffer.secrets import find_secrets, redact
 from coffer.store import projects
 from coffer.store.entry import (
     MAX_BODY_BYTES,
@@ -21,6 +21,7 @@ from coffer.store.entry import (
     slugify,
 )
 from coffer.store.identity import MAX_SESSION_ID, is_session_id
+from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id
 
@@ -78,11 +79,7 @@ def draft(
     body = text.strip()
     if not body:
         raise InvalidInputError("nothing to remember: the text is empty")
-    if len(body.encode("utf-8")) > MAX_BODY_BYTES:
-        raise InvalidInputError(
-            f"the text is {len(body.encode())} bytes; entries hold at most "
-            f"{MAX_BODY_BYTES} (split it, or keep the detail in the repository)"
-        )
+    check_body_size(body)
     check_type(type)
     desc = one_line(description) if description else first_line(body)
     check_secrets(body, desc, name or "")
@@ -138,12 +135,40 @@ def place(
     return Entry(final, d.description, d.body, meta, f"{final}.md"), "created"
 
 
+def check_body_size(body: str) -> None:
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > MAX_BODY_BYTES:
+        raise InvalidInputError(
+            f"the text is {size} bytes; entries hold at most "
+            f"{MAX_BODY_BYTES} (split it, or keep the detail in the repository)"
+        )
+
+
+def check_file_size(text: str, filename: str) -> None:
+    """Refuse to write an entry file the store would not read back (docs/adr/0043): the
+    body is capped, but kept frontmatter (an entry that came in by another way) is not."""
+    size = len(text.encode("utf-8", "surrogateescape"))
+    if size > MAX_ENTRY_FILE:
+        raise InvalidInputError(f"{redact(filename)} {too_large(size)}")
+
+
+def file_text(entry: Entry) -> str:
+    """The file ``entry`` is written as, once checked within the size limit."""
+    from coffer.store.entry import serialize
+
+    text = serialize(entry)
+    check_file_size(text, entry.filename)
+    return text
+
+
 def revised_text(old: Entry, text: str | None, description: str | None) -> tuple[str, str]:
     """(body, description) for ``update``: a description derived from the old text is
     derived again from the new one; one given by hand is kept."""
     body = text.strip() if text is not None else old.body.strip()
     if not body:
         raise InvalidInputError("the new text is empty; use forget to delete an entry")
+    if text is not None:
+        check_body_size(body)
     desc = old.description
     if description:
         desc = one_line(description)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -90,12 +90,35 @@ class Entry(NamedTuple):
         return str(value)
 
 
+# The gate's verdicts on entries' text, by (name, description, body): a command renders each
+# entry up to three times (MEMORY.md twice, the block once), and the search cache hands in
+# the verdict it took when the file last changed, so no entry is scanned again unchanged.
+_VERDICTS: dict[tuple[str, str, str], tuple[str, ...]] = {}
+_MAX_VERDICTS = 20_000  # a long-running watcher or MCP server starts over past this
+
+
+def content_secrets(entry: Entry) -> list[str]:
+    """Secret labels in the text of ``entry`` that reaches a rendered file (name,
+    description, body; ``type`` is one of TYPES or nothing, so it holds no secret)."""
+    key = (entry.name, entry.description, entry.body)
+    found = _VERDICTS.get(key)
+    if found is None:
+        found = tuple(find_secrets("\n".join(key)))
+        known_secrets(entry, found)
+    return list(found)
+
+
+def known_secrets(entry: Entry, labels: Sequence[str]) -> None:
+    """Record the gate's verdict on ``entry``'s text, taken earlier (the search cache's)."""
+    if len(_VERDICTS) >= _MAX_VERDICTS:
+        _VERDICTS.clear()
+    _VERDICTS[(entry.name, entry.description, entry.body)] = tuple(labels)
+
+
 def withheld(entry: Entry) -> list[str]:
     """Secret labels found in any part of ``entry`` that can reach a rendered file (name,
     description, type, body) or a message (its file name); empty when it may be shown."""
-    # The same text the block renderer gates (so the second check is a cache hit), plus the
-    # file name; ``type`` is one of TYPES or nothing, so it holds no secret.
-    labels = find_secrets("\n".join((entry.name, entry.description, entry.body)))
+    labels = content_secrets(entry)
     return labels + [x for x in find_secrets(entry.filename) if x not in labels]
 
 

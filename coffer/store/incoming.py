@@ -10,8 +10,21 @@ from pathlib import Path
 from coffer.base import fsutil
 from coffer.base.errors import StoreError
 
-MAX_FILE = 1024 * 1024  # the store's own cap on an entry file (docs/adr/0018)
+# An entry file in full, frontmatter and body, on every way in: `remember`/`update`, MCP,
+# the linked agent folder, a pull, the waiting area, the team tier (docs/adr/0043). Twice
+# the body `remember` takes; a fraction of the context file an agent loads whole.
+MAX_ENTRY_FILE = 64 * 1024
+
+MAX_FILE = MAX_ENTRY_FILE  # the store's own cap on an entry file (docs/adr/0018, 0043)
 _INDEX_NAME = "MEMORY.md"
+
+
+def too_large(size: int) -> str:
+    """What every refusal of an oversize entry says (after the file's name)."""
+    return (
+        f"is {size} bytes; an entry file holds at most {MAX_ENTRY_FILE} "
+        f"({MAX_ENTRY_FILE // 1024} KiB): split it, or keep the detail in the repository"
+    )
 
 
 def entry_name_ok(name: str) -> bool:
@@ -40,7 +53,7 @@ def entry_problem(name: str, data: bytes | None, *, where: str = "") -> str | No
     from coffer.store.entry import EntryParseError, parse
 
     if data is None or len(data) > MAX_FILE:
-        return f"larger than {MAX_FILE} bytes"
+        return too_large(len(data)) if data is not None else too_large(MAX_FILE + 1)
     try:
         text = data.decode("utf-8")
         parse(text, name)

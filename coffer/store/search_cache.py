@@ -18,26 +18,31 @@ from pathlib import Path
 from typing import NamedTuple
 
 from coffer.base import fsutil
-from coffer.store import tier_listing
-from coffer.store.entry import Entry, EntryParseError, parse
+from coffer.store import cache_gate, tier_listing
+from coffer.store.entry import Entry, EntryParseError, content_secrets, known_secrets, parse
+from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from typing import Any
 
-_SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 4
 SYNC_BATCH = 1000  # files parsed per committed transaction
+# ... and bytes read: 300 entries at the size limit are 19 MiB to parse and gate, more than a
+# hook's deadline may allow; a batch this size is well under a second (docs/adr/0043).
+SYNC_BATCH_BYTES = 2 * 1024 * 1024
 # Entries are short notes (coffer writes at most 32 KiB of body); a bigger file is reported,
 # not read, so one hostile file cannot make every command read and index megabytes.
-MAX_ENTRY_BYTES = 1024 * 1024
+MAX_ENTRY_BYTES = MAX_ENTRY_FILE  # docs/adr/0043
 _SCHEMA = """
 CREATE TABLE files (
   id INTEGER PRIMARY KEY,
   filename TEXT UNIQUE NOT NULL,
   ino INTEGER, size INTEGER, mtime_ns INTEGER,
   error TEXT,
-  name TEXT, description TEXT, metadata TEXT, body TEXT
+  name TEXT, description TEXT, metadata TEXT, body TEXT,
+  secrets TEXT
 );
 CREATE VIRTUAL TABLE fts USING fts5(
   name, description, body, tokenize = 'porter unicode61 remove_diacritics 2'
@@ -45,7 +50,7 @@ CREATE VIRTUAL TABLE fts USING fts5(
 CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _WORDS = r"\w+"  # compiled by re on the first search, not at import
-_ROWS_SQL = "SELECT filename, name, description, metadata, body FROM files WHERE id = ?"
+_ROWS_SQL = "SELECT filename, name, description, metadata, body, secrets FROM files WHERE id = ?"
 
 
 class UnusableFile(NamedTuple):
@@ -125,7 +130,7 @@ def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None
     if not name.endswith(".md"):
         return None, "is not a .md file; the memory directory should hold only entries"
     if st.st_size > MAX_ENTRY_BYTES:
-        return None, f"is {st.st_size} bytes; an entry file holds at most {MAX_ENTRY_BYTES}"
+        return None, too_large(st.st_size)
     try:
         data = fsutil.read_bytes_or_none(path)
     except OSError as exc:
@@ -169,13 +174,17 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     try:
         for name in stale:
             _delete(conn, name)
+        size = 0
         for n, name in enumerate(fresh, 1):
-            if n % SYNC_BATCH == 0:
+            if n % SYNC_BATCH == 0 or size >= SYNC_BATCH_BYTES:
                 # A run cut short (a session-start hook's deadline) keeps what it parsed,
                 # so the next run continues instead of starting over.
                 conn.execute("COMMIT")
                 conn.execute("BEGIN IMMEDIATE")
-            _insert(conn, tier_dir, name, listing[name])
+                size = 0
+            st = listing[name]
+            _insert(conn, tier_dir, name, st)
+            size += min(st.st_size, MAX_ENTRY_BYTES)  # a bigger file is not read
         _write_state(conn, digest)
         conn.execute("COMMIT")
     except BaseException:
@@ -190,7 +199,7 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
     _delete(conn, name)
     cur = conn.execute(
         "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
-        " metadata, body) VALUES (?,?,?,?,?,?,?,?,?)",
+        " metadata, body, secrets) VALUES (?,?,?,?,?,?,?,?,?,?)",
         (
             name,
             st.st_ino,
@@ -201,6 +210,7 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
             entry.description if entry else None,
             json.dumps(dict(entry.metadata), default=str) if entry else None,
             entry.body if entry else None,
+            json.dumps(content_secrets(entry)) if entry else None,
         ),
     )
     if entry is not None:
@@ -236,24 +246,31 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
         conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
 
-def _entry(row: Any) -> Entry:
-    filename, name, description, metadata, body = row
-    return Entry(
+def _entry(row: Any, trusted: bool = True) -> Entry:
+    filename, name, description, metadata, body, secrets = row
+    entry = Entry(
         name=name,
         description=description,
         body=body,
         metadata=json.loads(metadata),
         filename=filename,
     )
+    if secrets is not None and trusted:
+        # The gate's verdict on this text, taken when the file last changed: every render
+        # of this run reuses it, so a command costs what changed, not the tier's size
+        # (docs/adr/0043).
+        known_secrets(entry, json.loads(secrets))
+    return entry
 
 
 def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     """Every entry and every problem file in the tier, after syncing the cache."""
+    trusted = cache_gate.check(conn)
     sync(conn, tier_dir)
     entries = tuple(
-        _entry(row)
+        _entry(row, trusted)
         for row in conn.execute(
-            "SELECT filename, name, description, metadata, body FROM files"
+            "SELECT filename, name, description, metadata, body, secrets FROM files"
             " WHERE error IS NULL ORDER BY filename"
         )
     )
@@ -269,6 +286,7 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
     """BM25-ranked entries matching any word of ``query``; substring match as a fallback
     for scripts FTS5 does not split into words (CJK)."""
+    trusted = cache_gate.check(conn)
     sync(conn, tier_dir)
     tokens = [t for t in re.findall(_WORDS, query.lower()) if t]
     hits: list[Hit] = []
@@ -279,17 +297,17 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
         for rowid, score in ranked:
             row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
             if row is not None:
-                hits.append(Hit(round(score, 4), _entry(row)))
+                hits.append(Hit(round(score, 4), _entry(row, trusted)))
     if not hits and query.strip():
         pattern = (
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         )
         rows = conn.execute(
-            "SELECT filename, name, description, metadata, body FROM files"
+            "SELECT filename, name, description, metadata, body, secrets FROM files"
             " WHERE error IS NULL AND (name LIKE :p ESCAPE '\\' OR description LIKE :p"
             " ESCAPE '\\' OR body LIKE :p ESCAPE '\\') ORDER BY name LIMIT :limit",
             # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.
             {"p": pattern, "limit": limit},
         ).fetchall()
-        hits = [Hit(0.0, _entry(row)) for row in rows]
+        hits = [Hit(0.0, _entry(row, trusted)) for row in rows]
     return hits

@@ -243,7 +243,6 @@ class Store:
     ) -> Saved:
         """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
         from coffer.store import drafts  # writers only: reads never pay for it
-        from coffer.store.entry import serialize
 
         d = drafts.draft(text, name, description, type, tier.scope)
         options = options or drafts.RememberOptions()
@@ -256,7 +255,7 @@ class Store:
             if action == "unchanged":
                 return Saved(tier, entry, action)
             path = fsutil.safe_child(tier.dir, entry.filename)
-            fsutil.atomic_write_text(path, serialize(entry))
+            fsutil.atomic_write_text(path, drafts.file_text(entry))
             self._regenerate(tier)
         return Saved(tier, entry, action)
 
@@ -271,10 +270,10 @@ class Store:
     ) -> Saved:
         """Change an existing entry's body, description or type; keeps every other key."""
         from coffer.store import drafts
-        from coffer.store.entry import check_type, serialize
+        from coffer.store.entry import check_type
 
         check_type(type)
-        found = self._find_for_change(tier, name)
+        found = self.find_for_change(tier, name)
 
         body, desc = drafts.revised_text(found.entry, text, description)
         with self.lock(tier):
@@ -283,11 +282,12 @@ class Store:
                 meta["type"] = type
             meta["updated_at"] = projects.now_iso()
             entry = found.entry._replace(body=body, description=desc, metadata=meta)
-            fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), serialize(entry))
+            text = drafts.file_text(entry)
+            fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
 
-    def _find_for_change(self, tier: Tier, name: str) -> Found:
+    def find_for_change(self, tier: Tier, name: str) -> Found:
         try:
             return self.find([tier], name)
         except EntryNotFoundError:
@@ -305,7 +305,7 @@ class Store:
 
     def forget(self, tier: Tier, name: str) -> Found:
         """Remove an entry; the file is moved to the tier's trash, not destroyed."""
-        found = self._find_for_change(tier, name)
+        found = self.find_for_change(tier, name)
         with self.lock(tier):
             trash = tier.base / "trash"
             fsutil.ensure_dir(trash)

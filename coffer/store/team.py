@@ -23,10 +23,11 @@ from typing import NamedTuple
 
 from coffer.secrets import redact
 from coffer.store.entry import Entry, EntryParseError, parse
+from coffer.store.incoming import MAX_ENTRY_FILE
 
 TEAM_PARTS = (".coffer", "memory")
 INDEX_NAME = "MEMORY.md"
-MAX_FILE_BYTES = 256 * 1024  # a team entry is a fact, like a personal one (32 KiB body)
+MAX_FILE_BYTES = MAX_ENTRY_FILE  # a team entry is an entry like a personal one (docs/adr/0043)
 MAX_FILES = 500
 MAX_TOTAL_BYTES = 4 * 1024 * 1024
 # [A-Za-z0-9][A-Za-z0-9._-]{0,120}\.md, checked without a regex compiled at import
@@ -107,7 +108,12 @@ def _read(path: Path, budget: int) -> tuple[Entry | None, str | None]:
     finally:
         os.close(fd)
     if len(data) > cap:
-        return None, f"is larger than {cap} bytes"
+        limit = (
+            f"; an entry file holds at most {MAX_ENTRY_FILE // 1024} KiB"
+            if cap == MAX_FILE_BYTES
+            else ""
+        )
+        return None, f"is larger than {cap} bytes{limit}"
     if b"\x00" in data:
         return None, "is binary (holds NUL bytes)"
     try:

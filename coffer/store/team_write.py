@@ -79,7 +79,7 @@ def promoted(entry: Entry) -> Entry:
 
 def add(root: Path, entry: Entry) -> Path:
     """Write ``entry`` into the team tier; refuses a secret and any name already there."""
-    from coffer.store.drafts import check_secrets
+    from coffer.store.drafts import check_file_size, check_secrets
 
     scan = require(root)
     check_secrets(entry.name, entry.description, entry.body, entry.filename)
@@ -93,7 +93,9 @@ def add(root: Path, entry: Entry) -> Path:
             f"`coffer team remove {copy.name}` first, or rename the personal entry"
         )
     path = fsutil.safe_child(scan.dir, copy.filename)
-    fsutil.atomic_write_text(path, serialize(copy), mode=None)
+    text = serialize(copy)
+    check_file_size(text, copy.filename)  # what the team tier would not read back
+    fsutil.atomic_write_text(path, text, mode=None)
     _regenerate(root)
     return path
 

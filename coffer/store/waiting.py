@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 
 from coffer.base import fsutil
-from coffer.store.incoming import MAX_FILE, entry_name_ok, entry_problem
+from coffer.store.incoming import MAX_FILE, entry_name_ok, entry_problem, too_large
 from coffer.store.sync_keys import project_key
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
@@ -62,7 +62,7 @@ def read_plain(path: Path) -> bytes | str:
         if not stat.S_ISREG(st.st_mode):
             return "not a plain file"
         if st.st_size > MAX_FILE:
-            return f"larger than {MAX_FILE} bytes"
+            return too_large(st.st_size)
         return fh.read(MAX_FILE + 1)
 
 

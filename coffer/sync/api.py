@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Iterator
 
 from coffer.base.report import plural
-from coffer.sync import local, rounds, state, waiting
+from coffer.sync import gitlocks, local, rounds, state, waiting
 from coffer.sync.errors import PushRefused, RemoteUnreachable, SyncError
 from coffer.sync.gitcmd import Git
 from coffer.sync.report import SyncReport
@@ -58,7 +58,11 @@ def sync_once(app: App, *, push: bool = True) -> SyncReport:
     paths = state.SyncPaths.of(app.store_root)
     config = state.load_config(paths)
     with sync_lock(paths):
+        # A round killed mid-way may have left git's locks: with sync's lock held, one whose
+        # git is gone is stale, and would stop every later round (docs/adr/0043).
+        unlocked = gitlocks.recover(paths.repo)
         git = open_repo(app, paths, config)
+        git.start_round()  # fetches and pushes of every attempt share one budget
         for _attempt in range(MAX_ATTEMPTS):
             report, done = _attempt_round(app, git, paths, config, push)
             if done:
@@ -68,6 +72,11 @@ def sync_once(app: App, *, push: bool = True) -> SyncReport:
             # here, and the next round pushes it.
             summary = f"{report.summary}; the remote kept moving, run `coffer sync` again"
             report = report._replace(summary=summary)
+    if unlocked:
+        names = ", ".join(unlocked)
+        report = report._replace(
+            summary=f"{report.summary}; removed git's stale {names} (left by a killed round)"
+        )
     if report.blocked:
         raise PushRefused(
             f"push refused: {plural(len(report.blocked), 'entry', 'entries')} "
@@ -85,7 +94,7 @@ def _attempt_round(
     store = app.store
     keyed = local.keyed_tiers(store, config.links)
     before = state.load_state(paths)
-    offer = local.offer(store, keyed)
+    offer = local.offer(store, keyed, before.synced)
     ours = rounds.commit_offer(git, keyed, offer, before, config.host)
     # The offer is committed: from here on an unreachable remote loses nothing.
     state.save_state(paths, before._replace(synced=_shared(offer)))
@@ -143,6 +152,9 @@ def _report(
         parts.append(f"{plural(len(pulled.refused), 'pulled file')} refused")
     if offer.blocked:
         parts.append(f"{plural(len(offer.blocked), 'entry', 'entries')} blocked by the secret gate")
+    unusable = len(offer.held) - len(offer.blocked)  # too large or unparsable: not entries
+    if unusable > 0:
+        parts.append(f"{plural(unusable, 'file')} kept here, not entries (see `coffer doctor`)")
     if keyed.unkeyed:
         parts.append(f"{plural(len(keyed.unkeyed), 'project')} kept local (no remote)")
     return SyncReport(

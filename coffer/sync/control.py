@@ -28,6 +28,12 @@ def _remote_of(remote: str) -> str:
     return str(Path(text).expanduser().absolute())  # a path: the same on every later run
 
 
+NOT_NOW = (
+    "sync is set up all the same: `coffer sync` tries it again once it answers "
+    "(if the address is wrong, run `coffer sync init REMOTE` again with the right one)"
+)
+
+
 def init(app: App, remote: str, host: str | None = None) -> state.SyncConfig:
     """Name the remote (checked reachable) and this machine; keeps earlier links."""
     url = _remote_of(remote)
@@ -39,8 +45,10 @@ def init(app: App, remote: str, host: str | None = None) -> state.SyncConfig:
     config = state.SyncConfig(url, name, earlier.links if earlier else {})
     with sync_lock(paths):
         git = open_repo(app, paths, config)
-        git.remote_call("ls-remote", "--heads", "--", url, remote=url)
+        # Kept before the remote is asked: one that does not answer today (offline, a host
+        # not up yet) is still the one `coffer sync` is to use once it does.
         state.save_config(paths, config)
+        git.remote_call("ls-remote", "--heads", "--", url, remote=url, later=NOT_NOW)
     return config
 
 

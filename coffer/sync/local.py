@@ -14,7 +14,7 @@ from coffer.base import fsutil
 from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.secrets import find_secrets, redact
 from coffer.store import identity, projects
-from coffer.store.incoming import entry_problem
+from coffer.store.incoming import entry_problem, too_large
 from coffer.store.store import Store, Tier
 from coffer.sync import tree
 from coffer.sync.keys import GLOBAL_KEY, project_key, valid_key
@@ -67,10 +67,13 @@ class Offer(NamedTuple):
     absent: frozenset[str] = frozenset()  # keys whose tier directory is missing altogether
 
 
-def offer(store: Store, keyed: Keyed) -> Offer:
+def offer(store: Store, keyed: Keyed, shared: Mapping[str, str] | None = None) -> Offer:
     """Every entry file of every keyed tier, through the secret gate. A file the store
     cannot parse is held back (`coffer doctor` reports it); one holding a secret is held
-    back and named, and blocks the push."""
+    back and named, and blocks the push. A file still as ``shared`` (path -> blob id: what
+    the store and the repository agreed on last round) passed the gate then and is in the
+    remote already: it is not scanned again, so a round costs what changed."""
+    shared = shared or {}
     files: dict[str, bytes] = {}
     held: set[str] = set()
     blocked: list[str] = []
@@ -89,6 +92,9 @@ def offer(store: Store, keyed: Keyed) -> Offer:
             data = _regular_file(tier, name) if name in good else None
             if data is None:
                 held.add(path)
+                continue
+            if shared.get(path) == tree.blob_id(data):
+                files[path] = data
                 continue
             text = data.decode("utf-8", "surrogateescape")
             if find_secrets(text) or find_secrets(name):
@@ -118,7 +124,7 @@ def check_incoming(path: str, item: tree.Item, data: bytes | None) -> str | None
     if item.mode != tree.BLOB_MODE:
         return "not a plain file (a link or an executable)"
     if item.size > tree.MAX_FILE:
-        return f"larger than {tree.MAX_FILE} bytes"
+        return f"{too_large(item.size)}; skipped here, kept in the remote"
     return entry_problem(path.rpartition("/")[2], data, where=path)
 
 

@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 from coffer.store.store import Store, Tier
 from coffer.sync import local, merge, tree
-from coffer.sync.gitcmd import Git
+from coffer.sync.errors import SyncError
+from coffer.sync.gitcmd import Git, lost_race, refusal, shown
 from coffer.sync.state import REF, REMOTE_REF, SyncConfig, SyncState
 from coffer.sync.tree import Obj
 
@@ -238,6 +239,11 @@ def push(git: Git, config: SyncConfig, sha: str) -> bool:
         "push", "--quiet", "--", config.remote, f"{sha}:{REF}", remote=config.remote
     )
     if done.returncode != 0:
-        return False
+        if lost_race(done.stderr.decode("utf-8", "replace")):
+            return False  # another machine pushed first: the caller fetches and merges again
+        raise SyncError(
+            f"{shown(config.remote)} refused the push: {refusal(done.stderr)}; nothing is "
+            "lost (the merge is committed here), fix the remote and run `coffer sync` again"
+        )
     git.run("update-ref", REMOTE_REF, sha)
     return True

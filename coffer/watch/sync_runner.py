@@ -258,12 +258,17 @@ class BackgroundSync:
         return self.schedule.snapshot(self.hooks.clock(), self.hooks.wall())
 
     def stop(self) -> None:
-        """Give a round in flight a moment to finish; past that it is left to the
-        interpreter's exit (its git commands are atomic on their own)."""
+        """Give a round in flight a moment to finish; past that its git (and the ssh that
+        git started) is killed, so nothing outlives the watcher (its git commands are
+        atomic on their own: the next round starts from what was committed)."""
         thread = self._thread
         if thread is not None:
             thread.join(JOIN_AT_STOP)
             if thread.is_alive():
+                from coffer.sync import gitcmd
+
+                gitcmd.stop_all()
+                thread.join(JOIN_AT_STOP)
                 self.log.info("sync: a round was still running at stop; it was cut short")
 
     # ---- the round's thread --------------------------------------------------------------

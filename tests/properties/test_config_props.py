@@ -1,5 +1,5 @@
 """Properties of the config edits coffer makes in files users own: ``coffer setup`` (JSON spliced
-as text by coffer/setup/json_text.py, TOML through tomlkit in coffer/setup/config_docs.py) and
+as text by coffer/setup/json_text.py, TOML through tomlkit in coffer/setup/toml_doc.py) and
 the Codex ``[features] memories`` switch (coffer_adapters.codex, applied by
 coffer/projection/native_memory.py).
 

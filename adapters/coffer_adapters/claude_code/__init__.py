@@ -195,7 +195,12 @@ def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
         "CLAUDE_CODE_REMOTE_MEMORY_DIR",
         "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
     )
-    return env, [path for _, path in _settings_files(ctx)]
+    files = [path for _, path in _settings_files(ctx)]
+    if ctx.project is not None:
+        # which of them exists, and whether it imports AGENTS.md, chooses where the team
+        # block goes (coffer/projection/team_blocks.py, docs/adr/0046)
+        files += [ctx.project / name for name in TEAM_FILES]
+    return env, files
 
 
 def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:

@@ -16,6 +16,7 @@ from coffer.adapter.facts import (
     Cap,
     Checked,
     HookFacts,
+    Imports,
     Load,
     McpFacts,
     NativeFacts,
@@ -40,6 +41,22 @@ _INDEX = (
 )
 
 
+# `@path` imports (2.1.332, code: the CLAUDE.md loader stops at depth 5, skips code and HTML
+# comments, and reads a project file's import outside the start directory only once the user
+# approved external imports for the project, recorded in .claude.json)
+_APPROVED = tuple(
+    Setting(file, ("projects", place, "hasClaudeMdExternalIncludesApproved"), True)
+    for file in ("{config}/.claude.json", "~/.claude.json")
+    for place in ("{root}", "{cwd}")
+)
+_IMPORTS = Imports(
+    5,
+    _APPROVED,
+    "it is outside the start directory: Claude reads such an import only once you approve "
+    "external imports for this project (it asks in an interactive session)",
+)
+
+
 def _agents_md(path: str) -> Load:
     return Load(
         path,
@@ -55,6 +72,10 @@ def _agents_md(path: str) -> Load:
 FACTS = AgentFacts(
     title="Claude Code",
     order="by-directory",
+    imports=_IMPORTS,
+    # the loader drops block-level HTML comments from every file before the model reads it
+    # (2.1.332, code: `OHe`), coffer's markers and digest line included
+    strips_comments=True,
     loads=(
         Load("{config}/CLAUDE.md", "global"),
         Load("{config}/rules/*.md", "global"),

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target
+from coffer.adapter import ConfigEdit, Context, HookTrust, Launch, Mode, NativeMemory, Target
 from coffer.adapter.helpers import detected_by, env_dir, per_tier, read_toml
 from coffer_adapters.codex import memories, switch
 from coffer_adapters.codex.facts import FACTS as FACTS
@@ -94,3 +94,10 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
     from coffer_adapters.codex import setup
 
     return setup.edits(codex_home(ctx), launch)
+
+
+def hook_trust(ctx: Context) -> HookTrust | None:
+    """Whether Codex runs coffer's SessionStart hook: trusted in /hooks (codex/trust.py)."""
+    from coffer_adapters.codex import trust
+
+    return trust.hook_trust(codex_home(ctx))

@@ -12,7 +12,8 @@ docs/adr/0009-mcp-and-setup.md):
   "timeout", "statusMessage"}]}]}}``; the file rejects unknown top-level keys, and coffer adds
   none. Hooks are on unless ``[features] hooks = false`` (older: ``codex_hooks``). Codex runs
   a new non-managed hook only after the user trusts it in ``/hooks`` (a hash recorded under
-  ``[hooks.state]`` in config.toml); coffer never writes that trust on the user's behalf.
+  ``[hooks.state]`` in config.toml); coffer never writes that trust on the user's behalf, but
+  says whether it is there and which lines would write it (codex/trust.py).
 - A SessionStart hook's plain stdout becomes model context (codex-rs/hooks
   ``events/session_start.rs``), and Codex reads ``AGENTS.md`` before the hook runs: the hook
   is ``coffer project --hook --for codex``, which prints the handoffs waiting for Codex and
@@ -74,7 +75,8 @@ def edits(home: Path, launch: Launch) -> Sequence[ConfigEdit]:
             hook,
             note=off
             or "Codex runs a new hook only after you trust it: start codex and open /hooks "
-            "to review and trust coffer's SessionStart hook",
+            "to review and trust coffer's SessionStart hook (`coffer status` says whether it "
+            "is, and the two config.toml lines that trust it without the TUI)",
         ),
         # user skills: $CODEX_HOME/skills/<name>/SKILL.md (where Codex's own skill
         # installer puts them)

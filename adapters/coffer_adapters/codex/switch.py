@@ -130,6 +130,6 @@ def restore(data: bytes | None, previous: Mapping[str, Any]) -> bytes:
 def _dumps(doc: Any, data: bytes | None) -> str:
     import tomlkit
 
-    from coffer.setup.config_docs import match_line_breaks
+    from coffer.setup.toml_doc import match_line_breaks
 
     return match_line_breaks(data, tomlkit.dumps(doc))

@@ -18,7 +18,7 @@ from coffer.adapter.facts import AgentFacts
 from coffer.adapter.spec import AgentSpec
 from coffer.base.report import Report
 from coffer.projection.agents import NO_TARGETS, AgentSet
-from coffer.projection.explain.caps import Measured, measure
+from coffer.projection.explain.caps import Cost, Measured, cost, measure
 from coffer.projection.explain.files import Found, Session, found
 from coffer.projection.explain.verdict import Agent, TierView, shadow_hints, tier_view, unknown
 
@@ -46,6 +46,7 @@ class AgentView:
     hints: list[str] = field(default_factory=list)
     targets: dict[str, list[Target]] = field(default_factory=dict)
     error: str = ""
+    cost: Cost = field(default_factory=lambda: Cost(0, {}))  # coffer's memory in its context
 
 
 @dataclass
@@ -130,7 +131,8 @@ def _agent(
     if facts is not None:
         none: list[Found] = []
         listed = agents.call_adapter(name, report, partial(found, facts, session), none)
-        view.files = measure(listed, agents.store.root)
+        view.files = measure(listed, agents.store.root, strips_comments=facts.strips_comments)
+        view.cost = cost(view.files)
     view.error = "; ".join(p.message for p in report.problems)
     return view
 

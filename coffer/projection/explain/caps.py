@@ -8,14 +8,32 @@ it (coffer.projection.block_format), never by a second one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter.facts import Cap
 from coffer.base.errors import BlockError
 from coffer.projection import block_format
 from coffer.projection.explain.files import Found
+
+
+class Section(NamedTuple):
+    """One piece of coffer's memory in a file: a tier's block, or a linked memory index."""
+
+    tier: str  # "project", "global" or "team"
+    kind: str  # "block" or "index"
+    start: int
+    end: int
+    # bytes of whole-line HTML comments in it (the markers, the digest line) that the agent
+    # drops before the model reads the file (AgentFacts.strips_comments)
+    dropped: int = 0
+
+    def sent(self, kept: int) -> int:
+        """Of ``kept`` bytes of this section, those the model gets."""
+        return kept - self.dropped if kept == self.end - self.start else kept
 
 
 @dataclass(frozen=True)
@@ -30,6 +48,19 @@ class Measured:
     cut: tuple[str, ...]  # one sentence per cap that cut
     coffer: str  # "block", "index", "malformed" or ""
     span: tuple[int, int] | None  # the block's byte range
+    sections: tuple[Section, ...] = ()  # every piece of coffer's memory in it
+
+    def kept_bytes(self, start: int, end: int) -> int:
+        """How many bytes of ``start:end`` reach the model (none of a file it skips)."""
+        if not self.read:
+            return 0
+        head, tail = self.kept[0], self.size - self.kept[1]
+        return max(0, min(end, head) - start) + max(0, end - max(start, tail))
+
+    @property
+    def coffer_bytes(self) -> int:
+        """The bytes of coffer's memory this file puts in the agent's context."""
+        return sum(s.sent(self.kept_bytes(s.start, s.end)) for s in self.sections)
 
     @property
     def is_cut(self) -> bool:
@@ -105,14 +136,40 @@ def _coffer(path: Path, data: bytes, store: Path) -> tuple[str, tuple[int, int] 
     return ("index", None) if linked else ("", None)
 
 
+def _sections(
+    f: Found, data: bytes, coffer: str, span: tuple[int, int] | None
+) -> tuple[Section, ...]:
+    tier = f.load.scope
+    if coffer == "index":
+        return (Section(tier, "index", 0, len(data)),)
+    out = [Section(tier, "block", *span)] if span is not None else []
+    try:
+        team = block_format.find(data, block_format.TEAM)
+    except BlockError:
+        team = None
+    if team is not None:
+        out.append(Section("team", "block", team.start, team.end))
+    return tuple(sorted(out, key=lambda s: s.start))
+
+
+_COMMENT_LINE = re.compile(rb"^[ \t]*<!--.*?-->[ \t]*(?:\r?\n|$)", re.MULTILINE)
+
+
+def _comments(data: bytes) -> int:
+    return sum(len(m.group(0)) for m in _COMMENT_LINE.finditer(data))
+
+
 def _describe(cap: Cap, used: int) -> str:
     per = "in all" if cap.per == "total" else "a file"
     return f"{cap.limit:,} {cap.unit} {per} ({used:,} here); keeps {cap.keeps}"
 
 
-def measure(files: Sequence[Found], store: Path) -> list[Measured]:
+def measure(
+    files: Sequence[Found], store: Path, *, strips_comments: bool = False
+) -> list[Measured]:
     """Each loaded file with its sizes and what its caps keep; the files the agent skips
-    (shadowed, off) are measured too, uncut."""
+    (shadowed, off) are measured too, uncut. ``strips_comments``: the agent drops HTML
+    comment lines before the model reads a file, so coffer's markers cost it nothing."""
     datas = {f.path: _read(f.path) for f in files}
     budgets = _budgets(files, datas)
     out = []
@@ -132,8 +189,12 @@ def measure(files: Sequence[Found], store: Path) -> list[Measured]:
         coffer, span = _coffer(f.path, data, store)
         text = _text(data)
         lines = _count(data, "lines")
+        sections = _sections(f, data, coffer, span)
+        if strips_comments:
+            sections = tuple(s._replace(dropped=_comments(data[s.start : s.end])) for s in sections)
+        kept = (head, tail)
         out.append(
-            Measured(f, len(data), lines, len(text), (head, tail), tuple(cuts), coffer, span)
+            Measured(f, len(data), lines, len(text), kept, tuple(cuts), coffer, span, sections)
         )
     return out
 
@@ -161,3 +222,34 @@ def _budgets(files: Sequence[Found], datas: dict[Path, bytes]) -> dict[tuple[Cap
             out[(cap, f.path)] = left
             left = max(0, left - _count(datas[f.path], cap.unit))
     return out
+
+
+class Cost(NamedTuple):
+    """What coffer's memory costs one agent's context: bytes, about bytes / 4 tokens, and
+    where each tier's copies are (a tier read more than once is paid for each time)."""
+
+    bytes: int
+    copies: dict[str, list[tuple[Path, str, int]]]  # tier: (file, kind, bytes) per copy
+
+    @property
+    def tokens(self) -> int:
+        return (self.bytes + 3) // 4  # as _count counts "tokens": about four bytes a token
+
+    @property
+    def repeated(self) -> dict[str, int]:
+        """Per tier read more than once: the bytes of every copy after the first."""
+        return {
+            tier: sum(n for _, _, n in found[1:])
+            for tier, found in self.copies.items()
+            if len(found) > 1
+        }
+
+
+def cost(files: Sequence[Measured]) -> Cost:
+    copies: dict[str, list[tuple[Path, str, int]]] = {}
+    for m in files:
+        for s in m.sections:
+            kept = s.sent(m.kept_bytes(s.start, s.end))
+            if kept > 0:
+                copies.setdefault(s.tier, []).append((m.found.path, s.kind, kept))
+    return Cost(sum(m.coffer_bytes for m in files), copies)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coffer.adapter import Context, Mode, Target
-from coffer.adapter.facts import TEMPLATE_ROOTS, AgentFacts, Cap, Load, Setting, Walk
+from coffer.adapter.facts import TEMPLATE_ROOTS, AgentFacts, Cap, Imports, Load, Setting, Walk
 from coffer.adapter.helpers import read_json, read_toml
 from coffer.adapter.spec import SpecError, resolve
 
@@ -47,6 +47,7 @@ class Found:
     by: Path | None = None  # the file that hides it
     why: str = ""  # why it is off
     caps: tuple[Cap, ...] = ()  # the Load's caps, with the user's limits, for a loaded file
+    via: Path | None = None  # the file whose ``@`` import brought this one in
 
 
 def walk_dirs(walk: Walk, cwd: Path, root: Path | None) -> list[Path]:
@@ -154,15 +155,56 @@ def found(facts: AgentFacts, session: Session) -> list[Found]:
     groups = _groups(facts)
     own = {p for g in groups if not _walked(g[0]) for _, p in _named(g, session)}
     seen: set[tuple[int, int]] = set()
-    out = []
+    out: list[Found] = []
     for group in groups:
         for load, path in _named(group, session):
             key = _identity(path)
             if key in seen:
                 continue
             seen.add(key)
-            out.append(_judge(load, path, session, own))
+            judged = _judge(load, path, session, own)
+            out.append(judged)
+            if facts.imports is not None and judged.state == "loaded":
+                out += _imported(facts.imports, judged, session, seen, 1)
     return out
+
+
+def _imported(
+    imports: Imports, by: Found, session: Session, seen: set[tuple[int, int]], depth: int
+) -> list[Found]:
+    """The files ``by`` imports, each right after the file importing it (and its own
+    imports after it), as far down as the agent follows them. A file already loaded is not
+    loaded again; one the agent refuses (outside the start directory, unapproved) is
+    listed ``off`` with the reason."""
+    from coffer.projection import imports as parse
+
+    if depth >= imports.depth:
+        return []
+    try:
+        text = by.path.read_bytes().decode("utf-8", "surrogateescape")
+    except OSError:
+        return []
+    out: list[Found] = []
+    for token in parse.tokens(text):
+        path = parse.resolve(token, by.path, session.ctx.home)
+        if not path.is_file() or _identity(path) in seen:
+            continue
+        seen.add(_identity(path))
+        load = Load(f"@{token}", by.load.scope, how=by.load.how)
+        refused = by.load.scope == "project" and not _within(path, session.cwd)
+        if refused and not any(_holds(s, session) for s in imports.outside_cwd_unless):
+            out.append(Found(path, load, "off", why=imports.outside_cwd_note, via=by.path))
+            continue
+        found = Found(path, load, "loaded", via=by.path)
+        out += [found, *_imported(imports, found, session, seen, depth + 1)]
+    return out
+
+
+def _within(path: Path, directory: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(directory.resolve())
+    except OSError:
+        return False
 
 
 def _judge(load: Load, path: Path, session: Session, own: set[Path]) -> Found:
@@ -211,7 +253,9 @@ def _value(file: str, key: tuple[str, ...], session: Session) -> Any:
     if path is None:
         return None
     data: Any = read_toml(path) if path.suffix == ".toml" else read_json(path)
+    places = {"{cwd}": str(session.cwd), "{root}": str(session.root or session.cwd)}
     for name in key:
+        name = places.get(name, name)  # a key naming the session's directory (Claude's projects)
         data = data.get(name) if isinstance(data, dict) else None
     return data
 

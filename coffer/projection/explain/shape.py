@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coffer.projection.explain.caps import Measured
+from coffer.projection.explain.caps import Cost, Measured
 from coffer.projection.explain.verdict import TierView
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
@@ -38,6 +38,8 @@ def file_json(m: Measured, order: int | None) -> dict[str, Any]:
         "coffer_cut": m.coffer_cut or None,
         "when": f.load.when or None,
         "how": f.load.how,
+        "imported_by": _path(f.via),
+        "coffer_bytes": m.coffer_bytes,
     }
 
 
@@ -72,6 +74,19 @@ def agent_json(view: AgentView) -> dict[str, Any]:
             for c in (facts.checked if facts else ())
         ],
         "error": view.error or None,
+        "coffer_memory": cost_json(view.cost),
+    }
+
+
+def cost_json(c: Cost) -> dict[str, Any]:
+    return {
+        "bytes": c.bytes,
+        "tokens": c.tokens,  # about bytes / 4
+        "copies": {
+            tier: [{"path": str(p), "kind": kind, "bytes": n} for p, kind, n in found]
+            for tier, found in c.copies.items()
+        },
+        "repeated_bytes": c.repeated,
     }
 
 

@@ -155,6 +155,11 @@ def shadow_hints(agent: Agent, files: Sequence[Measured]) -> list[str]:
     for m in files:
         if m.coffer and m.found.state == "shadowed":
             out.append(f"{m.found.by} hides {m.found.path} (coffer's memory) from {agent.title}")
+        elif m.sections and m.found.state == "off" and m.found.via is not None:
+            out.append(
+                f"{m.found.via} imports {m.found.path} (coffer's memory), but {agent.title} "
+                f"does not read it here: {m.found.why}"
+            )
         elif m.coffer == "malformed":
             out.append(f"{m.found.path} has malformed coffer markers: `coffer doctor` says where")
     return out
