@@ -269,6 +269,29 @@ def is_current(data: bytes, body: str) -> bool:
     return span is not None and span.body == _canonical(body) and upsert(data, body) == data
 
 
+# Unicode's Cc (other than TAB, LF, CR and NUL, handled above) and Cf characters, and the
+# two separators (Zl, Zp) that end a line no editor shows: tests/test_block.py checks the
+# class against unicodedata for every code point.
+_INVISIBLE = (
+    "[\x01-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f"
+    "\u0890-\u0891\u08e2\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
+    "\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+_ASCII_CONTROLS = dict.fromkeys((*range(0x01, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
+_invisible_re: re.Pattern[str] | None = None
+
+
+def show_invisible(text: str) -> str:
+    """``text`` with each invisible character written as ``<U+XXXX>``."""
+    global _invisible_re
+    if text.isascii() and len(text.translate(_ASCII_CONTROLS)) == len(text):
+        return text  # the common case, without compiling the class (docs/adr/0023)
+    if _invisible_re is None:
+        _invisible_re = re.compile(_INVISIBLE)
+    return _invisible_re.sub(lambda m: f"<U+{ord(m[0]):04X}>", text)
+
+
 def render_fragment(text: str) -> str:
     """Make memory text safe to place inside the block. Exactly these changes are made:
 
@@ -278,13 +301,17 @@ def render_fragment(text: str) -> str:
        digest line; an LLM reads the entity fine and markdown renders it as ``<!--``);
     4. outside fenced code, a ``<`` that would open a raw HTML block at the start of a line (up
        to 3 spaces, then ``<tag``, ``</tag``, ``<!`` or ``<?``) becomes ``&lt;``;
-    5. a backtick or tilde code fence left open is closed by the same fence line at the end.
+    5. a backtick or tilde code fence left open is closed by the same fence line at the end;
+    6. a character nobody sees (a control other than TAB and LF, a format character: bidi
+       overrides and isolates, zero-width ones, tag characters, and the line and paragraph
+       separators) is shown as ``<U+202E>``, so a reader sees what the agent reads (issue 22.9).
     """
     try:
         text.encode("utf-8")  # no surrogates (the common case): nothing to join or drop
     except UnicodeEncodeError:
         text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
     text = _normalise(text).replace("\x00", "").replace("<!--", "&lt;!--")
+    text = show_invisible(text)
     out: list[str] = []
     fence: str | None = None
     for line in text.split("\n"):

@@ -67,15 +67,19 @@ class BlockWrite:
     new: bytes | None
     edited: bool
     empty: bool  # not written: nothing to show and no block yet
+    foreign: bool  # the edited block is not one coffer wrote here (issue 22.10)
     report: Report
 
-    def __init__(self, job: BlockJob, data: bytes | None, edited: bool = False) -> None:
+    def __init__(
+        self, job: BlockJob, data: bytes | None, edited: bool = False, foreign: bool = False
+    ) -> None:
         self.job = job
         self.data = data
         self.record = None
         self.new = None
         self.edited = edited
         self.empty = False
+        self.foreign = foreign
         self.report = Report()
 
 
@@ -94,28 +98,62 @@ def _foreign(path: Path) -> Problem | None:
     return None if locked is None else Problem(path, "refused", locked)
 
 
-def _refusal(path: Path, data: bytes | None, job: BlockJob) -> tuple[Problem | None, bool]:
-    """Why the block in ``data`` cannot be written, and whether it was edited by hand."""
+def _committed_block(path: Path, body: str) -> bool:
+    """Whether the committed (HEAD) version of ``path`` holds a block with this ``body``.
+
+    coffer's own blocks never reach a commit (the clean filter strips them, docs/adr/0015):
+    a block git has is someone else's, committed where their filter did not run."""
+    from coffer.projection import git_repo
+
+    repo = git_repo.locate(path)
+    rel = git_repo.relative(repo, path) if repo is not None else None
+    if repo is None or rel is None:
+        return False
+    shown = git_repo.git(repo.top, "show", f"HEAD:{rel}")
+    if shown is None or shown.returncode != 0:
+        return False
+    try:
+        span = block_format.find(shown.stdout)
+    except BlockError:
+        return False
+    return span is not None and span.body == body
+
+
+def is_foreign(journal: Journal, path: Path, span: block_format.BlockSpan) -> bool:
+    """A block with a bad digest that coffer did not write here: this file has no record of
+    a block coffer wrote, or the block is the one git has committed."""
+    if not span.edited:
+        return False
+    return journal.load(path, BlockRecord) is None or _committed_block(path, span.body)
+
+
+def _refusal(
+    journal: Journal, path: Path, data: bytes | None, job: BlockJob
+) -> tuple[Problem | None, bool, bool]:
+    """Why the block in ``data`` cannot be written, whether it was edited by hand, and
+    whether it is a foreign block (then it is replaced, never trusted, never a reason to
+    stop: issue 22.10)."""
     try:
         span = block_format.find(data) if data else None
     except BlockError as exc:
         why = f"{exc}; fix the markers by hand (coffer will not guess which text is yours)"
-        return Problem(path, "malformed", why), False
+        return Problem(path, "malformed", why), False, False
     edited = span is not None and span.edited
-    if edited and not job.replace_edited:
+    foreign = span is not None and is_foreign(journal, path, span)
+    if edited and not foreign and not job.replace_edited:
         why = (
             "the coffer block was edited by hand since coffer wrote it, so it was not "
             'overwritten. Save anything you added with `coffer remember "…"`, then run '
             "`coffer project --replace-edited` (the edited block is backed up first)"
         )
-        return Problem(path, "drifted", why), edited
+        return Problem(path, "drifted", why), edited, False
     if room_for(data, job.max_bytes) < _MIN_ROOM:
         why = (
             f"the file already uses {len(data or b'')} of the {job.max_bytes} bytes the agent "
             "reads, leaving no room for memory; shorten it or move text elsewhere"
         )
-        return Problem(path, "over-budget", why), edited
-    return None, edited
+        return Problem(path, "over-budget", why), edited, foreign
+    return None, edited, foreign
 
 
 def plan(journal: Journal, job: BlockJob) -> BlockWrite:
@@ -127,8 +165,8 @@ def plan(journal: Journal, job: BlockJob) -> BlockWrite:
         out.report.problems.append(foreign)
         return out
     data = fsutil.read_bytes_or_none(path)
-    problem, edited = _refusal(path, data, job)
-    out = BlockWrite(job, data, edited=edited)
+    problem, edited, someone_elses = _refusal(journal, path, data, job)
+    out = BlockWrite(job, data, edited=edited, foreign=someone_elses)
     if problem is not None:
         out.report.problems.append(problem)
         return out
@@ -186,7 +224,14 @@ def apply(journal: Journal, write: BlockWrite) -> Report:
         else:
             _merge_adapters(journal, record, job.adapters)
         return report
-    if write.edited and data is not None:
+    if write.foreign and data is not None:
+        backup = journal.backup_bytes(data)
+        report.notices.append(
+            f"{path}: held a coffer block that coffer did not write here (its digest does "
+            "not match; someone else's, committed or copied in). It was not trusted and was "
+            f"replaced by your block; the file as it was is saved to {backup}"
+        )
+    elif write.edited and data is not None:
         backup = journal.backup_bytes(data)
         report.notices.append(f"{path}: the hand-edited version was saved to {backup}")
     dirs = ensure_parent(path) if data is None else []
@@ -251,6 +296,8 @@ def state(path: Path, expected_body: str | None) -> tuple[str, str]:
         return "drifted", f"malformed markers: {exc}"
     if span is None:
         return "missing", "no coffer block in the file"
+    if span.edited and _committed_block(path, span.body):
+        return "foreign", "a block someone else committed; `coffer project` replaces it"
     if span.edited:
         return "drifted", "block edited by hand"
     if expected_body is not None and not block_format.is_current(data, expected_body):

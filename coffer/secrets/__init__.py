@@ -1,9 +1,12 @@
-"""The secret gate, shared by the canonical store and the vault (docs/adr/0018).
+"""The secret gate, shared by the canonical store and the vault (docs/adr/0018, 0042).
 
-The shapes live in :mod:`coffer.secrets.patterns` (``REFERENCE_PATTERNS``, the
-``ecc.memory.v1`` ones verbatim; ``STORE_PATTERNS``, the superset every coffer write and render
-goes through). Each is compiled the first time a text holds one of its literals, so a command
-that prints a few names pays for a few patterns, not 43.
+Two rule sources. :mod:`coffer.secrets.patterns` holds coffer's own shapes
+(``REFERENCE_PATTERNS``, the ``ecc.memory.v1`` ones verbatim; ``STORE_PATTERNS``, their
+superset with the shapes gitleaks lacks). :mod:`coffer.secrets.gitleaks` runs gitleaks' whole
+default rule set, vendored. Every coffer write and render goes through both
+(``STORE_PATTERNS`` as the argument means "the whole gate"); the vault's reference mode uses
+``REFERENCE_PATTERNS`` alone. Each pattern and rule is compiled the first time a text holds
+one of its literals or keywords, so a command that prints a few names pays for a few.
 """
 
 from __future__ import annotations
@@ -49,6 +52,17 @@ def _find(text: str, patterns: Sequence[SecretPattern]) -> list[str]:
     return find_secrets_any(texts, patterns)
 
 
+def _gitleaks_labels(texts: Iterable[str], labels: list[str]) -> None:
+    """Append the ids of the gitleaks rules that find a secret in any of ``texts``."""
+    from coffer.secrets.gitleaks import default_rules
+
+    rules = default_rules()
+    for text in texts:
+        for label in rules.labels(text):
+            if label not in labels:
+                labels.append(label)
+
+
 def find_secrets_any(
     texts: Iterable[str], patterns: Sequence[SecretPattern] = STORE_PATTERNS
 ) -> list[str]:
@@ -71,6 +85,10 @@ def find_secrets_any(
             if pattern.search(text):
                 labels.append(label)
                 break
+    if patterns is STORE_PATTERNS and not labels:
+        # gitleaks' rules only when coffer's own found nothing: the message then names one
+        # family ("JSON Web Token", not also "jwt"), and a refused text costs no more.
+        _gitleaks_labels([text for text, _ in listed], labels)
     return labels
 
 
@@ -138,6 +156,24 @@ def redact(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> str
         replaced = pattern.sub(f"[redacted {label}]", text)
         if replaced != text:
             text, present = replaced, _present(replaced)
+    if patterns is STORE_PATTERNS:
+        text = _redact_gitleaks(text)
+    return text
+
+
+def _redact_gitleaks(text: str) -> str:
+    from coffer.secrets.gitleaks import default_rules
+
+    # Longest first, so a span inside another one is replaced with it; then from the end,
+    # so earlier offsets stay valid.
+    spans = sorted(default_rules().findings(text), key=lambda f: (f[1], -f[2]))
+    kept: list[tuple[str, int, int]] = []
+    for finding in spans:
+        if kept and finding[1] < kept[-1][2]:
+            continue  # overlaps the one before
+        kept.append(finding)
+    for rule_id, start, end in reversed(kept):
+        text = f"{text[:start]}[redacted {rule_id}]{text[end:]}"
     return text
 
 

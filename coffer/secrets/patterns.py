@@ -17,7 +17,7 @@ import re
 class LazyPattern:
     """A regular expression compiled the first time it is used.
 
-    There are 43 of them; compiling them all costs more than the rest of `coffer where`
+    There are 52 of them; compiling them all costs more than the rest of `coffer where`
     (docs/adr/0023), while the literal screen below (``LITERALS``) leaves most of them unused
     for ordinary prose. ``re.compile`` caches, so the compiled pattern is the one ``re``
     would give.
@@ -144,7 +144,8 @@ _EXTRA_PATTERNS: tuple[SecretPattern, ...] = (
     ),
     (
         "password in URL",
-        LazyPattern(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s:@]{3,}@", _AI),
+        # An empty user name too: redis://:password@host (issue 22.7).
+        LazyPattern(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s:@]{3,}@", _AI),
     ),
     ("password or secret assignment", ASSIGNED_SECRET),
     (
@@ -182,7 +183,34 @@ _EXTRA_PATTERNS: tuple[SecretPattern, ...] = (
     ),
 )
 
-STORE_PATTERNS: tuple[SecretPattern, ...] = (*REFERENCE_PATTERNS, *_EXTRA_PATTERNS)
+# Shapes gitleaks' default rules miss, or match only next to a service's name (issue 22.7,
+# docs/adr/0042). gitleaks' rules themselves run after these (coffer.secrets.gitleaks).
+_OWN_PATTERNS: tuple[SecretPattern, ...] = (
+    (
+        "netrc password",
+        LazyPattern(
+            r"\b(?:machine[ \t\r\n]+\S+|default)(?:[ \t\r\n]+(?:login|account)[ \t\r\n]+\S+)*"
+            r"[ \t\r\n]+password[ \t\r\n]+(?![<$%{])\S{3,}",
+            _A,
+        ),
+    ),
+    (
+        "Docker registry auth",
+        LazyPattern(r"\"(?:auth|identitytoken)\"\s*:\s*\"[A-Za-z0-9+/]{8,}={0,2}\"", _A),
+    ),
+    ("kubeconfig client key", LazyPattern(r"\bclient-key-data:[ \t]*[\"']?[A-Za-z0-9+/]{16,}", _A)),
+    ("Stripe webhook secret", LazyPattern(r"\bwhsec_[A-Za-z0-9+/=]{20,}", _A)),
+    ("Atlassian API token", LazyPattern(r"\bATATT3[A-Za-z0-9_=-]{30,}", _A)),
+    ("Google OAuth client secret", LazyPattern(r"\bGOCSPX-[A-Za-z0-9_-]{20,}", _A)),
+    ("Contentful token", LazyPattern(r"\bCFPAT-[A-Za-z0-9_-]{30,}", _A)),
+    ("Typeform token", LazyPattern(r"\btfp_[A-Za-z0-9_.=-]{30,}", _A)),
+    ("Mapbox secret token", LazyPattern(r"\bsk\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{16,}", _A)),
+    ("Facebook access token", LazyPattern(r"\bEAACEdEose0cBA[A-Za-z0-9]{20,}", _A)),
+    ("Supabase token", LazyPattern(r"\bsbp_[a-f0-9]{40}\b|\bsb_secret_[A-Za-z0-9_-]{20,}", _A)),
+    ("signed URL signature", LazyPattern(r"[?&]sig=[A-Za-z0-9%+/_-]{30,}", _A)),
+)
+
+STORE_PATTERNS: tuple[SecretPattern, ...] = (*REFERENCE_PATTERNS, *_EXTRA_PATTERNS, *_OWN_PATTERNS)
 
 
 def _literals() -> dict[LazyPattern, frozenset[str]]:
@@ -239,6 +267,18 @@ def _literals() -> dict[LazyPattern, frozenset[str]]:
             *("age-secret-key-1", "a3-", "ltai", "sha256~", "rdme_", "ico-", "ezak", "eztk"),
             *("flw", "duffel_", "shippo_", "sm_", "clojars_", "sgp_"),
         ),
+        ("password",),
+        ('"auth"', '"identitytoken"'),
+        ("client-key-data",),
+        ("whsec_",),
+        ("atatt3",),
+        ("gocspx-",),
+        ("cfpat-",),
+        ("tfp_",),
+        ("sk.eyj",),
+        ("eaacedeose0cba",),
+        ("sbp_", "sb_secret_"),
+        ("sig=",),
     )
     assert len(table) == len(STORE_PATTERNS)
     return {

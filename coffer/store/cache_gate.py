@@ -18,12 +18,16 @@ def gate_key() -> str:
     """Which secret gate the rows' verdicts came from: its rules and coffer's version."""
     from coffer import __version__
     from coffer.secrets import STORE_PATTERNS
+    from coffer.secrets.gitleaks import RULES_FILE
 
     rules = "\n".join(
         f"{label}\t{getattr(p, 'pattern', p)}\t{getattr(p, 'flags', '')}"
         for label, p in STORE_PATTERNS
     )
-    return f"{__version__}:{zlib.crc32(rules.encode('utf-8', 'surrogateescape')):08x}"
+    crc = zlib.crc32(rules.encode("utf-8", "surrogateescape"))
+    # gitleaks' rules are the gate's too (docs/adr/0042): a new rule set is another gate.
+    crc = zlib.crc32(RULES_FILE.read_bytes(), crc)
+    return f"{__version__}:{crc:08x}"
 
 
 def check(conn: sqlite3.Connection) -> bool:

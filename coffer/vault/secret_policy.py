@@ -91,8 +91,10 @@ def scan_for_save(memory: Mapping[str, Any], *, reference: bool = False) -> None
         texts.append(memory["body"])
     labels = _labels_any(texts)
     if not labels and not reference:
-        found = {label for text in texts for label in _find(text)}
-        labels = list(dict.fromkeys(label for label, _ in STORE_PATTERNS if label in found))
+        found = [label for text in texts for label in _find(text)]
+        # coffer's own labels in pattern order, then gitleaks' rule ids (docs/adr/0042).
+        order = {label: at for at, (label, _) in enumerate(STORE_PATTERNS)}
+        labels = sorted(dict.fromkeys(found), key=lambda label: order.get(label, len(order)))
     if labels:
         raise VaultError(
             f"Refusing to save memory containing a suspected secret ({', '.join(labels)})."
