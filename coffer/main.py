@@ -25,6 +25,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise SystemExit(1) from None
+    except Exception as exc:
+        # A full disk, a store directory coffer may not read, bytes that are not UTF-8:
+        # one `coffer: error: …` line, never a traceback (docs/adr/0044). Imported only
+        # here, so a run that does not fail pays nothing.
+        from coffer.cli._out import report_failure
+
+        code = report_failure(exc)
+        if code is None:
+            raise
+        raise SystemExit(code) from None
 
 
 def _dispatch(args: list[str]) -> None:

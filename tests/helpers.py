@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from coffer.store.store import Store
@@ -30,11 +31,16 @@ def store() -> Store:
 
 
 def coffer(
-    *args: str, cwd: Path | None = None, input: str | None = None, env: dict[str, str] | None = None
+    *args: str,
+    cwd: Path | None = None,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    wrap: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI in a subprocess (the environment is the test's fake home)."""
+    """Run the real CLI in a subprocess (the environment is the test's fake home);
+    ``wrap`` is a command to run it under (`setpriv …`, to drop a capability)."""
     return subprocess.run(
-        [sys.executable, "-m", "coffer", *args],
+        [*wrap, sys.executable, "-m", "coffer", *args],
         cwd=cwd,
         input=input,
         capture_output=True,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -367,16 +368,17 @@ def test_user_file_with_only_our_block_is_not_deleted(repo):
 
 
 def test_adapter_list_states_and_exit_code(repo, home):
-    ok = coffer("adapter", "list", "--json", cwd=repo)
-    assert ok.returncode == 1  # nothing projected yet
+    pending = coffer("adapter", "list", "--json", cwd=repo)
+    # Nothing projected yet: not an error (issue 23.9), but not ok either.
+    assert pending.returncode == 0 and json.loads(pending.stdout)["ok"] is False
     assert coffer("project", cwd=repo).returncode == 0
     listed = coffer("adapter", "list", cwd=repo)
     assert listed.returncode == 0, listed.stdout
     assert "repo (" in listed.stdout
     (repo / "AGENTS.md").write_text((repo / "AGENTS.md").read_text().replace("deploy", "x"))
-    import json
-
-    data = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
+    drifted = coffer("adapter", "list", "--json", cwd=repo)
+    assert drifted.returncode == 1 and "drifted" in drifted.stderr
+    data = json.loads(drifted.stdout)
     states = {(a["name"], t["tier"]): t["state"] for a in data["adapters"] for t in a["targets"]}
     assert states[("codex", "project")] == "drifted"
     assert states[("claude", "project")] == "ok"

@@ -492,3 +492,34 @@ def test_falls_back_to_polling_when_the_kernel_refuses_a_watch(
         t.join(timeout=DEADLINE)
     assert not t.is_alive()
     assert status()["state"] == "stopped"
+
+
+def test_the_inotify_instance_limit_falls_back_to_polling_and_says_so_once(
+    project: Callable[[str], Path],
+    start: Callable[..., Daemon],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The kernel refuses a new inotify instance (fs.inotify.max_user_instances reached):
+    # watchdog's inotify observer fails as it is made, before any watch.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import errno\n"
+        "from watchdog.observers import inotify_c\n"
+        "def _refuse(cls):\n"
+        "    raise OSError(errno.EMFILE, 'inotify instance limit reached')\n"
+        "inotify_c.InotifyFD._create_inotify_fd = classmethod(_refuse)\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    repo = project("repo")
+    d = start("--poll-interval", "0.1")
+    assert status()["mode"] == "polling"
+    assert "inotify instance limit reached" in status()["polling_reason"]
+    write_entry(tier_of(repo).dir, "limited", "seen by polling kkzw")
+    wait_for(lambda: "kkzw" in (repo / "AGENTS.md").read_text(), "the polled change", d.log)
+    said = coffer("watch", "--status").stdout
+    assert "because native file events are unavailable (inotify instance limit" in said
+    assert d.stop() == 0
+    assert d.text().count("inotify instance limit reached") == 1  # said once
+    assert "Traceback" not in d.text()

@@ -201,6 +201,11 @@ def _load(ep: Plugin, errors: list[str]) -> tuple[Adapter, Features] | None:
 def unknown_agents(unknown: Iterable[str], known: Iterable[str]) -> str:
     """The one message for agent names coffer does not know: every command that takes an
     agent name says it this way, listing the names it would accept."""
+    from coffer.base.suggest import close_names, phrase
+
     bad = sorted(set(unknown))
-    names = ", ".join(sorted(set(known))) or "none (no adapter is installed)"
-    return f"unknown agent{'s' if len(bad) > 1 else ''} {', '.join(bad)}; known agents: {names}"
+    known = sorted(set(known))
+    names = ", ".join(known) or "none (no adapter is installed)"
+    meant = phrase([m for b in bad for m in close_names(b, known, limit=1)])
+    plural = "s" if len(bad) > 1 else ""
+    return f"unknown agent{plural} {', '.join(bad)}{meant}; known agents: {names}"

@@ -60,3 +60,25 @@ class BlockError(AdapterError):
 
 class JournalError(CofferError):
     """An undo cannot be carried out exactly; its journal record is kept."""
+
+
+def describe_os_error(exc: OSError) -> str:
+    """What an ``OSError`` from the machine (a full disk, a directory coffer may not write)
+    means for the user, in one line naming the path."""
+    import errno
+
+    where = f": {exc.filename}" if exc.filename else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        # Every file coffer writes is replaced whole (coffer.base.fsutil): none is torn.
+        return (
+            f"no space left on the device{where} (no file was left half written; free some "
+            "space and run the command again)"
+        )
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return (
+            f"permission denied{where} (coffer must be able to read and write it: check its "
+            "owner and mode)"
+        )
+    if exc.errno == errno.EROFS:
+        return f"read-only file system{where}"
+    return f"{exc.strerror or exc}{where}"

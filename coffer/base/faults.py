@@ -1,9 +1,13 @@
-"""Kill-point injection, for the crash tests in ``tests/faults/``.
+"""Kill-point and full-disk injection, for the crash tests in ``tests/faults/``.
 
 ``COFFER_KILL_AT=N`` makes the process kill itself (SIGKILL: no ``finally``, no atexit,
 exactly like a power cut or ``kill -9``) just before its Nth change to the file system.
 Every fs-changing helper in :mod:`coffer.base.fsutil` calls :func:`step` first, so a test can
 iterate N over every change a command makes and check what each cut leaves behind.
+
+``COFFER_FAIL=ENOSPC`` (or another errno name) makes every change that needs space (a new
+file, directory, link or copy) from the ``COFFER_FAIL_AT``-th change on (default: the first)
+raise that ``OSError``, as a full disk or an exhausted quota does.
 
 Unset (always, outside the tests) the switch costs one environment lookup at import and
 one integer test per change; this module imports nothing but ``os``.
@@ -25,7 +29,11 @@ _KILL_AT = _parse(os.environ.get("COFFER_KILL_AT"))
 # ``COFFER_FAULTS_LOG=FILE`` appends one line per change ("<n> <what>"), so a test can list
 # a command's kill points and pick the interesting ones.
 _LOG = os.environ.get("COFFER_FAULTS_LOG") or None
-_ACTIVE = bool(_KILL_AT or _LOG)
+_FAIL = os.environ.get("COFFER_FAIL") or None
+_FAIL_AT = _parse(os.environ.get("COFFER_FAIL_AT")) or 1
+_ACTIVE = bool(_KILL_AT or _LOG or _FAIL)
+# The changes that allocate space (a rename, an unlink or an exchange does not).
+_ALLOCATING = ("tmpfile", "mkdir", "copy", "copytree", "symlink")
 # Lets the sweep exercise the portable two-rename swap on a system with an atomic exchange.
 NO_EXCHANGE = bool(os.environ.get("COFFER_FAULTS_NO_EXCHANGE"))
 _done = 0
@@ -45,3 +53,10 @@ def step(what: str = "") -> None:
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
+    if _FAIL and _done >= _FAIL_AT:
+        verb, _, path = what.partition(" ")
+        if verb in _ALLOCATING:
+            import errno
+
+            code = getattr(errno, _FAIL, errno.ENOSPC)
+            raise OSError(code, os.strerror(code), path or None)

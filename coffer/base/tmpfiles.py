@@ -95,6 +95,12 @@ def write_tmp(parent: Path, data: bytes) -> str:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        if exc.filename is None:  # a write or fsync names no file: say which directory
+            raise OSError(exc.errno, exc.strerror, str(parent)) from exc
+        raise
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)

@@ -10,12 +10,19 @@ import sys
 from pathlib import Path
 
 from coffer.app import App
-from coffer.base.errors import CofferError, InvalidInputError, NotAProjectError, UnknownNameError
+from coffer.base.errors import (
+    CofferError,
+    InvalidInputError,
+    NotAProjectError,
+    UnknownNameError,
+    describe_os_error,
+)
 from coffer.secrets import redact
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any, TextIO
 
     from coffer.base.report import Report
@@ -147,6 +154,12 @@ def print_report(report: Report, *, quiet: bool = False, dry_run: bool = False) 
         echo(f"coffer: {p.line()}", err=True)
 
 
+def say_errors(problems: Sequence[str], more: str) -> None:
+    """Why a command exits 1, in the one error style, on stderr (so --json stays parseable)."""
+    if problems:
+        echo(f"coffer: error: {'; '.join(problems)} ({more})", err=True)
+
+
 def named(alert: str) -> str:
     # Each line names coffer once: "coffer turned off …", never "coffer: coffer turned …".
     return alert if alert.startswith("coffer ") else f"coffer: {alert}"
@@ -160,6 +173,43 @@ def report_error(exc: CofferError, options: set[str]) -> int:
         exc = NotAProjectError(f"{exc}{_elsewhere(options)}")
     print(f"coffer: error: {exc}", file=sys.stderr)
     return 2 if isinstance(exc, UnknownNameError) else 1
+
+
+def failure_message(exc: BaseException) -> str | None:
+    """The one line for a failure of the machine or of its input, not of coffer (a full
+    disk, a directory coffer may not read, bytes that are not UTF-8, SQLite refusing to
+    write), or None for anything else: a bug keeps its traceback."""
+    if isinstance(exc, OSError):
+        return describe_os_error(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return (
+            f"a file is not valid UTF-8 ({exc.reason} at byte {exc.start}); coffer reads and "
+            "writes UTF-8 text only"
+        )
+    if isinstance(exc, UnicodeEncodeError) and isinstance(exc.object, str):
+        # Bytes that were not UTF-8 (a directory named in Latin-1) reached a file coffer
+        # writes as UTF-8: show where, as Python would print the bytes.
+        text = exc.object
+        line = text[text.rfind("\n", 0, exc.start) + 1 :].split("\n", 1)[0].strip()[:120]
+        shown = line.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        return (
+            f"cannot write {shown!r}: it is not valid UTF-8, and coffer keeps names, paths and "
+            "text as UTF-8 (rename the directory or convert the text)"
+        )
+    if isinstance(exc, UnicodeError):
+        return f"text that is not valid UTF-8 ({exc}); coffer keeps text as UTF-8 only"
+    if type(exc).__module__ == "sqlite3":  # sqlite3.Error, without importing sqlite3
+        return f"the search cache failed: {exc}"
+    return None
+
+
+def report_failure(exc: BaseException) -> int | None:
+    """Print ``coffer: error: …`` for :func:`failure_message`'s failures; exit code 1."""
+    message = failure_message(exc)
+    if message is None:
+        return None
+    print(f"coffer: error: {message}", file=sys.stderr)
+    return 1
 
 
 def _elsewhere(options: set[str]) -> str:

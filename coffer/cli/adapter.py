@@ -30,7 +30,11 @@ def adapter_list(
         bool, typer.Option("--all", help="Also list agents neither installed nor enabled.")
     ] = False,
 ) -> None:
-    """Audit what is projected where. Exits 1 when anything enabled is not ok."""
+    """Audit what is projected where.
+
+    Exit codes: 0 when nothing needs you (targets not projected yet are only noted), 1 when
+    something enabled does (a hand-edited block, a foreign file, an adapter's error; said
+    on stderr), 2 for a usage error."""
     raise typer.Exit(reading.adapter_list(path, as_json, every))
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
-from coffer.cli._out import build_engine, named, print_report
+from coffer.cli._out import build_engine, failure_message, named, print_report
 from coffer.projection import hook as hook_mode
 from coffer.store import settings
 
@@ -36,11 +36,28 @@ class Run(NamedTuple):
 
 def start(run: Run, git_block: str | None) -> int:
     """`coffer project` from its options (typer's command and the quick path alike)."""
-    engine = build_engine()
-    here = engine.store.here(run.path)  # the one resolution of this run (docs/adr/0026)
-    if git_block is not None:
-        choose_git_block(engine, here, git_block)
-    return project(engine, run, here)
+    try:
+        engine = build_engine()
+        here = engine.store.here(run.path)  # the one resolution of this run (docs/adr/0026)
+        if git_block is not None:
+            choose_git_block(engine, here, git_block)
+        return project(engine, run, here)
+    except (CofferError, OSError, UnicodeError) as exc:
+        if not run.hook or run.dry_run:
+            raise
+        return failed_hook(exc)
+
+
+def failed_hook(exc: CofferError | OSError | UnicodeError) -> int:
+    """A session-start hook that could not project (a full disk, an unreadable store,
+    damaged settings): the agent must still start, so the hook exits 0 and says why in
+    the one message every agent shows at exit 0; stderr has the same line for the
+    agents' debug logs. Said at every start, since nothing was projected (docs/adr/0044)."""
+    message = str(exc) if isinstance(exc, CofferError) else failure_message(exc)
+    line = f"coffer: error: {message}"
+    print(line, file=sys.stderr)
+    sys.stdout.write(hook_mode.output("", line))
+    return 0
 
 
 def choose_git_block(engine: Engine, here: Here, block: str) -> None:
@@ -74,17 +91,17 @@ def project(engine: Engine, run: Run, here: Here) -> int:
         print(f"coffer: {exc}", file=sys.stderr)
         end_hook(deadline, "", [f"coffer: {exc}"], None)
         return 0
-    except OSError as exc:
+    except (CofferError, OSError, UnicodeError) as exc:
         if deadline is None:
             raise
-        # Unexpected, so the hook fails; but with a line the agent can show, not a traceback.
-        raise CofferError(f"cannot project: {exc}") from exc
+        deadline.finish()  # the watchdog must not print over the message
+        return failed_hook(exc)
     print_report(report, quiet=run.quiet or run.hook, dry_run=run.dry_run)
     if not (run.quiet or run.hook or run.dry_run or run.for_agent):
         _setup_hint(engine)
     _hand_over(engine, run, here, report, before, deadline)
     if deadline is not None:
-        return 1 if hook_mode.unexpected(report.problems) else 0
+        return 0  # a hook never fails the session; its errors are in the message
     return 0 if report.ok else 1
 
 
@@ -193,13 +210,15 @@ def start_hook(engine: Engine) -> hook_mode.Deadline:
 def hook_messages(engine: Engine, here: Here, report: Report) -> list[str]:
     """What the user should see from this hook run: what coffer just switched off (always),
     and the known problems not already said (once per change)."""
-    known = [p for p in report.problems if p not in hook_mode.unexpected(report.problems)]
+    errors = hook_mode.unexpected(report.problems)
+    known = [p for p in report.problems if p not in errors]
     fresh = hook_mode.news(engine.store.root, here.key, [f"coffer: {p.line()}" for p in known])
     if fresh:
         fresh.append("(said once; `coffer project` repeats it)")
-    # The agent shows the message among others: each line names coffer once.
+    # The agent shows the message among others: each line names coffer once. A failure
+    # (a block that could not be written) is said at every start, as the hook exits 0.
     alerts = [named(a) for a in report.alerts]
-    return alerts + fresh
+    return alerts + [f"coffer: {p.line()}" for p in errors] + fresh
 
 
 def end_hook(

@@ -70,7 +70,7 @@ def project(  # noqa: PLR0913 - typer declares each option as a parameter
     ] = None,
     path: ProjectOpt = None,
 ) -> None:
-    """Make every enabled agent see this project's and the global memory (idempotent)."""
+    """Make every agent see this project's and the global memory (idempotent)."""
     from coffer.cli import hook  # the engine's front door: not for `coffer --help`
 
     run = hook.Run(project_path(path), quiet, dry_run, replace_edited, resume, for_agent, hook_)
@@ -84,7 +84,7 @@ def init(
     ] = False,
     path: ProjectOpt = None,
 ) -> None:
-    """Make this directory a project although it is not in a git repository, and project it.
+    """Make a directory outside any git repository a project, and project it.
 
     Outside git, `coffer project` (the agents' session-start hook) projects only the global
     memory and writes nothing in the directory until this command invites it.

@@ -15,7 +15,7 @@ from coffer.cli.typer_app import app
 def recall(
     query: Annotated[str, typer.Argument(help="Words to search for.")],
     scope_value: ScopeOpt = None,
-    limit: Annotated[int, typer.Option(help="At most this many results.", min=1)] = 10,
+    limit: Annotated[int, typer.Option(help="At most this many results.", metavar="N", min=1)] = 10,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -46,5 +46,5 @@ def show(
 
 @app.command()
 def where(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
-    """Show the store location and the project the current directory resolves to."""
+    """Show the store and the project this directory resolves to."""
     raise typer.Exit(reading.where(project, as_json))

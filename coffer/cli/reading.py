@@ -18,6 +18,7 @@ from coffer.cli._out import (
     emit_json,
     found_json,
     here,
+    say_errors,
     scope,
     store,
 )
@@ -169,13 +170,17 @@ def where(project: Path | None, as_json: bool) -> int:
 
 
 def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> int:
-    """`coffer adapter list`: 1 when anything enabled is not ok. Agents neither installed
-    nor enabled are counted, and listed with ``every`` (--all)."""
+    """`coffer adapter list`: 1 when something enabled needs the user (said on stderr), else
+    0, also when targets are merely not projected yet (a note says what to run). Agents
+    neither installed nor enabled are counted, and listed with ``every`` (--all)."""
     engine = build_engine()
     at = here(project)  # the one resolution of this command
     statuses, errors = engine.status(at, every=every)
     root = at.project
     ok = all(s.ok for s in statuses) and not errors
+    problems = [f"{s.name}: {p}" for s in statuses for p in s.problems()]
+    pending = [t for s in statuses if s.enabled for t in s.targets if t.pending]
+    code = 1 if problems or errors else 0
     from coffer.overview import watch_info
 
     watch = watch_info(engine.store.root, os.environ)
@@ -187,12 +192,15 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
                 "ok": ok,
                 "project": {"root": str(root), "name": root.name} if root else None,
                 "errors": errors,
+                "problems": problems,
+                "pending": len(pending),
                 "watch": watch,
-                "adapters": [_adapter_json(s) for s in shown],
+                "adapters": [s.as_json() for s in shown],
                 "hidden": hidden,
             }
         )
-        return 0 if ok else 1
+        say_errors(problems, "adapter list says more")
+        return code
     echo(f"project: {root.name} ({root})" if root else "project: none here (global tier only)")
     _adapter_lines(shown)
     if hidden:
@@ -200,23 +208,14 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
     echo(_watch_line(watch))
     for e in errors:
         echo(f"error: {e}")
-    return 0 if ok else 1
-
-
-def _adapter_json(s: Any) -> dict[str, Any]:
-    return {
-        "name": s.name,
-        "origin": s.origin,
-        "present": s.present,
-        "enabled": s.enabled,
-        "modes": s.modes,
-        "native_memory": s.native,
-        "setup": s.wiring if s.wireable else None,
-        "hook_trust": s.trust._asdict() if s.trust is not None else None,
-        "error": s.error or None,
-        "ok": s.ok,
-        "targets": [t._asdict() for t in s.targets],
-    }
+    if pending:
+        n = len(pending)
+        echo(
+            f"note: {n} target{'s' if n > 1 else ''} not projected or behind the entries; "
+            "`coffer project` brings them up to date (so does the next session start)"
+        )
+    say_errors(problems, "adapter list says more")
+    return code
 
 
 def _adapter_lines(statuses: Sequence[Any]) -> None:

@@ -98,7 +98,7 @@ def sync_link(
 
 @sync_app.command("status")
 def sync_status(as_json: JsonOpt = False) -> None:
-    """The remote, the last round, which projects sync under which key and which do not."""
+    """Show the remote, the last round and which projects sync under which key."""
     from coffer.sync import control
 
     st = control.status(coffer_app())

@@ -5,12 +5,13 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import typer.core
 
 from coffer.base.errors import CofferError, NotAProjectError
-from coffer.cli._out import fresh_app, report_error
+from coffer.cli._out import echo, fresh_app, report_error
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -21,6 +22,8 @@ app = typer.Typer(
     # them first), so session starts do not pay even that (benchmarks/bench_cli.py).
     add_completion=True,
     help="Keep one memory store; project it into every coding agent.",
+    epilog="Exit codes: 0 done; 1 an error (one `coffer: error:` line says why); 2 a usage "
+    "error; 3 `coffer watch --status`: the daemon is not running; 130 interrupted (Ctrl-C).",
 )
 
 
@@ -123,29 +126,55 @@ def _unwrap(text: str | None) -> str | None:
 
 
 def _unwrap_help(typer_app: typer.Typer) -> None:
+    from coffer.cli import _help
+
     for command in typer_app.registered_commands:
         command.help = _unwrap(command.help or inspect.getdoc(command.callback))
+        if command.short_help is None and command.help:
+            command.short_help = _help.summary(command.help)
+        if command.cls in (None, typer.core.TyperCommand):
+            command.cls = _help.Command
     for group in typer_app.registered_groups:
         if group.typer_instance is not None:
+            info = group.typer_instance.info
+            text = group.help if isinstance(group.help, str) else info.help
+            if isinstance(text, str) and not isinstance(group.short_help, str):
+                group.short_help = _help.summary(_unwrap(text) or "")
             _unwrap_help(group.typer_instance)
 
 
 def run(argv: Sequence[str]) -> int:
-    """Run the CLI and map errors to exit codes: CofferError 1, usage 2, Ctrl-C 130."""
+    """Run the CLI and map errors to exit codes: CofferError 1, usage 2, Ctrl-C 130.
+
+    Every error prints as ``coffer: error: …``, click's usage errors too (docs/adr/0044):
+    not standalone mode, where click would print its own ``Error: …`` block."""
     _register(argv)
     fresh_app()
     try:
-        # Standalone mode: typer prints usage errors itself (exit 2) and turns Ctrl-C into
-        # exit 130; our own errors pass through untouched and are mapped here, once.
-        app(args=list(argv), prog_name="coffer", standalone_mode=True)
-    except SystemExit as exc:
+        code = app(args=list(argv), prog_name="coffer", standalone_mode=False)
+    except typer.TyperException as exc:  # click's errors (typer vendors click)
+        ctx: Any = getattr(exc, "ctx", None)
+        # Matched by name, as typer itself does: the class is not public.
+        if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+            # `coffer` (or `coffer adapter`) alone asks what there is: the help, exit 0.
+            echo(ctx.get_help())
+            return 0
+        print(f"coffer: error: {exc.format_message()}", file=sys.stderr)
+        if exc.exit_code == 2 and ctx is not None:  # a usage error
+            print(f"Try '{ctx.command_path} --help' for help.", file=sys.stderr)
+        return exc.exit_code
+    except typer.Abort:
+        print("coffer: aborted", file=sys.stderr)  # end of input at a prompt
+        return 1
+    except SystemExit as exc:  # shell completion, and commands that exit on their own
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except CofferError as exc:
         return report_error(exc, options_of(argv) if isinstance(exc, NotAProjectError) else set())
     except KeyboardInterrupt:
         print("coffer: interrupted", file=sys.stderr)
         return 130
-    return 0
+    # A command's typer.Exit(n), or its return value (None: success).
+    return code if isinstance(code, int) else 0
 
 
 def options_of(argv: Sequence[str]) -> set[str]:

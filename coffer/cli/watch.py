@@ -77,7 +77,11 @@ def watch(  # noqa: PLR0913 - typer declares each option as a parameter
         bool, typer.Option("--no-sync", help="No background sync rounds, even when set up.")
     ] = False,
 ) -> None:
-    """Keep every agent's projection current while memory changes (runs in the foreground)."""
+    """Keep every agent's projection current while memory changes (runs in the foreground).
+
+    Exit codes: 0 after SIGTERM (a service manager's stop), and for --status when the
+    daemon runs; 3 for --status when it does not; 130 after Ctrl-C; 1 when it cannot
+    start (another daemon holds the store); 2 for a usage error."""
     if status:
         raise typer.Exit(reading.watch_status(as_json))
     if as_json:

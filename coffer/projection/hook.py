@@ -6,7 +6,9 @@ shown to the user every time. So in hook mode:
 - a known condition coffer already explains (a block edited by hand, malformed markers, a
   link coffer refused to replace...) is said once per change: what was said is kept in
   ``state/hook-<key>.reported`` and said again only when it changes; the run exits 0;
-- only an unexpected failure (an adapter's bug, an unreadable store) exits non-zero;
+- a failure (an adapter's bug, an unreadable store, a full disk) is said at every start,
+  and the run still exits 0: only a bug in coffer itself ends with a traceback
+  (docs/adr/0044);
 - the run is bounded by a deadline (``COFFER_HOOK_TIMEOUT`` seconds): lock waits end at
   it, the engine stops at the next safe point after it, and a watchdog ends a run stuck
   in one step shortly after; each time it gives up, it says so.
@@ -137,11 +139,14 @@ def news(store: Path, key_root: str, lines: Sequence[str]) -> list[str]:
     said = set(before) if isinstance(before, list) else set()
     current = sorted(set(lines))
     if current != sorted(said):
-        if current:
-            fsutil.ensure_dir(path.parent)
-            fsutil.atomic_write_bytes(path, (json.dumps(current, indent=1) + "\n").encode())
-        else:
-            path.unlink(missing_ok=True)
+        try:
+            if current:
+                fsutil.ensure_dir(path.parent)
+                fsutil.atomic_write_bytes(path, (json.dumps(current, indent=1) + "\n").encode())
+            else:
+                path.unlink(missing_ok=True)
+        except (OSError, CofferError):
+            pass  # a full disk: what cannot be remembered as said is said again next time
     return [x for x in lines if x not in said]
 
 

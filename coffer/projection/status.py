@@ -39,6 +39,17 @@ class TargetStatus(NamedTuple):
     def ok(self) -> bool:
         return self.state == "ok"
 
+    @property
+    def pending(self) -> bool:
+        """Not projected yet, or behind the entries: `coffer project` (or the next session
+        start) brings it up to date. Not an error."""
+        return self.state in PENDING
+
+
+# The states `coffer project` simply brings up to date; every other state but "ok" needs
+# the user (a hand edit, a foreign file, a link coffer refused to replace).
+PENDING = frozenset({"missing", "stale"})
+
 
 class AdapterStatus:
     name: str
@@ -78,6 +89,32 @@ class AdapterStatus:
         if not self.enabled:
             return True
         return not self.error and self.native != "on" and all(t.ok for t in self.targets)
+
+    def as_json(self) -> dict[str, Any]:
+        """The `adapter list --json` view of this agent."""
+        return {
+            "name": self.name,
+            "origin": self.origin,
+            "present": self.present,
+            "enabled": self.enabled,
+            "modes": self.modes,
+            "native_memory": self.native,
+            "setup": self.wiring if self.wireable else None,
+            "hook_trust": self.trust._asdict() if self.trust is not None else None,
+            "error": self.error or None,
+            "ok": self.ok,
+            "targets": [t._asdict() for t in self.targets],
+        }
+
+    def problems(self) -> list[str]:
+        """What needs the user here (empty when all is ok or merely pending)."""
+        if not self.enabled:
+            return []
+        out = [self.error] if self.error else []
+        if self.native == "on":
+            out.append("its own memory is on")
+        out += [f"{t.path} is {t.state}" for t in self.targets if not t.ok and not t.pending]
+        return out
 
 
 def _modes(agents: AgentSet, name: str, report: Report, adapter: Adapter) -> dict[str, str]:

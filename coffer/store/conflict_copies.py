@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from coffer.base.suggest import command
 from coffer.store.entry import Entry
 from coffer.store.health import Finding
 from coffer.store.store import Store, Tier
@@ -34,11 +35,11 @@ def findings(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
                 continue
             origin = str(entry.metadata.get(CONFLICT_FROM) or "another machine")
             when = str(entry.metadata.get(CONFLICT_AT) or "")
-            scope = " --scope global" if tier.scope == "global" else ""
+            scope = ("--scope", "global") if tier.scope == "global" else ()
             message = (
                 f"conflict copy: {origin} changed {entry.metadata[CONFLICT_OF]} too"
                 f"{' (' + when + ')' if when else ''}; keep the version you want "
-                f"(`coffer update`), then `coffer forget {entry.name}{scope}`"
+                f"(`coffer update`), then {command('coffer', 'forget', entry.name, *scope)}"
             )
             out.append(Finding("warning", tier.label, str(tier.dir / entry.filename), message))
     return out

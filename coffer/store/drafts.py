@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
+from coffer.base.text import check_utf8
 from coffer.secrets import find_secrets, redact
 from coffer.store import projects
 from coffer.store.entry import (
@@ -76,6 +77,7 @@ def draft(
     text: str, name: str | None, description: str | None, type: str | None, scope: Scope
 ) -> Draft:
     """Check ``text`` for ``remember``: not empty, not too large, no secret, a usable name."""
+    check_utf8(text, name or "", description or "")
     body = text.strip()
     if not body:
         raise InvalidInputError("nothing to remember: the text is empty")
@@ -164,6 +166,7 @@ def file_text(entry: Entry) -> str:
 def revised_text(old: Entry, text: str | None, description: str | None) -> tuple[str, str]:
     """(body, description) for ``update``: a description derived from the old text is
     derived again from the new one; one given by hand is kept."""
+    check_utf8(text or "", description or "")
     body = text.strip() if text is not None else old.body.strip()
     if not body:
         raise InvalidInputError("the new text is empty; use forget to delete an entry")

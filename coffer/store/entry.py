@@ -130,11 +130,31 @@ def slugify(text: str, limit: int = MAX_NAME) -> str:
     return out
 
 
+# Words a name must not end on: `the-api-uses-port-7070-in` reads as cut mid-phrase.
+_STOP_WORDS = (
+    "a an the and or but nor of to in on at by for from with into onto as is are was were be "
+    "that which who this these those its our your their than then so if"
+)
+_TRAILING_STOP_WORDS = frozenset(_STOP_WORDS.split())
+
+
 def derived_name(text: str) -> str:
     """The name ``coffer remember`` gives ``text`` when none is passed."""
-    # Short names make readable file names and index lines: the first six words at most.
-    words = slugify(text, limit=200).split("-")
-    return slugify("-".join(words[:6]), limit=48)
+    # Short names make readable file names and index lines: the first six words at most,
+    # cut where a phrase can end (never on "in", "of", "the" ...).
+    words = slugify(text, limit=200).split("-")[:6]
+    while len(words) > 1 and words[-1] in _TRAILING_STOP_WORDS:
+        words.pop()
+    name = slugify("-".join(words), limit=48)
+    if len(name) < len("-".join(words)):
+        # Cut by the length limit: end on a whole word, and again not on a stop word.
+        kept = name.split("-")
+        if len(kept) > 1 and not "-".join(words).startswith(name + "-"):
+            kept.pop()  # the last word was cut in the middle
+        while len(kept) > 1 and kept[-1] in _TRAILING_STOP_WORDS:
+            kept.pop()
+        name = "-".join(kept)
+    return name
 
 
 def _is_slug(name: str) -> bool:

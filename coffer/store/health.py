@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from coffer.base.errors import StoreError
 from coffer.base.report import plural
+from coffer.base.suggest import command
 from coffer.secrets import redact
 from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld
@@ -146,7 +147,7 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
     def path(e: Entry) -> Path:
         return where[id(e)] / e.filename
 
-    scope = " --scope global" if tier.scope == "global" else ""
+    scope = ("--scope", "global") if tier.scope == "global" else ()
     exact, near = duplicates(pool)
     pairs = [(a, b, None) for a, b in exact] + list(near)
     out: list[Finding] = []
@@ -157,12 +158,14 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
             continue
         if similarity is None:
             level: Level = "warning"
-            message = f"the same text as {path(a)}; keep one (`coffer forget {b.name}{scope}`)"
+            forget = command("coffer", "forget", b.name, *scope)
+            message = f"the same text as {path(a)}; keep one ({forget})"
         else:
             level = "info"
             message = (
                 f"nearly the same text as {path(a)} ({similarity:.0%} of their words shared); "
-                f'if they say one thing, put it in one (`coffer update {b.name} "…"{scope}`) '
+                "if they say one thing, put it in one "
+                f"({command('coffer', 'update', b.name, '…', *scope)}) "
                 f"and forget the other ({a.name})"
             )
         out.append(Finding(level, tier.label, str(path(b)), message))

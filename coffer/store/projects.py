@@ -214,6 +214,15 @@ def register(store_root: Path, root: Path) -> ProjectInfo:
 def registration(store_root: Path, root: Path) -> tuple[ProjectInfo, bool]:
     """:func:`register`, and whether it created the project (the one moment a project
     begins on this machine: not when it was known, nor when it followed a move)."""
+    try:
+        str(root).encode("utf-8")
+    except UnicodeEncodeError:
+        # projects.json and every journal record name the root in UTF-8.
+        shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+        raise ProjectError(
+            f"the project path {shown} is not valid UTF-8 (a name in another encoding); "
+            "coffer records project paths as UTF-8: rename the directory"
+        ) from None
     known = read_project_list(store_root)
     key = str(root)
     existing = known.get(key)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from coffer.base import fsutil
+from coffer.base.text import check_utf8
 from coffer.store import cache_gate, tier_listing
 from coffer.store.entry import Entry, EntryParseError, content_secrets, known_secrets, parse
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
@@ -78,15 +79,29 @@ def _connect(path: Path) -> sqlite3.Connection:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version != _SCHEMA_VERSION:
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute("DROP TABLE IF EXISTS files")
-        conn.execute("DROP TABLE IF EXISTS fts")
-        conn.execute("DROP TABLE IF EXISTS state")
-        for stmt in _SCHEMA.strip().split(";\n"):
-            if stmt.strip():
-                conn.execute(stmt)
-        conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
-        conn.execute("COMMIT")
+        try:
+            conn.execute("DROP TABLE IF EXISTS files")
+            conn.execute("DROP TABLE IF EXISTS fts")
+            conn.execute("DROP TABLE IF EXISTS state")
+            for stmt in _SCHEMA.strip().split(";\n"):
+                if stmt.strip():
+                    conn.execute(stmt)
+            conn.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            _rollback(conn)
+            conn.close()
+            raise
     return conn
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    # SQLite ends the transaction itself on some errors (SQLITE_FULL: a full disk); a
+    # ROLLBACK then fails with "no transaction is active", and that error would replace
+    # the one that says what went wrong.
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 _SIDE_FILES = ("", "-journal", "-wal", "-shm")
@@ -188,7 +203,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
         _write_state(conn, digest)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        _rollback(conn)
         raise
     return True
 
@@ -286,6 +301,7 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
     """BM25-ranked entries matching any word of ``query``; substring match as a fallback
     for scripts FTS5 does not split into words (CJK)."""
+    check_utf8(query)  # SQLite cannot bind text that is not UTF-8
     trusted = cache_gate.check(conn)
     sync(conn, tier_dir)
     tokens = [t for t in re.findall(_WORDS, query.lower()) if t]

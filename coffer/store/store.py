@@ -177,14 +177,11 @@ class Store:
 
     @contextlib.contextmanager
     def _cache(self, tier: Tier) -> Iterator[sqlite3.Connection]:
-        from coffer.store import search_cache
+        from coffer.store.cache_open import connected
 
         fsutil.ensure_dir(tier.base)
-        conn = search_cache.open_cache(tier.base / "cache.sqlite")
-        try:
+        with connected(tier.base / "cache.sqlite") as conn:
             yield conn
-        finally:
-            conn.close()
 
     # ---- reading -----------------------------------------------------------------------
 
@@ -209,7 +206,10 @@ class Store:
                 if name in (entry.name, entry.filename, entry.filename.removesuffix(".md")):
                     return Found(tier, entry)
         where = " or ".join(t.label for t in tiers) or "no tier"
-        raise EntryNotFoundError(f"no entry named {name!r} in {where}")
+        from coffer.base.suggest import did_you_mean
+
+        meant = did_you_mean(name, [e.name for tier in tiers for e in self.scan(tier).entries])
+        raise EntryNotFoundError(f"no entry named {name!r} in {where}{meant}")
 
     def recall(self, tiers: Sequence[Tier], query: str, limit: int = 10) -> list[Found]:
         """BM25-ranked entries across ``tiers``, best first."""

@@ -9,7 +9,6 @@ own (coffer.store.team.refusal), since the cache reader does not look above it.
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,14 +46,14 @@ def recall(store: Store, root: Path, query: str, limit: int) -> list[TeamHit]:
     if team.refusal(root) is not None:
         return []
     from coffer.base.digests import sha256_hex
-    from coffer.store import search_cache
+    from coffer.store import cache_open, search_cache
 
     # Keyed by the root, not the project id: a read must not register a project.
     state = store.root / "state"
     fsutil.ensure_dir(state)
     digest = sha256_hex(str(root).encode("utf-8", "surrogateescape"))[:24]
     directory = team.team_dir(root)
-    with contextlib.closing(search_cache.open_cache(state / f"team-{digest}.sqlite")) as conn:
+    with cache_open.connected(state / f"team-{digest}.sqlite") as conn:
         hits = search_cache.search(conn, directory, query, limit)
     # A teammate's file may hold what the gate refuses: like a block, recall never shows it.
     return [

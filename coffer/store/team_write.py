@@ -12,6 +12,7 @@ from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.errors import EntryExistsError, EntryNotFoundError, InvalidInputError
+from coffer.base.suggest import command
 from coffer.store import team
 from coffer.store.entry import Entry, serialize
 from coffer.store.team import INDEX_NAME, TEAM_PARTS, TeamScan
@@ -90,7 +91,7 @@ def add(root: Path, entry: Entry) -> Path:
         where = clash.filename if clash is not None else copy.filename
         raise EntryExistsError(
             f"the team tier already has an entry named {copy.name!r} ({where}); "
-            f"`coffer team remove {copy.name}` first, or rename the personal entry"
+            f"{command('coffer', 'team', 'remove', copy.name)} first, or rename the personal entry"
         )
     path = fsutil.safe_child(scan.dir, copy.filename)
     text = serialize(copy)

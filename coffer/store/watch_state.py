@@ -142,6 +142,8 @@ def status_lines(data: Mapping[str, Any]) -> list[str]:
         mode = data.get("mode", "?")
         if mode == "polling":
             mode = f"polling every {data.get('poll_interval')} s"
+            if data.get("polling_reason"):
+                mode += f" because {data['polling_reason']}"
         lines.append(
             f"watching {plural(data.get('projects', 0), 'project')} and the global tier ({mode}, "
             f"{data.get('observer', '?')})"

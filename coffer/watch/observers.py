@@ -82,21 +82,41 @@ class Observers:
         self.watches: dict[str, Watch] = {}  # role -> watch
 
     def start(self, *, polling: bool) -> None:
-        observer: BaseObserver
-        if polling:
+        observer: BaseObserver | None = None
+        if not polling:
+            observer = self._native()
+        if observer is None:
             from watchdog.observers.polling import PollingObserver
 
             observer = PollingObserver(timeout=self.poll_interval)
-        else:
-            from watchdog.observers import Observer
-
-            observer = Observer()
-        observer.start()
+            observer.start()
         self.observer = observer
         name = type(observer).__name__
         self.status.observer = name
         self.status.mode = "polling" if "Polling" in name else "native"
         self.status.poll_interval = self.poll_interval if self.status.mode == "polling" else None
+
+    def _native(self) -> BaseObserver | None:
+        """The native observer, started; None (said once, in the log and the status) when
+        the kernel refuses one: inotify's instance limit (EMFILE, `fs.inotify.max_user_
+        instances`, often 128 and shared by every editor and watcher of the user) or its
+        watch limit (ENOSPC). watchdog's inotify observer opens its instance when it is
+        made, so this is where the limit shows, before any watch is scheduled."""
+        from watchdog.observers import Observer
+
+        try:
+            observer: BaseObserver = Observer()
+            observer.start()
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            self.status.polling_reason = f"native file events are unavailable ({reason})"
+            self.log.warning(
+                "native file events are unavailable (%s); polling every %g s instead",
+                reason,
+                self.poll_interval,
+            )
+            return None
+        return observer
 
     def stop(self) -> None:
         if self.observer is not None:
@@ -117,6 +137,7 @@ class Observers:
                 return False
             # Native events unavailable (inotify watch limit, unsupported file system): poll.
             self.log.warning("native file events failed on %s (%s); polling instead", w.path, exc)
+            self.status.polling_reason = f"native file events failed on {w.path} ({exc})"
         self.stop()
         self.start(polling=True)
         for other in self.watches.values():

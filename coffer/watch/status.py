@@ -27,6 +27,7 @@ class Status:
     mode: str = "native"  # native or polling
     observer: str = ""
     poll_interval: float | None = None
+    polling_reason: str | None = None  # why native events are not used (--poll, a limit)
     projects: int = 0
     events: int = 0
     renders: int = 0

@@ -168,6 +168,7 @@ class Watcher:
         self.store.global_tier(create=True)
         fsutil.ensure_dir(self.engine.journal.dir)
         reason = "--poll" if self.force_poll else daemon.polling_reason(root)
+        self.status.polling_reason = reason
         self.observers.start(polling=reason is not None)
         if reason is not None:
             self.log.info("polling every %g s: %s", self.poll_interval, reason)
