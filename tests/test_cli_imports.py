@@ -204,12 +204,12 @@ def test_a_full_projection_and_the_audit_define_no_dataclass(repo: Path, fake_ho
     assert found == []
 
 
-def test_no_command_on_the_start_up_path_imports_typing(tmp_path: Path, fake_home: Path) -> None:
-    # typing costs 14 million instructions, a third of a bare interpreter start: coffer's
-    # annotations are strings, its Protocols and TypeVars exist for type checkers only
-    # (TYPE_CHECKING = False in each module) and plain checks replace the runtime ones
-    # (docs/adr/0039). A fresh `python -c` puts its working directory on the import path,
-    # so it runs from one nothing writes to, else the entry points are scanned again.
+def test_the_session_start_no_op_imports_no_typing(tmp_path: Path, fake_home: Path) -> None:
+    # typing is ~3 ms, a sixth of a bare interpreter start: the no-op (and --version) stay
+    # without it. Everyday commands may use typing, dataclasses and the rest of the stdlib
+    # within their own budget (docs/adr/0049). A fresh `python -c` puts its working
+    # directory on the import path, so it runs from one nothing writes to, else the entry
+    # points are scanned again.
     import os
 
     (fake_home / ".codex").mkdir()
@@ -220,22 +220,7 @@ def test_no_command_on_the_start_up_path_imports_typing(tmp_path: Path, fake_hom
     quiet.mkdir()
     os.utime(quiet, (1_600_000_000, 1_600_000_000))
     at = ["--project", str(repo)]
-    assert imported_after(["project", *at], quiet, ())[0] == 0  # keeps the entry points
-    tier = Path(json.loads(coffer("where", "--json", cwd=repo).stdout)["project"]["dir"])
-    entry = tier / "d.md"
-    for argv in (
-        ["--version"],
-        ["where", *at],
-        ["list", *at],
-        ["show", "d", *at],
-        ["recall", "deploy", *at],
-        ["watch", "--status"],
-        ["adapter", "list", *at],
-        ["project", *at],  # the no-op
-    ):
-        code, found = imported_after(argv, quiet, ("typing",))
-        assert found == [], argv
-        assert code in (0, 1, 3), argv
-    entry.write_text(entry.read_text().replace("make release", "make ship"))
-    assert imported_after(["project", *at], quiet, ("typing",)) == (0, [])  # the full path
-    assert "make ship" in (repo / "AGENTS.md").read_text()
+    assert imported_after(["project", *at], quiet, ())[0] == 0  # records the stamp
+    assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
+    for argv in (["--version"], ["project", *at]):  # the second: the no-op
+        assert imported_after(argv, quiet, ("typing",)) == (0, []), argv

@@ -1,5 +1,6 @@
-"""Detection's own PATH and pattern checks find what shutil.which and glob.glob find
-(coffer.adapter.helpers.on_path, coffer.adapter.spec._matches; docs/adr/0023)."""
+"""Detection's PATH and pattern checks find what shutil.which and glob.glob find, on the
+context's PATH rather than the process's (coffer.adapter.helpers.on_path,
+coffer.adapter.spec._matches)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import pytest
 from coffer.adapter import Context
 from coffer.adapter.helpers import on_path
 from coffer.adapter.spec import _exists
-from coffer.base.executables import which
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="POSIX rules; Windows uses shutil")
 
@@ -51,12 +51,9 @@ def test_on_path_agrees_with_shutil_which(tmp_path: Path, monkeypatch: pytest.Mo
     for path in paths:
         for name in names:
             expected = shutil.which(name, path=path)
-            assert which(name, path) == expected, (path, name)
             assert on_path(_ctx(tmp_path, path), name) is (expected is not None), (path, name)
-    monkeypatch.setenv("PATH", f"{plain}:{one}")  # None: the process's own PATH
-    assert which("agent", None) == shutil.which("agent") == str(one / "agent")
-    monkeypatch.delenv("PATH")
-    assert which("sh", None) == shutil.which("sh")  # the system's default path
+    monkeypatch.setenv("PATH", f"{one}")  # the process's own PATH plays no part
+    assert on_path(_ctx(tmp_path, str(plain)), "agent") is False
 
 
 def test_pattern_checks_agree_with_glob(tmp_path: Path) -> None:
@@ -81,19 +78,13 @@ def test_pattern_checks_agree_with_glob(tmp_path: Path) -> None:
     assert _exists(tmp_path / "no-such-dir" / "x-*") is False
 
 
-def test_a_path_folder_created_later_is_searched_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The duplicates are kept for one command's detection; a folder that was missing is
-    # looked at again each time (a first install, a watcher that runs for days).
-    from coffer.base import executables
-
+def test_a_path_folder_created_later_is_searched_at_once(tmp_path: Path) -> None:
+    # A watcher runs for days: a folder missing at one detection (a first install) is
+    # searched at the next.
     later = tmp_path / "later"
-    path = f"{later}:{tmp_path}:{tmp_path}"
-    monkeypatch.setattr(executables, "_KEEP_SECONDS", 3600.0)
-    assert which("agent", path) is None
-    assert executables._folders(path) == [str(tmp_path)]  # once, though listed twice
+    ctx = _ctx(tmp_path, f"{later}:{tmp_path}:{tmp_path}")
+    assert on_path(ctx, "agent") is False
     later.mkdir()
     (later / "agent").write_text("#!/bin/sh\n")
     (later / "agent").chmod(0o755)
-    assert which("agent", path) == str(later / "agent")
+    assert on_path(ctx, "agent") is True

@@ -93,15 +93,15 @@ def test_a_full_disk_while_writing_a_block_is_said_by_the_hook(repo: Path) -> No
 
 # SQLite refusing to grow the search cache, exactly as on a full disk (SQLITE_FULL).
 FULL_CACHE = """
-import _sqlite3
-_connect = _sqlite3.connect
+import sqlite3
+_connect = sqlite3.connect
 def connect(*args, **kwargs):
     conn = _connect(*args, **kwargs)
     pages = conn.execute("PRAGMA page_count").fetchone()[0]
     if pages > 1:  # the cache exists: it may not grow any more
         conn.execute(f"PRAGMA max_page_count = {pages}")
     return conn
-_sqlite3.connect = connect
+sqlite3.connect = connect
 """
 
 

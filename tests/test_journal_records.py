@@ -9,7 +9,10 @@ projection kinds sit in one table, and coffer/projection has no import cycle.
 from __future__ import annotations
 
 import ast
+import copy
 import json
+import pickle
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +123,21 @@ def test_a_change_adds_only_the_changed_key() -> None:
     assert record.to_json() == OLD[0]  # frozen: the original is untouched
     with pytest.raises(AttributeError):
         record.after_sha256 = "x"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("raw", "kind"), list(zip(OLD, TYPES, strict=True)))
+def test_records_are_standard_named_tuples(raw: dict, kind: type) -> None:
+    # typing.NamedTuple itself (issue 24): the stdlib's copy, pickle and, from 3.13,
+    # copy.replace work on every record, as they did not on the stand-in.
+    record = parse(raw)
+    assert type(record) is kind and isinstance(record, tuple)
+    assert pickle.loads(pickle.dumps(record)) == record
+    assert copy.copy(record) == record
+    assert record._replace(path="elsewhere").to_json() == {**raw, "path": "elsewhere"}
+    if sys.version_info >= (3, 13):
+        moved = copy.replace(record, path="elsewhere")  # type: ignore[attr-defined]
+        assert type(moved) is kind
+        assert moved.to_json() == {**raw, "path": "elsewhere"}
 
 
 def test_new_records_write_the_keys_the_old_writers_wrote() -> None:

@@ -13,9 +13,9 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import NamedTuple
 
 from coffer.adapter.facts import AgentFacts
-from coffer.base.tuples import NamedTuple
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:

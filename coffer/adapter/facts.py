@@ -13,7 +13,7 @@ Names no agent; stdlib only (docs/adr/0027).
 
 from __future__ import annotations
 
-from coffer.base.tuples import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:

@@ -10,11 +10,11 @@ writes). Imported by adapters, never on the no-op path (docs/adr/0025).
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from coffer.adapter import Context, Target
-from coffer.base.executables import which
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def xdg_config(ctx: Context) -> Path:
 
 def on_path(ctx: Context, executable: str) -> bool:
     """Whether ``executable`` is on the context's PATH (not the process's)."""
-    return which(executable, ctx.environ.get("PATH", "")) is not None
+    return shutil.which(executable, path=ctx.environ.get("PATH", "")) is not None
 
 
 def detected_by(

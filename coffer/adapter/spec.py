@@ -26,12 +26,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target, TierName
 from coffer.adapter.facts import AgentFacts
 from coffer.adapter.helpers import on_path, xdg_config
 from coffer.adapter.wiring import Wire, edits
-from coffer.base.tuples import NamedTuple
 
 
 class Place(NamedTuple):

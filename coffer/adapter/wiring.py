@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
-from coffer.base.tuples import NamedTuple
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:

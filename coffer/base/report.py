@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from coffer.base.tuples import NamedTuple
+from typing import NamedTuple
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:

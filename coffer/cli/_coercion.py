@@ -5,7 +5,7 @@ pydantic and building the adapter costs ~100 ms, more than the rest of `coffer l
 ``str``, a ``Path``, a list of ``str`` or a plain decimal number within its range converts
 here to exactly what pydantic would return; anything else (a malformed number, a value out
 of range, a float) goes to typer's own converter, so its results and error messages are
-unchanged (docs/adr/0023).
+unchanged (docs/adr/0049, the one private-API exception it keeps).
 """
 
 from __future__ import annotations

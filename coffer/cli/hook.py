@@ -7,10 +7,10 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
-from coffer.base.tuples import NamedTuple
 from coffer.cli._out import build_engine, failure_message, named, print_report
 from coffer.projection import hook as hook_mode
 from coffer.store import settings

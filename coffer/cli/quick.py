@@ -18,8 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-from coffer.base.tuples import NamedTuple
+from typing import NamedTuple
 
 _SCOPES = ("project", "global")
 

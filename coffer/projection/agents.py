@@ -14,11 +14,11 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter import Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
 from coffer.base.report import Problem, Report
-from coffer.base.tuples import NamedTuple
 from coffer.projection import block_content
 from coffer.projection.hook import Deadline
 from coffer.projection.journal import Journal

@@ -12,8 +12,8 @@ often committed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.projection import block_format as block
 from coffer.secrets import redact
 from coffer.store.entry import Entry, content_secrets, derived_name, one_line

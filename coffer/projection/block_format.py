@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from coffer.base.digests import sha256_hex
 from coffer.base.errors import BlockError
-from coffer.base.tuples import NamedTuple
 
 START_MARKER = "<!-- coffer:memory:start (managed, do not edit) -->"
 END_MARKER = "<!-- coffer:memory:end -->"

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter import Target
 from coffer.base.errors import CofferError, InvalidInputError, LockTimeoutError
 from coffer.base.report import Problem, Report
-from coffer.base.tuples import NamedTuple
 from coffer.projection import kinds
 from coffer.projection.agents import AgentSet, BlockPlan, HandoffSource, Targets, block_title
 from coffer.projection.hook import Deadline

@@ -11,11 +11,11 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
-from coffer.base.tuples import NamedTuple
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
 from coffer.projection.git_repo import Repo, filter_command, git, output
 from coffer.projection.journal import Journal, sha256
@@ -236,10 +236,11 @@ def broken_filter(config: Path) -> str | None:
     command = output(git(config.parent, "config", "--file", str(config), f"filter.{FILTER}.clean"))
     if command is None:
         return None
-    from coffer.base.executables import which
+    import shutil
+
     from coffer.projection.block_format import upsert
 
-    shell = which("sh", None)
+    shell = shutil.which("sh")
     if shell is None:
         return None  # git runs filters through sh: with none, git cannot run it either
     sample = upsert(b"user text\n", "probe")

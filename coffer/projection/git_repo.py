@@ -9,8 +9,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
-
-from coffer.base.tuples import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
@@ -31,11 +30,10 @@ class Repo(NamedTuple):
 
 def git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
     """Run git in ``cwd``; None when git is not installed or could not run."""
+    import shutil
     import subprocess  # most runs read git's files and never start it
 
-    from coffer.base.executables import which
-
-    git = which("git", None)
+    git = shutil.which("git")
     if git is None:
         return None
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV}

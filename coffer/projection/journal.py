@@ -14,11 +14,11 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.digests import sha256_hex
 from coffer.base.errors import CofferError, JournalError
-from coffer.base.tuples import NamedTuple
 from coffer.projection.records import JournalRecord, parse, validate
 from coffer.store.paths import ledger_dir
 

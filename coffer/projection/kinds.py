@@ -14,12 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
+from typing import NamedTuple
 
 from coffer.adapter import Context, Mode, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
-from coffer.base.tuples import NamedTuple
 from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
 from coffer.projection.team_kind import TEAMS
 

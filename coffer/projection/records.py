@@ -12,8 +12,8 @@ them (coffer/projection/journal_json.py); every kind's fields start with the sam
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.projection.journal_json import (
     NO_EXTRA,
     JournalRecord,

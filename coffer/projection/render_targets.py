@@ -5,11 +5,11 @@ from __future__ import annotations
 import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report, plural
-from coffer.base.tuples import NamedTuple
 from coffer.projection import block_content, block_format
 from coffer.projection.common import (
     ensure_parent,

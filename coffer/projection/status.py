@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter import HookTrust, Mode, Target, modes
 from coffer.base.report import Report
-from coffer.base.tuples import NamedTuple
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.kinds import Run

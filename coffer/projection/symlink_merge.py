@@ -15,10 +15,10 @@ import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.report import Change, plural
-from coffer.base.tuples import NamedTuple
 from coffer.projection import dirbackup
 from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal, sha256

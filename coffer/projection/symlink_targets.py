@@ -13,10 +13,10 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import faults, fsutil, swaps
 from coffer.base.report import Change, Problem, Report
-from coffer.base.tuples import NamedTuple
 from coffer.projection import dirbackup, symlink_merge, symlink_swap
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.projection.journal import Journal

@@ -20,11 +20,11 @@ import stat
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError, CofferError
 from coffer.base.report import Change, Problem, Report, plural
-from coffer.base.tuples import NamedTuple
 from coffer.projection import block_content, block_format
 from coffer.projection.agents import AgentSet, Targets
 from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now_iso, text_diff

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter import registry
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, UnknownNameError
 from coffer.base.report import Problem, Report
-from coffer.base.tuples import NamedTuple
 from coffer.projection import kinds, moves, orphans
 from coffer.projection.agents import AgentSet
 from coffer.projection.journal import Damage

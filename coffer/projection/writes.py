@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.store.drafts import RememberOptions
 from coffer.store.store import Found, Saved, Store, Tier
 

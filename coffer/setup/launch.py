@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-
-from coffer.base.executables import which
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
@@ -49,7 +48,7 @@ def launch_command(
         candidates.append(os.path.abspath(argv0))
     if executable:
         candidates.append(os.path.join(os.path.dirname(os.path.abspath(executable)), "coffer"))
-    found = which("coffer", environ.get("PATH"))
+    found = shutil.which("coffer", path=environ.get("PATH"))
     if found:
         candidates.append(os.path.abspath(found))
     argv: tuple[str, ...] = (os.path.abspath(executable), "-m", "coffer")

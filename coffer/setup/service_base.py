@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.store.paths import home_dir
 
 UNIT = "coffer-watch.service"

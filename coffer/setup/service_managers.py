@@ -12,11 +12,11 @@ coffer.setup.service plans, journals and undoes.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from coffer.base.executables import which
 from coffer.setup.service_base import LABEL, UNIT, Manager, Ran, Runner, State, runner
 from coffer.store.paths import home_dir
 
@@ -170,7 +170,7 @@ def find(environ: Mapping[str, str], platform: str | None = None) -> Manager | s
         cls, exe_name = Launchd, "launchctl"
     else:
         return f"coffer knows no service manager on {platform} (systemd on Linux, launchd on macOS)"
-    exe = which(exe_name, environ.get("PATH", os.defpath))
+    exe = shutil.which(exe_name, path=environ.get("PATH", os.defpath))
     if exe is None:
         return f"no `{exe_name}` on PATH"
     return cls(os.path.abspath(exe), environ)
@@ -181,7 +181,7 @@ def by_kind(kind: str, environ: Mapping[str, str]) -> Manager | str:
     exe_name = {"systemd": "systemctl", "launchd": "launchctl"}.get(kind)
     if exe_name is None:
         return f"unknown service manager {kind!r}"
-    exe = which(exe_name, environ.get("PATH", os.defpath))
+    exe = shutil.which(exe_name, path=environ.get("PATH", os.defpath))
     if exe is None:
         return f"no `{exe_name}` on PATH"
     if kind == "systemd":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from pathlib import Path
 
 from coffer.base.errors import StoreError
@@ -10,13 +11,7 @@ from coffer.store import search_cache
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
-    import sqlite3
     from collections.abc import Iterator
-else:
-    try:
-        import _sqlite3 as sqlite3  # the C module alone, as coffer.store.search_cache
-    except ImportError:
-        import sqlite3
 
 
 @contextlib.contextmanager

@@ -5,10 +5,10 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.base.text import check_utf8
-from coffer.base.tuples import NamedTuple
 from coffer.secrets import find_secrets, redact
 from coffer.store import projects
 from coffer.store.entry import (

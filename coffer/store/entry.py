@@ -13,9 +13,9 @@ import functools
 import re
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import NamedTuple
 
 from coffer.base.errors import InvalidInputError
-from coffer.base.tuples import NamedTuple
 from coffer.secrets import find_secrets, redact, visible
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)

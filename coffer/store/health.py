@@ -7,11 +7,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base.errors import StoreError
 from coffer.base.report import plural
 from coffer.base.suggest import command
-from coffer.base.tuples import NamedTuple
 from coffer.secrets import redact
 from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld

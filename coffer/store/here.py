@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base.errors import CofferError, InvalidInputError, NotAProjectError
-from coffer.base.tuples import NamedTuple
 from coffer.store import identity, projects
 
 

@@ -13,10 +13,10 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from coffer.base import fsutil
-from coffer.base.tuples import NamedTuple
 from coffer.store.entry import Entry, one_line
 
 INDEX_NAME = "MEMORY.md"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import NotAProjectError, ProjectError, StoreError
-from coffer.base.tuples import NamedTuple
 from coffer.store.identity import git_remote, in_git
 from coffer.store.ulid import GLOBAL_ID, new_id
 
@@ -120,11 +120,10 @@ def root_commit(root: Path) -> str | None:
     if not in_git(root):
         return None
     # Imported here: subprocess costs ~4 ms, and reads never ask git (ADR 0023).
+    import shutil
     import subprocess
 
-    from coffer.base.executables import which
-
-    git = which("git", None)
+    git = shutil.which("git")
     if git is None:
         return None
     env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(root.parent)}

@@ -12,12 +12,13 @@ import contextlib
 import json
 import os
 import re
+import sqlite3
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.text import check_utf8
-from coffer.base.tuples import NamedTuple
 from coffer.store import cache_gate, tier_listing
 from coffer.store.entry import Entry, EntryParseError, content_secrets, known_secrets, parse
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
@@ -25,15 +26,7 @@ from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
-    import sqlite3
     from typing import Any
-else:
-    try:
-        # The C module alone: the sqlite3 package adds datetime and its adapters, which
-        # coffer never passes, for 7 million instructions per command (docs/adr/0038).
-        import _sqlite3 as sqlite3
-    except ImportError:
-        import sqlite3
 
 _SCHEMA_VERSION = 4
 SYNC_BATCH = 1000  # files parsed per committed transaction

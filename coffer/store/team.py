@@ -19,8 +19,8 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.secrets import redact
 from coffer.store.entry import Entry, EntryParseError, parse
 from coffer.store.incoming import MAX_ENTRY_FILE

@@ -10,9 +10,9 @@ own (coffer.store.team.refusal), since the cache reader does not look above it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
-from coffer.base.tuples import NamedTuple
 from coffer.store import team
 from coffer.store.entry import Entry, withheld
 from coffer.store.store import Store

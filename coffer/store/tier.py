@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from coffer.base.tuples import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base.errors import InvalidInputError
-from coffer.base.tuples import NamedTuple
 from coffer.store.entry import slugify
 from coffer.sync import keys, local, merge, state, tree
 from coffer.sync.api import open_repo, sync_lock

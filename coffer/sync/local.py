@@ -8,10 +8,10 @@ import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.tmpfiles import fsync_dir, write_tmp
-from coffer.base.tuples import NamedTuple
 from coffer.secrets import find_secrets, redact
 from coffer.store import identity, projects
 from coffer.store.incoming import entry_problem, too_large

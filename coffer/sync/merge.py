@@ -10,8 +10,8 @@ that ``coffer doctor`` reports. No file ever gets conflict markers.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.store.conflict_copies import CONFLICT_AT, CONFLICT_FROM, CONFLICT_OF
 from coffer.store.entry import EntryParseError, parse, serialize
 from coffer.sync.tree import Obj

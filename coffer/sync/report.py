@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coffer.base.tuples import NamedTuple
+from typing import NamedTuple
 
 
 class SyncReport(NamedTuple):

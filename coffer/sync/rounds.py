@@ -4,8 +4,8 @@ push (docs/adr/0034). :func:`coffer.sync.api.sync_once` runs it under the sync l
 from __future__ import annotations
 
 import datetime as dt
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.store.store import Store, Tier
 from coffer.sync import local, merge, tree
 from coffer.sync.errors import SyncError

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.base import fsutil
-from coffer.base.tuples import NamedTuple
 from coffer.sync.errors import SyncError
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)

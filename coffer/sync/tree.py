@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
-from coffer.base.tuples import NamedTuple
 from coffer.store.incoming import MAX_FILE as MAX_FILE
 from coffer.store.incoming import entry_name_ok
 from coffer.sync.gitcmd import Git

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-
-from coffer.base.tuples import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:

@@ -15,10 +15,10 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 from coffer.app import App
 from coffer.base.errors import CofferError
-from coffer.base.tuples import NamedTuple
 from coffer.secrets import redact
 from coffer.store.index import INDEX_NAME
 from coffer.store.store import Store

@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter.facts import Cap
 from coffer.base.errors import BlockError
-from coffer.base.tuples import NamedTuple
 from coffer.projection import block_format
 from coffer.projection.explain.files import Found
 
