@@ -123,6 +123,8 @@ class Rule:
             secret = text[span[0] : span[1]]
             if self.entropy and shannon_entropy(secret) <= self.entropy:
                 continue
+            if self.id in OPERATOR_NEAR_KEYWORD and _an_id(secret, stripped):
+                continue
             line = _line(text, match.start(), match.end())
             if global_allow.allows(secret, stripped, line):
                 continue
@@ -199,6 +201,19 @@ class RuleSet:
             for rule in self.candidates(text)
             if next(rule.secrets(text, self.allowlist), None) is not None
         ]
+
+
+def _an_id(secret: str, match: str) -> bool:
+    """A rule that names no service found a whole UUID, ULID or git object id next to a
+    word like ``key`` or ``token``: an identifier, unless the text says password, secret or
+    credentials. (gitleaks' own fixtures count ``api_token: <uuid>`` as a secret; coffer, whose
+    notes are full of ids, does not: docs/adr/0042.)"""
+    from coffer.secrets.patterns import ID_SHAPE
+
+    lowered = match.lower()
+    if any(word in lowered for word in ("passw", "secret", "credential", "creds")):
+        return False
+    return re.fullmatch(f"(?i:{ID_SHAPE})", secret, re.ASCII) is not None
 
 
 @functools.cache

@@ -66,9 +66,16 @@ REFERENCE_PATTERNS: tuple[SecretPattern, ...] = (
 # ``os.environ[...]``, ``***``) and looks like a credential rather than a word of prose: it
 # has a digit or a symbol, or is at least 12 characters long. ``password=hunter2`` and
 # ``DB_PASSWORD: s3cret!`` are refused; ``password: ask Alice`` is not.
-_KEYWORD = (
-    r"(?:passw(?:or)?d|passwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key"
-    r"|private[_-]?key|signing[_-]?key|encryption[_-]?key|credentials?|\bcreds)"
+_STRONG_KEYWORD = r"(?:passw(?:or)?d|passwd|secret|private[_-]?key|credentials?|\bcreds)"
+# Words that name identifiers as often as credentials: a whole UUID, ULID (coffer's own ids)
+# or git object id after them is an id (``session_token_id=01HZ…``, ``key: 9fceb02…``).
+_WEAK_KEYWORD = (
+    r"(?:token|api[_-]?key|access[_-]?key|auth[_-]?key|signing[_-]?key|encryption[_-]?key)"
+)
+# (A bare 32-hex value is not among them: many services' keys have that shape.)
+ID_SHAPE = (
+    r"(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|(?-i:[0-7][0-9A-HJKMNP-TV-Z]{25})|[0-9a-f]{40}|[0-9a-f]{64}|mem_\d{8}_[0-9a-f]{20})"
 )
 _VALUE = (
     r"(?!(?:true|false|null|none|nil|undefined|os\.|process\.|env\b|getenv|secrets\.|xxx"
@@ -76,10 +83,11 @@ _VALUE = (
     r"(?=[^\s\"'`,;]{0,200}?[0-9!@#^&*+/=~]|[^\s\"'`,;]{12})"
     r"[^\s\"'`,;]{6,}"
 )
+_ASSIGN = r"[\w.-]{0,20}?[\"']?[ \t]{0,10}(?:=>|:=|\?=|=|:)[ \t]*[\"'`]?"
 ASSIGNED_SECRET = LazyPattern(
     # Bounded gaps: _assignment_near_keyword relies on the operator being within 40
     # characters of the keyword.
-    _KEYWORD + r"[\w.-]{0,20}?[\"']?[ \t]{0,10}(?:=>|:=|\?=|=|:)[ \t]*[\"'`]?" + _VALUE,
+    rf"(?:{_STRONG_KEYWORD}{_ASSIGN}|{_WEAK_KEYWORD}{_ASSIGN}(?!{ID_SHAPE}(?![\w-]))){_VALUE}",
     _AI,
 )
 
