@@ -38,17 +38,3 @@ def test_now_iso_is_datetimes_form() -> None:
     after = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
     assert before <= datetime.datetime.fromisoformat(stamp) <= after
     assert len(stamp) == len(before.isoformat()) and stamp.endswith("+00:00")
-
-
-def test_the_search_cache_loads_sqlites_c_module_alone() -> None:
-    code = (
-        "import sys, pathlib, tempfile\n"
-        "from coffer.store import search_cache\n"
-        "d = pathlib.Path(tempfile.mkdtemp())\n"
-        "(d / 'memory').mkdir()\n"
-        "conn = search_cache.open_cache(d / 'cache.sqlite')\n"
-        "print(len(search_cache.scan(conn, d / 'memory').entries))\n"
-        "print('sqlite3' in sys.modules, 'datetime' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["0", "False", "False"]
