@@ -94,7 +94,7 @@ def call(state: State, tool: str, arguments: Mapping[str, Any] | None, cwd: Path
                     "the vault tools are off: start `coffer mcp` with ECC_MEMORY_HARNESS set "
                     "to this agent's lowercase name (coffer setup does this)",
                 )
-            return vault_tools.call(tool, args, state.vault, cwd)
+            return vault_tools.call(tool, args, state.vault, cwd, _vault_written)
         if tool not in SCHEMAS:
             known = ", ".join(t.name for t in state.tools())
             return error("UNKNOWN_TOOL", f"no tool named {tool!r}; coffer offers: {known}")
@@ -289,3 +289,12 @@ _CANONICAL = {
 }
 
 __all__ = ["INSTRUCTIONS", "UNTRUSTED", "State", "ToolSpec", "call", "render"]
+
+
+def _vault_written(cwd: Path) -> None:
+    # The vault's repo-local project scope stays out of `git status` (docs/adr/0040).
+    import os
+
+    from coffer.app import App
+
+    App(os.environ).vault_written(cwd)

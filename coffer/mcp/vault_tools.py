@@ -16,7 +16,7 @@ Where coffer differs from the reference server, on purpose (docs/adr/0009):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,9 +200,16 @@ def _effective_scopes(tool: str, args: Mapping[str, Any]) -> list[str]:
     return list(scopes) if isinstance(scopes, list) else list(DEFAULT_SCOPES)
 
 
-def call(tool: str, args: Mapping[str, Any], who: Identity, cwd: Path) -> Outcome:
+def call(
+    tool: str,
+    args: Mapping[str, Any],
+    who: Identity,
+    cwd: Path,
+    after_save: Callable[[Path], None] | None = None,
+) -> Outcome:
     """Run one vault tool for the server identity ``who``, with vault roots found from
-    ``cwd`` (the client's root, else the server's working directory)."""
+    ``cwd`` (the client's root, else the server's working directory). ``after_save``:
+    what coffer's own server does after a save (ECC's vault-only server does nothing)."""
     from coffer.vault.roots import resolve_roots
 
     issues = check(SCHEMAS[tool], args)
@@ -220,12 +227,8 @@ def call(tool: str, args: Mapping[str, Any], who: Identity, cwd: Path) -> Outcom
         return error(code, message)
     except OSError:
         return error(code, message)
-    if tool == "memory_save":
-        import os
-
-        from coffer.app import App
-
-        App(os.environ).vault_written(cwd)
+    if tool == "memory_save" and after_save is not None:
+        after_save(cwd)
     return Outcome(payload)
 
 

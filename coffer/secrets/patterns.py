@@ -221,6 +221,69 @@ _OWN_PATTERNS: tuple[SecretPattern, ...] = (
 STORE_PATTERNS: tuple[SecretPattern, ...] = (*REFERENCE_PATTERNS, *_EXTRA_PATTERNS, *_OWN_PATTERNS)
 
 
+# One row per pattern of STORE_PATTERNS, in order: see _literals.
+_LITERAL_TABLE: tuple[tuple[str, ...], ...] = (
+    ("sk-",),
+    ("_live_",),
+    ("npm_",),
+    ("hf_",),
+    ("gh",),
+    ("github_pat_",),
+    ("aiza",),
+    ("xox",),
+    ("akia", "asia"),
+    ("-----begin",),
+    ("pplx-",),
+    ("_test_", "_live_", "_prod_"),
+    ("npm_",),
+    ("hf_", "api_org_"),
+    ("gh", "github_pat_"),
+    ("gl", "gr1348941", "_gitlab_session"),
+    ("aiza",),
+    ("xox", "xapp-", "hooks.slack.com"),
+    ("a3t", "akia", "asia", "abia", "acca"),
+    ("aws",),
+    ("absk", "bedrock-api-key"),
+    ("-----begin", "putty-user-key-file"),
+    ("eyj",),
+    ("zxlk",),
+    ("bearer",),
+    ("authorization",),
+    ("://",),
+    ("passw", "secret", "token", "key", "credential", "creds"),
+    ("accountkey", "q~"),
+    ("sk",),
+    ("sg.",),
+    ("-us",),
+    ("key-",),
+    ("sq0", "eaaa"),
+    (),
+    (":aa",),
+    ("pypi-",),
+    ("akcp", "cmvmd"),
+    ("hvs.", "hvb."),
+    (
+        *("dop_v1_", "doo_v1_", "dor_v1_", "dp.pt.", "dt0c01.", "dapi", "shp", "lin_api_"),
+        *("ntn_", "pnu_", "pul-", "rubygems_", "sntry", "pscale_", "pmak-", "xkeysib-"),
+        *("nrak-", "fo1_", "glc_", "glsa_", "eyjrijoi", ".atlasv1.", "hrku-", "ops_eyj"),
+        *("age-secret-key-1", "a3-", "ltai", "sha256~", "rdme_", "ico-", "ezak", "eztk"),
+        *("flw", "duffel_", "shippo_", "sm_", "clojars_", "sgp_"),
+    ),
+    ("password",),
+    ('"auth"', '"identitytoken"'),
+    ("client-key-data",),
+    ("whsec_",),
+    ("atatt3",),
+    ("gocspx-",),
+    ("cfpat-",),
+    ("tfp_",),
+    ("sk.eyj",),
+    ("eaacedeose0cba",),
+    ("sbp_", "sb_secret_"),
+    ("sig=",),
+)
+
+
 def _literals() -> dict[LazyPattern, frozenset[str]]:
     """For each pattern, lowercase literals one of which every match contains.
 
@@ -228,70 +291,10 @@ def _literals() -> dict[LazyPattern, frozenset[str]]:
     (a 32 KiB entry is checked in a few milliseconds instead of tens). Lowercasing only adds
     candidates (ASCII letters map to themselves), so the filter never hides a match.
     """
-    table = (
-        ("sk-",),
-        ("_live_",),
-        ("npm_",),
-        ("hf_",),
-        ("gh",),
-        ("github_pat_",),
-        ("aiza",),
-        ("xox",),
-        ("akia", "asia"),
-        ("-----begin",),
-        ("pplx-",),
-        ("_test_", "_live_", "_prod_"),
-        ("npm_",),
-        ("hf_", "api_org_"),
-        ("gh", "github_pat_"),
-        ("gl", "gr1348941", "_gitlab_session"),
-        ("aiza",),
-        ("xox", "xapp-", "hooks.slack.com"),
-        ("a3t", "akia", "asia", "abia", "acca"),
-        ("aws",),
-        ("absk", "bedrock-api-key"),
-        ("-----begin", "putty-user-key-file"),
-        ("eyj",),
-        ("zxlk",),
-        ("bearer",),
-        ("authorization",),
-        ("://",),
-        ("passw", "secret", "token", "key", "credential", "creds"),
-        ("accountkey", "q~"),
-        ("sk",),
-        ("sg.",),
-        ("-us",),
-        ("key-",),
-        ("sq0", "eaaa"),
-        (),
-        (":aa",),
-        ("pypi-",),
-        ("akcp", "cmvmd"),
-        ("hvs.", "hvb."),
-        (
-            *("dop_v1_", "doo_v1_", "dor_v1_", "dp.pt.", "dt0c01.", "dapi", "shp", "lin_api_"),
-            *("ntn_", "pnu_", "pul-", "rubygems_", "sntry", "pscale_", "pmak-", "xkeysib-"),
-            *("nrak-", "fo1_", "glc_", "glsa_", "eyjrijoi", ".atlasv1.", "hrku-", "ops_eyj"),
-            *("age-secret-key-1", "a3-", "ltai", "sha256~", "rdme_", "ico-", "ezak", "eztk"),
-            *("flw", "duffel_", "shippo_", "sm_", "clojars_", "sgp_"),
-        ),
-        ("password",),
-        ('"auth"', '"identitytoken"'),
-        ("client-key-data",),
-        ("whsec_",),
-        ("atatt3",),
-        ("gocspx-",),
-        ("cfpat-",),
-        ("tfp_",),
-        ("sk.eyj",),
-        ("eaacedeose0cba",),
-        ("sbp_", "sb_secret_"),
-        ("sig=",),
-    )
-    assert len(table) == len(STORE_PATTERNS)
+    assert len(_LITERAL_TABLE) == len(STORE_PATTERNS)
     return {
         pattern: frozenset(literals)
-        for (_, pattern), literals in zip(STORE_PATTERNS, table, strict=True)
+        for (_, pattern), literals in zip(STORE_PATTERNS, _LITERAL_TABLE, strict=True)
     }
 
 
