@@ -11,8 +11,7 @@ adapters once.
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -30,7 +31,6 @@ from coffer.projection.engine import Engine
 from coffer.store import settings
 from coffer.store.store import Store
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any, ClassVar
 

@@ -20,12 +20,12 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import Context, Features, NativeMemory, Target, plugins
 from coffer.adapter.plugins import Plugin
 from coffer.adapter.spec import AgentSpec, Place, Presence
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -9,13 +9,13 @@ installed is often a coffer.adapter.deferred.Deferred, imported only if it is ne
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from coffer.adapter import Features, Mode
 from coffer.adapter.deferred import Deferred, deferred, record
 from coffer.adapter.facts import AgentFacts
 from coffer.adapter.plugins import GROUP, Plugin, entry_points, lookup
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

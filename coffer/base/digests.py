@@ -10,8 +10,7 @@ without it falls back to ``hashlib``.
 from __future__ import annotations
 
 import sys
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the same interface; typeshed describes only hashlib's
     from hashlib import sha256

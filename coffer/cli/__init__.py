@@ -8,7 +8,8 @@ below resolve to :mod:`coffer.cli.typer_app` on first use.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any
 

@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.app import App
 from coffer.base.errors import (
@@ -18,8 +19,6 @@ from coffer.base.errors import (
     describe_os_error,
 )
 from coffer.secrets import redact
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -7,15 +7,13 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
 from coffer.cli._out import build_engine, failure_message, named, print_report
 from coffer.projection import hook as hook_mode
 from coffer.store import settings
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine

@@ -8,8 +8,8 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,11 +17,10 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.mcp import wire
 from coffer.mcp.about import StartupError, harness
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from typing import Any

@@ -21,13 +21,12 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from coffer import __version__
 from coffer.mcp import wire
 from coffer.mcp.about import INSTRUCTIONS, StartupError, harness
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from typing import Any

@@ -5,12 +5,12 @@ loaded at the first ``tools/list``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from coffer.mcp import vault_tools
 from coffer.store.entry import MAX_BODY_BYTES, TYPES
 from coffer.store.identity import MAX_SESSION_ID, SESSION_ID_PATTERN
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -16,6 +16,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.app import App
 from coffer.base.errors import (
@@ -33,8 +34,6 @@ from coffer.mcp.specs import SCHEMAS, ToolSpec, tool_specs
 from coffer.mcp.vault_tools import Outcome, error
 from coffer.store.store import Found, Scope, Store, Tier
 from coffer.store.views import entry_json, tier_json
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from typing import Any

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base.errors import CofferError
 from coffer.mcp.about import HARNESS_RE, STARTUP_ERROR, StartupError, harness
 from coffer.mcp.arguments import Issue, check, invalid_arguments
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

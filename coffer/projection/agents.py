@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
@@ -28,7 +28,6 @@ from coffer.store.identity import root_of
 from coffer.store.paths import home_dir, ledger_dir
 from coffer.store.store import Store, Tier
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import TypeVar
 

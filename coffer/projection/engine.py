@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Target
 from coffer.base.errors import CofferError, InvalidInputError, LockTimeoutError
@@ -19,8 +19,6 @@ from coffer.projection.agents import AgentSet, BlockPlan, HandoffSource, Targets
 from coffer.projection.hook import Deadline
 from coffer.projection.kinds import Run
 from coffer.store import projects, settings
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus

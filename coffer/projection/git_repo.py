@@ -9,9 +9,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
-from typing import NamedTuple
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import subprocess

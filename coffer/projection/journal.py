@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.digests import sha256_hex
@@ -22,7 +22,6 @@ from coffer.base.errors import CofferError, JournalError
 from coffer.projection.records import JournalRecord, parse, validate
 from coffer.store.paths import ledger_dir
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Context, Mode, NativeMemory
 from coffer.base import fsutil
@@ -23,7 +23,6 @@ from coffer.base.report import Change, Problem, Report
 from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
 from coffer.projection.team_kind import TEAMS
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
 

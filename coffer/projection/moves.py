@@ -13,12 +13,13 @@ project undoes them too.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coffer.base.report import Report
 from coffer.projection.journal import Journal
 from coffer.projection.records import parse
 from coffer.store.projects import ProjectInfo
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

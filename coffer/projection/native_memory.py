@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Imported, NativeMemory
 from coffer.base import fsutil
@@ -21,7 +21,6 @@ from coffer.projection.records import NativeRecord
 from coffer.store.entry import TYPES
 from coffer.store.store import Store, Tier
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

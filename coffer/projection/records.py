@@ -12,7 +12,7 @@ them (coffer/projection/journal_json.py); every kind's fields start with the sam
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.projection.journal_json import (
     NO_EXTRA,
@@ -22,7 +22,6 @@ from coffer.projection.journal_json import (
     validate,
 )
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

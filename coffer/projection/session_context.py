@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import Mode, Target
 from coffer.base import fsutil
 from coffer.base.report import Report
 from coffer.projection import block_content
 from coffer.store import index
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine

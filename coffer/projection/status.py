@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import HookTrust, Mode, Target, modes
 from coffer.base.report import Report
@@ -20,7 +20,6 @@ from coffer.projection.records import BlockRecord, JournalRecord, SetupRecord, T
 from coffer.store.here import Here
 from coffer.store.store import Tier
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

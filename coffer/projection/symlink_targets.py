@@ -13,7 +13,7 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import faults, fsutil, swaps
 from coffer.base.report import Change, Problem, Report
@@ -25,7 +25,6 @@ from coffer.projection.symlink_merge import MergePlan
 from coffer.projection.symlink_state import points_to
 from coffer.projection.symlink_state import state as state
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from coffer.store.entry import Entry
 

@@ -20,7 +20,7 @@ import stat
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError, CofferError
@@ -35,7 +35,6 @@ from coffer.projection.team_kind import undo
 from coffer.store import team
 from coffer.store.entry import Entry
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from coffer.adapter import Adapter
 

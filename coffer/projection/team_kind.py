@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from typing import Any

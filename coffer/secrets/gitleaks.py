@@ -22,8 +22,8 @@ import json
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import ConfigEdit
 from coffer.base import fsutil
@@ -20,7 +21,6 @@ from coffer.projection.journal import Journal
 from coffer.projection.records import SetupRecord
 from coffer.setup.config_docs import _add, load
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -18,11 +18,11 @@ change so that no comment is ever moved or removed:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from coffer.base.errors import CofferError
 from coffer.setup.json_text import JsonText, Node, Step
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,8 +7,7 @@ import shutil
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from coffer.adapter import Launch

@@ -6,11 +6,11 @@ alone (coffer.setup.config_docs._add refuses it)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from coffer.base.errors import CofferError
 from coffer.setup.json_text import MISSING
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

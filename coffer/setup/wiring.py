@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import ConfigEdit, Context, Launch
 from coffer.adapter.registry import Loaded, unknown_agents
@@ -36,7 +37,6 @@ from coffer.setup.file_plan import KIND, FilePlan, key, plan_file
 from coffer.setup.launch import resolve_launch
 from coffer.store.paths import home_dir
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

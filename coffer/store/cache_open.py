@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base.errors import StoreError
 from coffer.store import search_cache
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

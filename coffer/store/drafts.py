@@ -5,7 +5,7 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.base.text import check_utf8
@@ -26,7 +26,6 @@ from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Literal
 

@@ -10,13 +10,14 @@ stays as it was.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coffer.base import fsutil
 from coffer.base.errors import InvalidInputError, StoreError
 from coffer.store import drafts, index_file, projects
 from coffer.store.entry import Entry, EntryParseError, check_type, parse, serialize
 from coffer.store.tier import Found, Saved
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from coffer.store.store import Store
 

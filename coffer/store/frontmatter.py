@@ -12,8 +12,8 @@ coffer's YAML loader answers: tests/properties/test_frontmatter_props.py compare
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

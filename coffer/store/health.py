@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import StoreError
 from coffer.base.report import plural
@@ -17,7 +17,6 @@ from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld
 from coffer.store.store import Store, Tier
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Literal
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import NotAProjectError, ProjectError, StoreError
 from coffer.store.identity import git_remote, in_git
 from coffer.store.ulid import GLOBAL_ID, new_id
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

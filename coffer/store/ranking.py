@@ -4,8 +4,7 @@ term scores, re-weighted with an IDF that stays positive for terms common in a s
 from __future__ import annotations
 
 import math
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import sqlite3

@@ -15,15 +15,13 @@ import re
 import sqlite3
 import stat
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.text import check_utf8
 from coffer.store import cache_gate, tier_listing
 from coffer.store.entry import Entry, EntryParseError, content_secrets, known_secrets, parse
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from typing import Any

@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeoutError
@@ -30,8 +31,6 @@ from coffer.store.tier import Saved as Saved
 from coffer.store.tier import Scope as Scope
 from coffer.store.tier import Tier as Tier
 from coffer.store.ulid import GLOBAL_ID
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     import sqlite3

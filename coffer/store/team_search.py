@@ -10,14 +10,13 @@ own (coffer.store.team.refusal), since the cache reader does not look above it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.store import team
 from coffer.store.entry import Entry, withheld
 from coffer.store.store import Store
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,9 +7,10 @@ adds around them (``action``, ``refresh``, ``note``) is its own.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coffer.store.store import Found, Tier
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -17,12 +17,11 @@ import contextlib
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.store.incoming import MAX_FILE, entry_name_ok, entry_problem, too_large
 from coffer.store.sync_keys import project_key
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from collections.abc import Callable

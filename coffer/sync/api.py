@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from coffer.base.report import plural
 from coffer.sync import gitlocks, local, rounds, state, waiting
 from coffer.sync.errors import PushRefused, RemoteUnreachable, SyncError
 from coffer.sync.gitcmd import Git
 from coffer.sync.report import SyncReport
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.app import App

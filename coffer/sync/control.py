@@ -5,15 +5,13 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import InvalidInputError
 from coffer.store.entry import slugify
 from coffer.sync import keys, local, merge, state, tree
 from coffer.sync.api import open_repo, sync_lock
 from coffer.sync.gitcmd import shown
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.app import App

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from coffer.base.errors import CofferError
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
+from coffer.base.errors import CofferError
 
 if TYPE_CHECKING:
     from coffer.sync.report import SyncReport

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from coffer.vault import doctor as _doctor
 from coffer.vault.collation import rank_key
@@ -44,7 +45,6 @@ from coffer.vault.search import (
 from coffer.vault.secret_policy import scan_for_save
 from coffer.vault.validate import KINDS, SCHEMA, enum_value, memory_id, normalize, summary
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -36,11 +36,11 @@ import sys
 import time
 import zlib
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from coffer.base.locations import store_root
 from coffer.vault.validate import MEMORY_KEYS
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

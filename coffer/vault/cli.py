@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from coffer.vault import api
 from coffer.vault.errors import VaultError, raw_os_error
@@ -21,7 +22,6 @@ from coffer.vault.roots import Roots, resolve_path, resolve_roots
 from coffer.vault.terminal import Arguments, read_stdin, write
 from coffer.vault.validate import MAX_BODY_BYTES, summary
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coffer.vault.collation import rank_key
 from coffer.vault.scan import MAX_DIAGNOSTICS, VaultScan
 from coffer.vault.search import visible
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from coffer.vault.errors import VaultError
 from coffer.vault.ids import is_leap
@@ -17,7 +18,6 @@ from coffer.vault.jscompat import (
 )
 from coffer.vault.validate import MAX_TITLE, SCHEMA, normalize, normalize_body
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -13,12 +13,12 @@ import errno
 import os
 import stat
 import sys
+from typing import TYPE_CHECKING
 
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.jscompat import encode_utf8
 from coffer.vault.roots import assert_contained, is_within
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

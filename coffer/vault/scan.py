@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from coffer.vault import cache as _cache
 from coffer.vault.cache import ScanCache
@@ -17,7 +18,6 @@ from coffer.vault.io import decode_text, safe_read_bytes
 from coffer.vault.roots import Roots, canonical, guard_scope_root
 from coffer.vault.secret_policy import is_quarantined
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from coffer.vault.collation import rank_key
 from coffer.vault.errors import VaultError
@@ -23,7 +24,6 @@ from coffer.vault.jscompat import (
 from coffer.vault.scan import Entry
 from coffer.vault.validate import KINDS, enum_value, slug, summary, unique_list
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from coffer.secrets import REFERENCE_PATTERNS, STORE_PATTERNS
 from coffer.secrets import find_secrets as _find
 from coffer.vault.errors import VaultError
 from coffer.vault.jscompat import json_compact
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

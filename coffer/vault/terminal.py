@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.io import decode_text
 from coffer.vault.jscompat import encode_utf8
 from coffer.vault.validate import MAX_BODY_BYTES
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import IO
 

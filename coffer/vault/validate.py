@@ -7,12 +7,12 @@ for a document with several problems is the reference's.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from coffer.vault.errors import VaultError
 from coffer.vault.ids import MEMORY_ID, SLUG, is_timestamp
 from coffer.vault.jscompat import has_unsafe, has_unsafe_body, js_trim, utf8_len, utf16_len
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

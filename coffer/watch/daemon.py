@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
@@ -24,7 +25,6 @@ from coffer.secrets import redact
 from coffer.store.watch_state import EXIT_NOT_RUNNING as EXIT_NOT_RUNNING
 from coffer.store.watch_state import lock_path, read_pid, read_status_file
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

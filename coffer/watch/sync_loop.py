@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.app import App
 from coffer.base.errors import CofferError
@@ -33,7 +33,6 @@ from coffer.watch.sync_loop import (
     SyncSchedule,
 )
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

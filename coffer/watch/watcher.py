@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from watchdog.events import (
     FileSystemEvent,
@@ -54,7 +55,6 @@ from coffer.watch.status import Status, write_status
 from coffer.watch.sync_runner import BackgroundSync
 from coffer.watch.watchset import WatchSet
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

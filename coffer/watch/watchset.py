@@ -9,6 +9,7 @@ import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
@@ -22,8 +23,6 @@ from coffer.watch.daemon import Coalescer
 from coffer.watch.events import HANDOFFS, TIER
 from coffer.watch.observers import Observers
 from coffer.watch.reporting import Reporter
-
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine

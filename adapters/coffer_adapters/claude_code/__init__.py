@@ -14,12 +14,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
 from coffer.adapter.helpers import detected_by, per_tier, read_json
 from coffer_adapters.claude_code.facts import FACTS as FACTS
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,10 +7,10 @@ coffer never invents others (like ``[memories] enabled``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from coffer.base.errors import CofferError
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

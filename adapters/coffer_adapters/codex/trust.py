@@ -18,11 +18,11 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import SESSION_START_MARKER, HookTrust
 from coffer.adapter.helpers import read_json, read_toml
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

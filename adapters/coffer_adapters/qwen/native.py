@@ -23,12 +23,12 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import Context, Imported, NativeMemory
 from coffer.adapter.native import import_file, markdown_files, split_frontmatter
 from coffer.base.errors import CofferError
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

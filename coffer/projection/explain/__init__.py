@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import Context, Target
 from coffer.adapter.facts import AgentFacts
@@ -22,7 +23,6 @@ from coffer.projection.explain.caps import Cost, Measured, cost, measure
 from coffer.projection.explain.files import Found, Session, found
 from coffer.projection.explain.verdict import Agent, TierView, shadow_hints, tier_view, unknown
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 

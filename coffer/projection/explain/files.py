@@ -12,13 +12,13 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.adapter import Context, Mode, Target
 from coffer.adapter.facts import TEMPLATE_ROOTS, AgentFacts, Cap, Imports, Load, Setting, Walk
 from coffer.adapter.helpers import read_json, read_toml
 from coffer.adapter.spec import SpecError, resolve
 
-TYPE_CHECKING = False  # typing stays unimported at run time (docs/adr/0039)
 if TYPE_CHECKING:
     from typing import Any
 
