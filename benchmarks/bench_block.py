@@ -49,9 +49,10 @@ def main() -> None:
     with TempDir() as base:
         env = isolated_env(base)
         os.environ.update(env)
-        from coffer.projection import block_content, block_format
+        from coffer.projection import managed_block as block_format
+        from coffer.projection.blocks import content as block_content
         from coffer.projection.engine import block_title
-        from coffer.store.store import Store
+        from coffer.store import Store
 
         root = base / "repo"
         (root / ".git").mkdir(parents=True)

@@ -123,7 +123,7 @@ def main() -> None:
     with TempDir() as base:
         env = isolated_env(base)
         os.environ.update(env)
-        from coffer.store.store import Store
+        from coffer.store import Store
 
         repo = base / "repo"
         (repo / ".git").mkdir(parents=True)

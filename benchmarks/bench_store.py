@@ -44,7 +44,7 @@ def main() -> None:
     with TempDir() as base:
         env = isolated_env(base)
         os.environ.update(env)
-        from coffer.store.store import Store
+        from coffer.store import Store
 
         cmd = coffer_cmd()
         bare = time_cmd([sys.executable, "-c", "pass"], env=env, runs=args.runs)

@@ -78,7 +78,7 @@ def setup(base: Path, env: dict[str, str], n: int, entries: int) -> list[tuple[P
     os.environ.update(env)  # in-process projection: 100 subprocesses would take a minute
     try:
         from coffer.projection.engine import Engine
-        from coffer.store.store import Store
+        from coffer.store import Store
 
         store = Store.from_environ(env)
         out = []

@@ -49,7 +49,7 @@ def in_process(env: dict[str, str], repos: list[tuple[Path, Path]], runs: int) -
     os.environ.update(env)
     try:
         from coffer.app import App
-        from coffer.store.store import Store
+        from coffer.store import Store
         from coffer.sync import control
         from coffer.watch.sync_runner import fingerprint, run_round
 

@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from coffer.adapter.registry import Loaded
     from coffer.projection.engine import Engine
     from coffer.projection.writes import Writer
-    from coffer.store.here import Here
-    from coffer.store.store import Store
+    from coffer.store import Here, Store
 
 
 class App:
@@ -34,7 +33,7 @@ class App:
     @property
     def store(self) -> Store:
         if self._store is None:
-            from coffer.store.store import Store
+            from coffer.store import Store
 
             self._store = Store.from_environ(self.environ)
         return self._store
@@ -79,7 +78,7 @@ class App:
         """The vault wrote under ``at``'s project: keep its repo-local project scope out of
         ``git status`` (docs/adr/0040). Never fails the vault command that called it."""
         from coffer.base.errors import CofferError
-        from coffer.projection import gitside
+        from coffer.projection.git import hiding as gitside
         from coffer.projection.journal import Journal
 
         try:

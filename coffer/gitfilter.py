@@ -13,7 +13,7 @@
 
 It must never lose a byte: anything it cannot parse (malformed markers, no block) goes
 through unchanged, and it writes nothing before it has the whole answer. Imports nothing but
-:mod:`coffer.projection.block_format`.
+:mod:`coffer.projection.managed_block`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 
 
 def _smudged(data: bytes, path: str, blocks: str) -> bytes:
-    from coffer.projection.block_format import block_key, find, upsert
+    from coffer.projection.managed_block import block_key, find, upsert
 
     if find(data) is not None:
         return data  # the blob carries a block of its own (committed): left as it is
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(args) == 3 and args[0] == "--smudge":
             out = _smudged(data, args[1], args[2])
         else:
-            from coffer.projection.block_format import remove
+            from coffer.projection.managed_block import remove
 
             out = remove(data)
     except Exception:

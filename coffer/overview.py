@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.app import App
-from coffer.store.here import Here
+from coffer.store import Here
 
 if TYPE_CHECKING:
     from typing import Any

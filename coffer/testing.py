@@ -28,8 +28,7 @@ import pytest
 
 from coffer.adapter import TIERS, Adapter, Context, Mode, modes, registry
 from coffer.projection.engine import Engine
-from coffer.store import settings
-from coffer.store.store import Store
+from coffer.store import Store, settings
 
 if TYPE_CHECKING:
     from typing import Any, ClassVar

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer.store.store import Store
+from coffer.store import Store
 
 
 def make_repo(path: Path) -> Path:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coffer.base.errors import BlockError
-from coffer.projection.block_format import (
+from coffer.projection.managed_block import (
     END_MARKER,
     START_MARKER,
     BlockSpan,

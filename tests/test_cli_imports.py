@@ -86,7 +86,7 @@ def test_watch_status_and_adapter_list_skip_typer(repo: Path) -> None:
     code, found = imported_after(["watch", "--status"], repo, (*status_skips, "yaml"))
     assert found == []
     # The audit loads what judges a target's state, not what writes or undoes one.
-    audit_skips = ("coffer.projection.gitside", "coffer.projection.unproject", "difflib")
+    audit_skips = ("coffer.projection.git.hiding", "coffer.projection.unproject", "difflib")
     code, found = imported_after(["adapter", "list"], repo, (*audit_skips, "filelock"))
     assert found == []
 

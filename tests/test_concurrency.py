@@ -27,7 +27,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from coffer.projection.engine import Engine
 from coffer.store import watch_state
 from coffer_adapters.claude_code import slug

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.store.entry import Entry
+from coffer.store import Entry
 from coffer.store.health import NEAR, duplicates
 from tests.helpers import coffer, make_repo, store
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from coffer.projection import block_format as block
-from coffer.projection.imports import tokens
+from coffer.projection import managed_block as block
+from coffer.projection.blocks.imports import tokens
 from tests.helpers import coffer
 from tests.test_git import init_repo, ok
 

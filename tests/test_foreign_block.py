@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format as block
+from coffer.projection import managed_block as block
 from tests.helpers import coffer
 from tests.test_git import git, init_repo, ok
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format as block
+from coffer.projection import managed_block as block
 from tests.helpers import coffer
 
 HOOK = ("project", "--quiet", "--for", "claude")

@@ -1,5 +1,5 @@
 """Where a block file's repository is, read from git's files, is what git itself answers
-(coffer.projection.git_repo.locate; git runs only for a `core.worktree` setting)."""
+(coffer.projection.git.repo.locate; git runs only for a `core.worktree` setting)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import git_repo
-from coffer.projection.git_repo import Repo
+from coffer.projection.git import repo as git_repo
+from coffer.projection.git.repo import Repo
 
 
 def _git(cwd: Path, *args: str) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from tests.helpers import coffer, make_repo, store
 from tests.test_handoffs import handoff
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from coffer.secrets import STORE_PATTERNS, find_secrets, redact
 from tests.helpers import coffer, make_repo, store
 from tests.secret_samples import SAMPLES

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from coffer.store.identity import project_root
+from coffer.base.identity import project_root
 from tests.helpers import make_repo, make_worktree
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from tests.helpers import coffer
 from tests.sync_machines import git, make_world
 from tests.test_hostile import rendered_files, tier_dir

@@ -20,7 +20,7 @@ import pytest
 
 from coffer.projection import kinds
 from coffer.projection.journal import Journal
-from coffer.projection.records import (
+from coffer.projection.journal.records import (
     BlockRecord,
     GitRecord,
     GitState,

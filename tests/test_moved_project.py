@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from tests.helpers import coffer, make_repo, store
 from tests.test_dir_backups import claude_dir
 from tests.test_git import git, git_files, init_repo, ok

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from coffer.adapter import registry
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from coffer.projection.engine import Engine
 from coffer.testing import snapshot
 from tests.helpers import coffer, make_repo, make_worktree, store
@@ -155,7 +155,7 @@ def test_merge_failure_leaves_native_directory_intact(repo, home, monkeypatch):
     native.mkdir(parents=True)
     (native / "a.md").write_text("a\n")
     (native / "b.md").write_text("b\n")
-    from coffer.projection import symlink_targets
+    from coffer.projection.symlink import link as symlink_targets
 
     calls = {"n": 0}
     real = symlink_targets.fsutil.atomic_write_bytes
@@ -462,7 +462,7 @@ def test_block_left_behind_by_a_new_override_is_reported_shadowed(repo):
 
 
 def test_file_changed_during_render_is_not_replaced(repo, monkeypatch):
-    from coffer.projection import render_targets
+    from coffer.projection.blocks import render as render_targets
 
     (repo / "AGENTS.md").write_text("mine\n")
     real = render_targets.Journal.put
@@ -562,7 +562,7 @@ def test_no_symlinks_allowed_leaves_the_native_directory_in_place(repo, home, mo
     def refuse(*args, **kwargs):
         raise PermissionError(1, "Operation not permitted")
 
-    from coffer.projection import symlink_targets
+    from coffer.projection.symlink import link as symlink_targets
 
     monkeypatch.setattr(symlink_targets.os, "symlink", refuse)
     r = engine().project(repo)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_content
-from coffer.store.entry import Entry
+from coffer.projection.blocks import content as block_content
+from coffer.store import Entry
 from tests.helpers import coffer, make_repo
 
 

@@ -1,7 +1,7 @@
 """A command resolves its project once (docs/adr/0026).
 
 Each run is the real console entry in a fresh interpreter, with the resolver
-(``coffer.store.identity.root_of``: the walk up to the git root) wrapped to count its
+(``coffer.base.identity.root_of``: the walk up to the git root) wrapped to count its
 calls before any of coffer is imported. Calls from ``Engine.commits`` are not counted: that
 asks which repository holds each rendered target file (``~/.claude/CLAUDE.md`` too), a
 question about the file, not about where the command runs.
@@ -18,7 +18,7 @@ from tests.helpers import coffer, make_repo, python_code
 
 _COUNTING = """
 import sys
-from coffer.store import identity
+from coffer.base import identity
 calls = []
 real = identity.root_of
 def counted(start):

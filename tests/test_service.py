@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from coffer.adapter import Launch, registry
-from coffer.projection.journal import Journal
-from coffer.projection.records import ServiceRecord
+from coffer.projection.journal import Journal, ServiceRecord
 from coffer.setup import launch, service, service_launchd, service_managers
 from coffer.store import watch_state
 from coffer.store.paths import store_root

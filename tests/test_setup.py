@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from coffer.adapter import Launch, registry
-from coffer.projection.journal import Journal
-from coffer.projection.records import SetupRecord
+from coffer.projection.journal import Journal, SetupRecord
 from coffer.setup import launch, unwiring
 from coffer.setup import wiring as setup_mod
 from coffer.setup.json_text import JsonText

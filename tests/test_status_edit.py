@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from coffer.projection import block_format as block
+from coffer.projection import managed_block as block
 from tests.helpers import coffer, make_repo
 
 TEXT = "Deploys use make release."
@@ -103,7 +103,7 @@ def test_edit_opens_the_editor_and_refreshes_every_block(repo: Path, tmp_path: P
 def test_a_bad_edit_is_refused_and_the_entry_kept(
     repo: Path, tmp_path: Path, script: str, says: str
 ) -> None:
-    from coffer.store.store import Store
+    from coffer.store import Store
 
     tier = Store.from_environ(os.environ).tier_at(repo)
     assert tier is not None

@@ -13,8 +13,7 @@ from coffer.base.errors import (
     ProjectError,
     SecretRefusedError,
 )
-from coffer.store import index
-from coffer.store.drafts import RememberOptions
+from coffer.store import RememberOptions, index
 from coffer.store.entry import parse
 from tests.helpers import coffer, make_repo, make_worktree, store
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format as block
+from coffer.projection import managed_block as block
 from tests.helpers import coffer
 from tests.test_git import git, init_repo, ok
 
@@ -223,7 +223,7 @@ def _undo_in_order(repo: Path, team_first: bool) -> None:
     path's records depends on their file names, so `coffer unproject` meets both)."""
     from coffer.projection import kinds
     from coffer.projection.agents import AgentSet
-    from coffer.store.store import Store
+    from coffer.store import Store
 
     agents = AgentSet(Store.from_environ(os.environ), os.environ)
     path = str(repo / "AGENTS.md")

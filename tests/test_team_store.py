@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
-from coffer.store import team, team_write
-from coffer.store.entry import Entry
+from coffer.store import Entry, team, team_write
 
 GOOD = "---\nname: deploy\ndescription: Deploys go through make ship\n---\n\nUse make ship.\n"
 

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from coffer.app import App
-from coffer.store import settings, watch_state
-from coffer.store.store import Store
+from coffer.store import Store, settings, watch_state
 from coffer.watch.events import PROJECTS, TIER
 from coffer.watch.sync_loop import OK, REFUSED, UNREACHABLE, Outcome
 from coffer.watch.sync_runner import RECHECK, BackgroundSync, Hooks, fingerprint

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.store import watch_state
-from coffer.store.store import Store
+from coffer.store import Store, watch_state
 from coffer.watch.watcher import Watcher
 from tests.helpers import coffer, make_repo
 

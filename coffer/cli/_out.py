@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from coffer.base.report import Report
     from coffer.projection.engine import Engine
-    from coffer.store.here import Here
+    from coffer.store import Here
     from coffer.store.store import Found, Scope, Store
 
 # What typer's echo (click's) removes from text bound for a file or a pipe.

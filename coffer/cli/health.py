@@ -21,7 +21,7 @@ from coffer.cli._common import (
 from coffer.cli.typer_app import app
 
 if TYPE_CHECKING:
-    from coffer.store.health import Finding
+    from coffer.store import Finding
 
 
 @app.command()
@@ -52,7 +52,7 @@ def doctor(
     Reports only, unless asked to rebuild the project list; exits 1 when anything needs attention.
     """
     from coffer.base.errors import StoreError
-    from coffer.projection import journal_check
+    from coffer.projection import checkup as journal_check
     from coffer.store import conflict_copies, projects
     from coffer.store import health as doctor_mod
 
@@ -81,7 +81,7 @@ def doctor(
 
 def _sync_findings(store_root: Path) -> list[Finding]:
     """git's locks in sync's repository (docs/adr/0043): a stale one stops every round."""
-    from coffer.store.health import Finding
+    from coffer.store import Finding
     from coffer.sync import gitlocks, state
 
     if not state.configured(store_root):
@@ -96,9 +96,8 @@ def _sync_findings(store_root: Path) -> list[Finding]:
 def _team_findings(project: Path | None) -> list[Finding]:
     """The repository's team tier (docs/adr/0036): files it skips, entries the gate flags."""
     from coffer.base.errors import CofferError
-    from coffer.store import team
+    from coffer.store import Finding, team
     from coffer.store.entry import withheld
-    from coffer.store.health import Finding
 
     try:
         root = here(project).project

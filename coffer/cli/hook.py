@@ -17,7 +17,7 @@ from coffer.store import settings
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
-    from coffer.store.here import Here
+    from coffer.store import Here
 
 
 class Run(NamedTuple):
@@ -149,7 +149,7 @@ def _setup_hint(engine: Engine) -> None:
     current (issue 23): without it, blocks go stale and new repositories are never
     projected, and nothing else would say so."""
     from coffer.base import fsutil
-    from coffer.projection.records import SetupRecord
+    from coffer.projection.journal import SetupRecord
 
     said = engine.store.root / "state" / _HINT
     if said.exists() or not engine.store.root.is_dir():
@@ -181,7 +181,7 @@ def hook_context(
     plus now the memory this run put where the agent had already looked
     (coffer.projection.session_context)."""
     from coffer.projection import session_context
-    from coffer.projection.block_content import handoff_lines
+    from coffer.projection.blocks.content import handoff_lines
 
     root = here.project
     found = engine.handoffs_for(engine.context(root), [agent]) if root else ()

@@ -24,7 +24,7 @@ from coffer.cli._common import (
     usage_checked,
 )
 from coffer.cli.typer_app import app
-from coffer.store.drafts import RememberOptions
+from coffer.store import RememberOptions
 from coffer.store.entry import TYPES, check_name
 from coffer.store.store import Saved, Tier
 from coffer.store.views import tier_json

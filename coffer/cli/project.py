@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from coffer.base.errors import InvalidInputError
+from coffer.base.identity import in_git
 from coffer.cli._common import (
     ProjectOpt,
     build_engine,
@@ -18,7 +19,6 @@ from coffer.cli._common import (
 )
 from coffer.cli.typer_app import app
 from coffer.store import settings as settings_mod
-from coffer.store.identity import in_git
 
 GIT_BLOCK = ("hide", "commit")
 

@@ -73,7 +73,7 @@ def _team_hits(at: Any, scope_value: str | None, query: str, limit: int) -> list
 
 def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -> int:
     """List entries of the project and global tiers."""
-    from coffer.store.tier import Found
+    from coffer.store import Found
     from coffer.store.views import tier_json
 
     s = store()

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from coffer.base.identity import MAX_SESSION_ID, SESSION_ID_PATTERN
 from coffer.mcp import vault_tools
 from coffer.store.entry import MAX_BODY_BYTES, TYPES
-from coffer.store.identity import MAX_SESSION_ID, SESSION_ID_PATTERN
 
 if TYPE_CHECKING:
     from typing import Any

@@ -18,13 +18,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
+from coffer.base.identity import root_of
 from coffer.base.report import Problem, Report
-from coffer.projection import block_content
+from coffer.projection.blocks import content as block_content
 from coffer.projection.hook import Deadline
 from coffer.projection.journal import Journal
-from coffer.store import settings
-from coffer.store.entry import Entry
-from coffer.store.identity import root_of
+from coffer.store import Entry, settings
 from coffer.store.paths import home_dir, ledger_dir
 from coffer.store.store import Store, Tier
 

@@ -22,9 +22,7 @@ from coffer.store import projects, settings
 
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus
-    from coffer.store.entry import Entry
-    from coffer.store.here import Here
-    from coffer.store.projects import ProjectInfo
+    from coffer.store import Entry, Here, ProjectInfo
     from coffer.store.store import Tier
 
 __all__ = ["BlockPlan", "Engine", "HandoffSource", "block_title"]
@@ -120,7 +118,7 @@ class Engine(AgentSet):
         while self.store.arrived:  # entries synced for a project registered just now
             report.extend(self.store.arrived.pop(0))
         if ptier is not None and ptier.info.moved_from and create:
-            from coffer.projection import moves  # a moved project only
+            from coffer.projection.journal import moves  # a moved project only
 
             report.extend(moves.relocate(self.journal, ptier.info))
         tiers = {"project": ptier, "global": self.store.global_tier(create=create)}
@@ -132,11 +130,13 @@ class Engine(AgentSet):
         targets = self.targets(ctx, report, adapters)
         if root is not None:
             _in_worktree(targets, root, here.path)
-            from coffer.projection import gitside
+            from coffer.projection.git import hiding as gitside
 
             report.extend(gitside.hide_vault(self.journal, root, dry_run=options.dry_run))
         if root is not None and ptier is not None:
-            from coffer.projection import team_blocks  # docs/adr/0036; before the blocks
+            from coffer.projection.team import (
+                block as team_blocks,  # docs/adr/0036; before the blocks
+            )
 
             project = (root, ptier.info.id)
             dry = options.dry_run
@@ -178,7 +178,7 @@ class Engine(AgentSet):
 
     def projected_projects(self) -> list[ProjectInfo]:
         """Registered projects that have at least one projection on this machine."""
-        from coffer.projection import waiting_blocks
+        from coffer.projection.blocks import waiting as waiting_blocks
 
         ids = {r.project_id for r in self.journal.load_all()}
         # A project whose only block waits for its first entry is projected too: the
@@ -221,13 +221,13 @@ class Engine(AgentSet):
         self.store.regenerate_index(tier)
         targets = self.targets(ctx, report, self.enabled(ctx, report))
         if root is not None and scope == "project":
-            from coffer.store.identity import linked_worktrees
+            from coffer.base.identity import linked_worktrees
 
             for top in linked_worktrees(str(root)):
                 _twins(targets, root, Path(top))
         run = Run(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
 
-        from coffer.projection import waiting_blocks
+        from coffer.projection.blocks import waiting as waiting_blocks
 
         def journaled(target: Target) -> bool:
             # Only what `coffer project` established (and journaled) is refreshed: a
@@ -255,7 +255,7 @@ class Engine(AgentSet):
         return report
 
     def _refresh_block(self, run: Run, unit: kinds.BlockUnit, *, waiting: bool = False) -> Report:
-        from coffer.projection import render_targets
+        from coffer.projection.blocks import render as render_targets
 
         file, report = unit[0], Report()
         state, _ = render_targets.state(file, None)
@@ -312,7 +312,7 @@ class Engine(AgentSet):
 def _settled(report: Report) -> Report:
     """``report``, with git's index told about the tracked files it rewrote unchanged."""
     if report.changes or report.problems:
-        from coffer.projection import gitside  # only a run that wrote starts git
+        from coffer.projection.git import hiding as gitside  # only a run that wrote starts git
 
         gitside.settle(report)
     return report
@@ -322,7 +322,7 @@ def _in_worktree(targets: Targets, root: Path, at: Path) -> None:
     """Run from a linked worktree of ``root``: the files an agent reads at the project
     root are read at the worktree's top there, so each such block target gets its twin in
     the worktree (kept out of git the same way: info/ is shared by the worktrees)."""
-    from coffer.store.identity import linked_worktree_of
+    from coffer.base.identity import linked_worktree_of
 
     top = linked_worktree_of(str(at))
     if top is not None:

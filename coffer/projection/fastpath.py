@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from coffer.adapter import Adapter, Context
     from coffer.projection.engine import Engine
-    from coffer.store.here import Here
+    from coffer.store import Here
 
 # 3: signs the vault's handoff directories (docs/adr/0011). 4: a stamp written after a
 # merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path;
@@ -102,7 +102,7 @@ def hook_session_id(fd: int = 0) -> str | None:
     None; read once per process, never from a terminal, never waiting. No json, no regex
     (their cost is the no-op's): the store's check holds the value to ``[A-Za-z0-9._:-]``."""
     if not _hook_session:
-        from coffer.store.identity import is_session_id
+        from coffer.base.identity import is_session_id
 
         found = _string_field(_read_ready(fd), "session_id")
         _hook_session.append(found if is_session_id(found) else None)
@@ -148,7 +148,7 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
     if parsed is None or store is None:
         return None
     target, agent, hook = parsed
-    from coffer.store.identity import root_of
+    from coffer.base.identity import root_of
 
     root = root_of(os.path.abspath(target))
     stamp = _stamp_path(store, root)

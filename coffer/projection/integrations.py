@@ -11,7 +11,7 @@ from coffer.projection.engine import HandoffSource
 
 if TYPE_CHECKING:
     from coffer.adapter import Context
-    from coffer.projection.block_content import Handoff
+    from coffer.projection.blocks.content import Handoff
 
 
 def _vault_handoffs(ctx: Context, agents: Sequence[str]) -> Sequence[Handoff]:
@@ -28,7 +28,7 @@ def _vault_handoffs(ctx: Context, agents: Sequence[str]) -> Sequence[Handoff]:
             os.path.join(ctx.project, ".ecc", "memory")
         ):
             return ()
-        from coffer.projection.block_content import Handoff
+        from coffer.projection.blocks.content import Handoff
         from coffer.vault.handoffs import list_handoffs
 
         return [

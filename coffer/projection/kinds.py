@@ -20,15 +20,15 @@ from coffer.adapter import Context, Mode, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection.records import BlockRecord, LinkRecord, NativeRecord
-from coffer.projection.team_kind import TEAMS
+from coffer.projection.journal import BlockRecord, LinkRecord, NativeRecord
+from coffer.projection.team.kind import TEAMS
 
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
 
-    from coffer.projection import render_targets
     from coffer.projection.agents import AgentSet, Reader
-    from coffer.store.entry import Entry
+    from coffer.projection.blocks import render as render_targets
+    from coffer.store import Entry
     from coffer.store.store import Tier
 
 # Each kind imports the modules that do its work when it first does it: `coffer adapter
@@ -75,7 +75,7 @@ class Blocks:
     """RENDER: one managed block per file, shared by every adapter reading the file."""
 
     def job(self, run: Run, unit: BlockUnit) -> render_targets.BlockJob | str:
-        from coffer.projection import render_targets
+        from coffer.projection.blocks import render as render_targets
 
         file, items = unit
         plan = run.agents.block_plan(run.ctx, items, run.tiers)
@@ -94,7 +94,8 @@ class Blocks:
         )
 
     def establish(self, run: Run, unit: BlockUnit) -> Report:
-        from coffer.projection import gitside, render_targets
+        from coffer.projection.blocks import render as render_targets
+        from coffer.projection.git import hiding as gitside
 
         job, journal, file = self.job(run, unit), run.agents.journal, unit[0]
         if isinstance(job, str):
@@ -111,7 +112,7 @@ class Blocks:
         report = write.report if run.dry_run else render_targets.apply(journal, write)
         record = journal.load(file, BlockRecord)
         if not run.dry_run and not report.problems:
-            from coffer.projection import waiting_blocks
+            from coffer.projection.blocks import waiting as waiting_blocks
 
             # An empty tier's block waits for its first entry (docs/adr/0045).
             tier = job.tier if write.empty else None
@@ -128,7 +129,8 @@ class Blocks:
         return report
 
     def undo(self, undo: Undo, record: BlockRecord) -> Report:
-        from coffer.projection import gitside, render_undo
+        from coffer.projection.blocks import removal as render_undo
+        from coffer.projection.git import hiding as gitside
 
         journal = undo.agents.journal
         planned = render_undo.plan_undo(record, force=undo.force)
@@ -140,7 +142,8 @@ class Blocks:
 
     def state(self, run: Run, unit: BlockUnit) -> tuple[str, str]:
         """Judged against exactly what `coffer project` would write for the file."""
-        from coffer.projection import block_content, render_targets
+        from coffer.projection.blocks import content as block_content
+        from coffer.projection.blocks import render as render_targets
 
         job = self.job(run, unit)
         if isinstance(job, str):
@@ -160,7 +163,8 @@ class Links:
     """SYMLINK: an agent's memory directory becomes a link to a tier directory."""
 
     def establish(self, run: Run, unit: Reader) -> Report:
-        from coffer.projection import symlink_merge, symlink_targets
+        from coffer.projection.symlink import link as symlink_targets
+        from coffer.projection.symlink import merge as symlink_merge
 
         name, target = unit
         tier, journal = run.tiers.get(target.tier), run.agents.journal
@@ -186,12 +190,12 @@ class Links:
         return report
 
     def undo(self, undo: Undo, record: LinkRecord) -> Report:
-        from coffer.projection import symlink_targets
+        from coffer.projection.symlink import link as symlink_targets
 
         return symlink_targets.undo(undo.agents.journal, record, dry_run=undo.dry_run)
 
     def state(self, run: Run, unit: Reader) -> tuple[str, str]:
-        from coffer.projection import symlink_state
+        from coffer.projection.symlink import state as symlink_state
 
         tier = run.tiers.get(unit[1].tier)
         if tier is None:

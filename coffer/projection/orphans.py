@@ -17,9 +17,10 @@ from coffer.adapter import Mode, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import BlockError, CofferError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection import block_format, git_files
+from coffer.projection import managed_block as block_format
 from coffer.projection.agents import AgentSet
 from coffer.projection.common import lstat_or_none, text_diff
+from coffer.projection.git import files as git_files
 
 
 def _inside(target: str, root: Path) -> bool:

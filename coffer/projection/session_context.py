@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 from coffer.adapter import Mode, Target
 from coffer.base import fsutil
 from coffer.base.report import Report
-from coffer.projection import block_content
+from coffer.projection.blocks import content as block_content
 from coffer.store import index
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
-    from coffer.store.here import Here
+    from coffer.store import Here
     from coffer.store.store import Tier
 
 # Bytes of hook output when the adapter declares no limit. Claude Code 2.1.332 keeps 10,000

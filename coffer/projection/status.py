@@ -15,9 +15,9 @@ from coffer.adapter import HookTrust, Mode, Target, modes
 from coffer.base.report import Report
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
+from coffer.projection.journal import BlockRecord, JournalRecord, SetupRecord, TeamRecord
 from coffer.projection.kinds import Run
-from coffer.projection.records import BlockRecord, JournalRecord, SetupRecord, TeamRecord
-from coffer.store.here import Here
+from coffer.store import Here
 from coffer.store.store import Tier
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     "wired" while the file is as setup left it; "wired, file edited since" when someone
     changed it after."""
     from coffer.base import fsutil
-    from coffer.projection.journal import sha256
+    from coffer.projection.journal.ledger import sha256
 
     out: dict[str, str] = {}
     for r in records:

@@ -15,12 +15,10 @@ from coffer.adapter import registry
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, UnknownNameError
 from coffer.base.report import Problem, Report
-from coffer.projection import kinds, moves, orphans
+from coffer.projection import kinds, orphans
 from coffer.projection.agents import AgentSet
-from coffer.projection.journal import Damage
-from coffer.projection.records import JournalRecord
-from coffer.store import projects, settings
-from coffer.store.here import Here
+from coffer.projection.journal import Damage, JournalRecord, moves
+from coffer.store import Here, projects, settings
 
 
 class Choice(NamedTuple):
@@ -65,7 +63,7 @@ def run(agents: AgentSet, here: Here | None, choice: Choice) -> Report:
                 near = here.project
         report.extend(orphans.sweep(agents, near, dry_run=choice.dry_run, force=choice.force))
     if not choice.agents and (choice.all_ or scope.root):
-        from coffer.projection import gitside
+        from coffer.projection.git import hiding as gitside
 
         everywhere = None if choice.all_ else scope.root
         report.extend(gitside.forget_vault(agents.journal, everywhere, dry_run=choice.dry_run))
@@ -142,7 +140,7 @@ def _remember_choice(agents: AgentSet, choice: Choice, root: Path | None) -> Non
         agents.settings.paused.append(str(root))
     settings.save(agents.store.root, agents.settings)
     if not choice.agents:  # a disabled adapter's files are not refreshed anyway
-        from coffer.projection import waiting_blocks
+        from coffer.projection.blocks import waiting as waiting_blocks
 
         project_id = projects.read_project_list(agents.store.root).get(str(root)) if root else None
         waiting_blocks.forget(

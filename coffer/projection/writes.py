@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from coffer.store.drafts import RememberOptions
+from coffer.store import RememberOptions
 from coffer.store.store import Found, Saved, Store, Tier
 
 if TYPE_CHECKING:

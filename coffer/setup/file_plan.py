@@ -17,8 +17,7 @@ from coffer.adapter import ConfigEdit
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Problem, Report
-from coffer.projection.journal import Journal
-from coffer.projection.records import SetupRecord
+from coffer.projection.journal import Journal, SetupRecord
 from coffer.setup.config_docs import _add, load
 
 if TYPE_CHECKING:

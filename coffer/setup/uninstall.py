@@ -22,9 +22,9 @@ from pathlib import Path
 from coffer.base import fsutil
 from coffer.base.digests import sha256_hex
 from coffer.base.report import Problem, Report
-from coffer.projection import dirbackup
 from coffer.projection.engine import Engine
-from coffer.projection.records import LinkRecord
+from coffer.projection.journal import LinkRecord
+from coffer.projection.symlink import backups as dirbackup
 from coffer.setup import service, unwiring
 from coffer.store import index
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
+from coffer.base.identity import MAX_SESSION_ID, is_session_id
 from coffer.base.text import check_utf8
 from coffer.secrets import find_secrets, redact
 from coffer.store import projects
@@ -21,7 +22,6 @@ from coffer.store.entry import (
     same_text_key,
     slugify,
 )
-from coffer.store.identity import MAX_SESSION_ID, is_session_id
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id

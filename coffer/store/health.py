@@ -173,7 +173,7 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
 
 def run(store: Store, tiers: Sequence[Tier], more: Sequence[Finding] = ()) -> list[Finding]:
     """Findings for ``tiers``, plus project-list problems and ``more`` from the layers above
-    (the journal's, coffer/projection/journal_check.py), all redacted alike."""
+    (the journal's, coffer/projection/checkup.py), all redacted alike."""
     findings: list[Finding] = []
     global_tier = store.global_tier()
     global_names = {e.name for e in store.scan(global_tier).entries}

@@ -15,8 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from coffer.base import identity
 from coffer.base.errors import CofferError, InvalidInputError, NotAProjectError
-from coffer.store import identity, projects
+from coffer.store import projects
 
 
 class Here(NamedTuple):

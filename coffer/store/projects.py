@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import NotAProjectError, ProjectError, StoreError
-from coffer.store.identity import git_remote, in_git
+from coffer.base.identity import git_remote, in_git
 from coffer.store.ulid import GLOBAL_ID, new_id
 
 if TYPE_CHECKING:

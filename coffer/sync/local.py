@@ -10,10 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.base import fsutil
+from coffer.base import fsutil, identity
 from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.secrets import find_secrets, redact
-from coffer.store import identity, projects
+from coffer.store import projects
 from coffer.store.incoming import entry_problem, too_large
 from coffer.store.store import Store, Tier
 from coffer.sync import tree

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.digests import sha256_hex
-from coffer.projection import waiting_blocks
+from coffer.projection.blocks import waiting as waiting_blocks
 from coffer.store.index import INDEX_NAME
 from coffer.store.settings import CONFIG
 

@@ -26,7 +26,7 @@ from watchdog.events import (
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from coffer.base.report import Problem
-from coffer.store.tier import Tier
+from coffer.store import Tier
 from coffer.watch.status import Status
 
 # Only the inotify masks these need are requested: our own reads (IN_OPEN, IN_CLOSE_NOWRITE)

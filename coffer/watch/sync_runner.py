@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.app import App
 from coffer.base.errors import CofferError
 from coffer.secrets import redact
+from coffer.store import Store
 from coffer.store.index import INDEX_NAME
-from coffer.store.store import Store
 from coffer.watch.events import relevant
 from coffer.watch.sync_loop import (
     DEFAULT_INTERVAL,

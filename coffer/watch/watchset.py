@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Problem
-from coffer.projection import waiting_blocks
+from coffer.projection.blocks import waiting as waiting_blocks
+from coffer.store import Store, Tier
 from coffer.store.settings import CONFIG
-from coffer.store.store import Store
-from coffer.store.tier import Tier
 from coffer.store.ulid import GLOBAL_ID
 from coffer.watch.daemon import Coalescer
 from coffer.watch.events import HANDOFFS, TIER

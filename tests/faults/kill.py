@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from coffer.store.store import Store
+from coffer.store import Store
 from tests.helpers import make_repo
 from tests.test_setup import CLAUDE_JSON, CODEX_HOOKS, SETTINGS_JSON
 

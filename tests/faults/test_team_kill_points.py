@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from tests.faults.kill import Files, Sandbox, build, temp_files
 
 TEAM_ENTRY = b"---\nname: review\ndescription: two approvals\n---\n\nTwo approvals to merge.\n"

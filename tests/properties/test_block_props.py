@@ -1,5 +1,5 @@
-"""Properties of the managed block (coffer/projection/block_format.py and
-coffer/projection/render_targets.py).
+"""Properties of the managed block (coffer/projection/managed_block.py and
+coffer/projection/blocks/render.py).
 
 For any bytes around it (BOM, CRLF, lone CR, no final line break, undecodable bytes, unicode,
 text that resembles a marker without being one), an upsert keeps every byte outside the block,
@@ -16,10 +16,11 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from coffer.base.errors import BlockError
-from coffer.projection import block_format, render_targets, render_undo
-from coffer.projection.journal import Journal
-from coffer.projection.records import BlockRecord
-from coffer.store.entry import Entry
+from coffer.projection import managed_block as block_format
+from coffer.projection.blocks import removal as render_undo
+from coffer.projection.blocks import render as render_targets
+from coffer.projection.journal import BlockRecord, Journal
+from coffer.store import Entry
 from tests.helpers import coffer, make_repo
 from tests.properties.budget import examples
 

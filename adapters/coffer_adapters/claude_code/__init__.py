@@ -198,7 +198,7 @@ def inputs(ctx: Context) -> tuple[Sequence[str], Sequence[Path]]:
     files = [path for _, path in _settings_files(ctx)]
     if ctx.project is not None:
         # which of them exists, and whether it imports AGENTS.md, chooses where the team
-        # block goes (coffer/projection/team_blocks.py, docs/adr/0046)
+        # block goes (coffer/projection/team/block.py, docs/adr/0046)
         files += [ctx.project / name for name in TEAM_FILES]
     return env, files
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.adapter import Adapter
-    from coffer.store.tier import Tier
+    from coffer.store import Tier
 
 __all__ = ["AgentView", "Explained", "explain", "git_root"]
 

@@ -3,7 +3,7 @@ count, what a cap cuts, and whether coffer's memory (a managed block, or the ind
 linked memory directory) is in it and survives the cut.
 
 Pure over bytes once the files are read; the block is found by the same parser that writes
-it (coffer.projection.block_format), never by a second one.
+it (coffer.projection.managed_block), never by a second one.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from coffer.adapter.facts import Cap
 from coffer.base.errors import BlockError
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from coffer.projection.explain.files import Found
 
 

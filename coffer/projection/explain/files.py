@@ -176,7 +176,7 @@ def _imported(
     imports after it), as far down as the agent follows them. A file already loaded is not
     loaded again; one the agent refuses (outside the start directory, unapproved) is
     listed ``off`` with the reason."""
-    from coffer.projection import imports as parse
+    from coffer.projection.blocks import imports as parse
 
     if depth >= imports.depth:
         return []

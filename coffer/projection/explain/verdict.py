@@ -137,7 +137,7 @@ def _holds(target: Target, path: Path) -> bool:
 
 def _holds_memory(target: Target) -> bool:
     """Whether the target holds coffer's memory although the agent did not load it."""
-    from coffer.projection import block_format
+    from coffer.projection import managed_block as block_format
 
     if target.mode is Mode.SYMLINK:
         return target.path.is_symlink()

@@ -73,7 +73,7 @@ def locate(path: Path) -> Repo | None:
 
 def _discover(start: str) -> tuple[str, str] | None:
     """(work tree, git dir) of the nearest ``.git`` at or above ``start``."""
-    from coffer.store.identity import gitdir_of
+    from coffer.base.identity import gitdir_of
 
     probe = start
     while True:

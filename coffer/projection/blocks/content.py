@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from coffer.projection import block_format as block
+from coffer.projection import managed_block as block
 from coffer.secrets import redact
 from coffer.store.entry import Entry, content_secrets, derived_name, one_line
 from coffer.store.index import priority

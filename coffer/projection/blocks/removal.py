@@ -10,10 +10,9 @@ from pathlib import Path
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection import block_format
+from coffer.projection import managed_block as block_format
 from coffer.projection.common import lstat_or_none, remove_created_dirs, restore_mtime, text_diff
-from coffer.projection.journal import Journal
-from coffer.projection.records import BlockRecord
+from coffer.projection.journal import BlockRecord, Journal
 
 _BOM = b"\xef\xbb\xbf"
 

@@ -28,9 +28,9 @@ from pathlib import Path
 
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
-from coffer.projection import git_files
-from coffer.projection.git_files import ATTRIBUTES_HEADER, EXCLUDE_HEADER, FILTER, Edit, Line
-from coffer.projection.git_repo import (
+from coffer.projection.git import files as git_files
+from coffer.projection.git.files import ATTRIBUTES_HEADER, EXCLUDE_HEADER, FILTER, Edit, Line
+from coffer.projection.git.repo import (
     Repo,
     forget_stat,
     git,
@@ -40,9 +40,8 @@ from coffer.projection.git_repo import (
     output,
     relative,
 )
-from coffer.projection.git_repo import refresh_index as refresh_index
-from coffer.projection.journal import Journal
-from coffer.projection.records import BlockRecord, GitRecord, GitState
+from coffer.projection.git.repo import refresh_index as refresh_index
+from coffer.projection.journal import BlockRecord, GitRecord, GitState, Journal
 
 __all__ = [
     "ATTRIBUTES_HEADER",
@@ -112,7 +111,7 @@ def _shared(path: Path) -> bool:
     """The file holds the team block (docs/adr/0036): git must see the file, without the
     personal block, so the repository carries the team's memory."""
     from coffer.base import fsutil
-    from coffer.projection.block_format import TEAM
+    from coffer.projection.managed_block import TEAM
 
     try:
         data = fsutil.read_bytes_or_none(path)
@@ -125,7 +124,7 @@ def _holds_user_text(path: Path) -> bool:
     """The file holds something besides coffer's blocks: text the user wrote, which git
     must see (and so protect) even in a file coffer created."""
     from coffer.base import fsutil
-    from coffer.projection.block_format import MEMORY, TEAM, remove
+    from coffer.projection.managed_block import MEMORY, TEAM, remove
 
     try:
         data = fsutil.read_bytes_or_none(path)

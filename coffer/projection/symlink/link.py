@@ -1,8 +1,8 @@
 """SYMLINK targets: an agent's memory directory becomes a link to a tier directory.
 
 Before a real directory is replaced, its files are merged into the tier
-(coffer/projection/symlink_merge.py), and only then is the original directory moved, whole,
-into coffer's backups by the swap (coffer/projection/symlink_swap.py). A failure before
+(coffer/projection/symlink/merge.py), and only then is the original directory moved, whole,
+into coffer's backups by the swap (coffer/projection/symlink/swap.py). A failure before
 that leaves it untouched. ``plan`` decides everything first, so ``--dry-run`` shows exactly
 what a real run does (docs/adr/0013, 0024).
 """
@@ -17,16 +17,17 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import faults, fsutil, swaps
 from coffer.base.report import Change, Problem, Report
-from coffer.projection import dirbackup, symlink_merge, symlink_swap
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
-from coffer.projection.journal import Journal
-from coffer.projection.records import LinkRecord
-from coffer.projection.symlink_merge import MergePlan
-from coffer.projection.symlink_state import points_to
-from coffer.projection.symlink_state import state as state
+from coffer.projection.journal import Journal, LinkRecord
+from coffer.projection.symlink import backups as dirbackup
+from coffer.projection.symlink import merge as symlink_merge
+from coffer.projection.symlink import swap as symlink_swap
+from coffer.projection.symlink.merge import MergePlan
+from coffer.projection.symlink.state import points_to
+from coffer.projection.symlink.state import state as state
 
 if TYPE_CHECKING:
-    from coffer.store.entry import Entry
+    from coffer.store import Entry
 
 
 class LinkJob(NamedTuple):

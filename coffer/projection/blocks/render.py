@@ -10,7 +10,8 @@ from typing import NamedTuple
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report, plural
-from coffer.projection import block_content, block_format
+from coffer.projection import managed_block as block_format
+from coffer.projection.blocks import content as block_content
 from coffer.projection.common import (
     ensure_parent,
     lstat_or_none,
@@ -18,9 +19,9 @@ from coffer.projection.common import (
     now_iso,
     text_diff,
 )
-from coffer.projection.journal import Journal, sha256
-from coffer.projection.records import BlockRecord
-from coffer.store.entry import Entry
+from coffer.projection.journal import BlockRecord
+from coffer.projection.journal.ledger import Journal, sha256
+from coffer.store import Entry
 
 _BOM = b"\xef\xbb\xbf"
 # Room the markers, digest line and separators take around the body.
@@ -103,7 +104,7 @@ def _committed_block(path: Path, body: str) -> bool:
 
     coffer's own blocks never reach a commit (the clean filter strips them, docs/adr/0015):
     a block git has is someone else's, committed where their filter did not run."""
-    from coffer.projection import git_repo
+    from coffer.projection.git import repo as git_repo
 
     repo = git_repo.locate(path)
     rel = git_repo.relative(repo, path) if repo is not None else None

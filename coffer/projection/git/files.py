@@ -17,9 +17,9 @@ from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
-from coffer.projection.git_repo import Repo, filter_command, git, output
-from coffer.projection.journal import Journal, sha256
-from coffer.projection.records import GitRecord
+from coffer.projection.git.repo import Repo, filter_command, git, output
+from coffer.projection.journal import GitRecord
+from coffer.projection.journal.ledger import Journal, sha256
 
 FILTER = "coffer"
 EXCLUDE_HEADER = "# coffer: memory files it created (`coffer unproject` removes these lines)"
@@ -201,7 +201,7 @@ def smudge_dir(journal: Journal) -> Path:
 
 def keep_block(journal: Journal, path: Path) -> None:
     """Record the block ``path`` holds now, for the smudge command; none: forget it."""
-    from coffer.projection.block_format import block_key, find
+    from coffer.projection.managed_block import block_key, find
 
     cache = smudge_dir(journal) / block_key(str(path))
     try:
@@ -238,7 +238,7 @@ def broken_filter(config: Path) -> str | None:
         return None
     import shutil
 
-    from coffer.projection.block_format import upsert
+    from coffer.projection.managed_block import upsert
 
     shell = shutil.which("sh")
     if shell is None:

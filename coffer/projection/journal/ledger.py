@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.base import fsutil
 from coffer.base.digests import sha256_hex
 from coffer.base.errors import CofferError, JournalError
-from coffer.projection.records import JournalRecord, parse, validate
+from coffer.projection.journal.records import JournalRecord, parse, validate
 from coffer.store.paths import ledger_dir
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from coffer.projection.records import R
+    from coffer.projection.journal.records import R
 
     Record = dict[str, Any]
 else:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coffer.projection.git_files import broken_filter
+from coffer.projection.git.files import broken_filter
 from coffer.projection.journal import Journal
-from coffer.store.health import Finding
-from coffer.store.store import Store
+from coffer.store import Finding, Store
 
 
 def check_journal(store: Store) -> list[Finding]:

@@ -20,14 +20,13 @@ from coffer.base.report import Change, Problem, Report
 if TYPE_CHECKING:
     from typing import Any
 
-    from coffer.projection.journal import Journal
-    from coffer.projection.records import TeamRecord
+    from coffer.projection.journal import Journal, TeamRecord
 
 _BLANK = b" \t\r\n\xef\xbb\xbf"
 
 
 def _without(data: bytes, created: bool) -> bytes:
-    from coffer.projection import block_format as bf
+    from coffer.projection import managed_block as bf
 
     span = bf.find(data, bf.TEAM)
     assert span is not None
@@ -44,7 +43,7 @@ def _without(data: bytes, created: bool) -> bytes:
 def _all_coffers(data: bytes) -> bool:
     """Nothing but blank lines and an unedited personal block is left: the file is still
     all coffer's. The personal block's record, undone next, finds the file gone."""
-    from coffer.projection import block_format as bf
+    from coffer.projection import managed_block as bf
 
     if not data.strip(_BLANK):
         return True
@@ -61,7 +60,7 @@ def undo(
     """Remove the team block of ``record``'s file. ``keep``: the personal block stays in
     use (the team tier went, the project did not), so a file coffer created is kept while
     it holds anything, and its personal record learns that coffer created it."""
-    from coffer.projection import block_format as bf
+    from coffer.projection import managed_block as bf
     from coffer.projection.common import remove_created_dirs, text_diff
 
     report, path = Report(), Path(record.path)
@@ -105,7 +104,7 @@ def undo(
 def _hand_over(journal: Journal, path: str) -> None:
     """Not during `unproject` (its records are read before any undo, so a change would be
     lost): only when the team tier went and the personal block carries on alone."""
-    from coffer.projection.records import BlockRecord
+    from coffer.projection.journal import BlockRecord
 
     personal = journal.load(path, BlockRecord)
     if personal is not None and not personal.created_file:
@@ -114,7 +113,7 @@ def _hand_over(journal: Journal, path: str) -> None:
 
 class Teams:
     """The ``team`` kind in coffer.projection.kinds.KINDS: undo only (establishing is
-    coffer.projection.team_blocks, run once per project, not per file). Its runs are typed
+    coffer.projection.team.block, run once per project, not per file). Its runs are typed
     ``Any``: naming coffer.projection.kinds here would make the two modules a cycle."""
 
     def establish(self, run: Any, unit: object) -> Report:

@@ -4,7 +4,7 @@ blocks and code spans, drops HTML comments, and takes every ``@token`` that star
 follows whitespace.
 
 Pure over text, and light (no dataclass): `coffer project` reads it to place the team
-block (coffer.projection.team_blocks), `coffer explain` to list what an agent loads.
+block (coffer.projection.team.block), `coffer explain` to list what an agent loads.
 """
 
 from __future__ import annotations

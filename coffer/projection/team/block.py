@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.base import fsutil
 from coffer.base.errors import BlockError, CofferError
 from coffer.base.report import Change, Problem, Report, plural
-from coffer.projection import block_content, block_format
+from coffer.projection import managed_block as block_format
 from coffer.projection.agents import AgentSet, Targets
+from coffer.projection.blocks import content as block_content
 from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now_iso, text_diff
 from coffer.projection.hook import GaveUp
-from coffer.projection.journal import Journal, sha256
-from coffer.projection.records import BlockRecord, TeamRecord
-from coffer.projection.team_kind import undo
-from coffer.store import team
-from coffer.store.entry import Entry
+from coffer.projection.journal import BlockRecord, TeamRecord
+from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.team.kind import undo
+from coffer.store import Entry, team
 
 if TYPE_CHECKING:
     from coffer.adapter import Adapter
@@ -77,7 +77,7 @@ def _imports_one_of(file: Path, blocks: set[Path], depth: int, home: Path) -> bo
     """Whether ``file`` imports (directly or through its imports, ``depth`` deep as the agent
     follows them) one of ``blocks``, the files that get the team block anyway: a second copy
     would reach the agent twice (docs/adr/0046)."""
-    from coffer.projection import imports
+    from coffer.projection.blocks import imports
 
     todo, seen = [(file, 0)], {file}
     while todo:
@@ -241,7 +241,7 @@ def _new_record(journal: Journal, job: _Job, data: bytes | None) -> TeamRecord:
 def _unhide(journal: Journal, file: Path) -> None:
     """A file coffer created for its personal block is excluded from git; once it holds the
     team block git must see it (the clean filter still keeps the personal block out)."""
-    from coffer.projection import gitside
+    from coffer.projection.git import hiding as gitside
 
     personal = journal.load(file, BlockRecord)
     if personal is not None and personal.git is not None and personal.git.how == "exclude":

@@ -1,12 +1,12 @@
 """Typed journal records: one per kind, and the JSON they are stored as.
 
-The journal (coffer/projection/journal.py) validates a record file's JSON with
+The journal (coffer/projection/journal/ledger.py) validates a record file's JSON with
 :func:`validate`, then parses it here into the record of its kind; the rest of coffer reads
 attributes, never string keys. :meth:`JournalRecord.to_json` gives back the same JSON the
 record was read from: a key an older coffer did not write stays absent while its value is
 the default, and keys this coffer does not know are kept as they were (docs/adr/0024).
 Each record is its fields (a ``NamedTuple``) with :class:`JournalRecord` mixed in before
-them (coffer/projection/journal_json.py); every kind's fields start with the same six.
+them (coffer/projection/journal/fields.py); every kind's fields start with the same six.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from coffer.projection.journal_json import (
+from coffer.projection.journal.fields import (
     NO_EXTRA,
     JournalRecord,
     Json,
@@ -25,7 +25,7 @@ from coffer.projection.journal_json import (
 if TYPE_CHECKING:
     from typing import Any
 
-    from coffer.projection.journal_json import R as R
+    from coffer.projection.journal.fields import R as R
 
 __all__ = [
     "BlockRecord",

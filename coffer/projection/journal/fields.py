@@ -1,7 +1,7 @@
 """The JSON side of the journal's records: which objects are undoable (:func:`validate`)
 and how a record's typed fields go to and from the JSON it is stored as (:class:`JsonObject`).
 
-The records themselves (one per kind) are in coffer/projection/records.py. A record is a
+The records themselves (one per kind) are in coffer/projection/journal/records.py. A record is a
 ``NamedTuple`` of its fields with :class:`JournalRecord` mixed in before it: a frozen
 dataclass costs six generated functions at import, and the session-start path loads every
 kind (docs/adr/0024, amended).

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from coffer.base.report import Report
-from coffer.projection.journal import Journal
-from coffer.projection.records import parse
-from coffer.store.projects import ProjectInfo
+from coffer.projection.journal.ledger import Journal
+from coffer.projection.journal.records import parse
+from coffer.store import ProjectInfo
 
 if TYPE_CHECKING:
     from typing import Any

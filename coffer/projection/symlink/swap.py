@@ -15,10 +15,9 @@ from pathlib import Path
 
 from coffer.base import fsutil, swaps
 from coffer.projection.common import lstat_or_none
-from coffer.projection.journal import Journal
-from coffer.projection.records import LinkRecord
-from coffer.projection.symlink_merge import backup_dir
-from coffer.projection.symlink_state import points_to
+from coffer.projection.journal import Journal, LinkRecord
+from coffer.projection.symlink.merge import backup_dir
+from coffer.projection.symlink.state import points_to
 
 
 def is_dir(path: Path) -> bool:

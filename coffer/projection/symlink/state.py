@@ -1,5 +1,5 @@
 """What `coffer adapter list` says of a SYMLINK target: read only, apart from the planning and
-swapping in coffer/projection/symlink_targets.py, so the audit does not load the merge, the
+swapping in coffer/projection/symlink/link.py, so the audit does not load the merge, the
 swap and the backups (docs/adr/0039)."""
 
 from __future__ import annotations

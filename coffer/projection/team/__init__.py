@@ -1,0 +1,8 @@
+"""The team block: a project's committed ``.coffer/memory/`` rendered into the files its
+agents read (docs/adr/0036). ``block`` renders it; ``kind`` is its journal kind, what
+`coffer unproject` does with a ``team`` record.
+"""
+
+from __future__ import annotations
+
+__all__ = ["block", "kind"]
