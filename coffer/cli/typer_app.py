@@ -83,9 +83,6 @@ def _register(argv: Sequence[str] | None = None) -> None:
     import importlib
     import os
 
-    from coffer.cli import _coercion
-
-    _coercion.install()
     word = (
         _command_word(argv) if argv is not None and not os.environ.get("_COFFER_COMPLETE") else None
     )
