@@ -20,7 +20,8 @@ def test_same_digest_as_hashlib(data: bytes) -> None:
 def test_rendering_a_block_loads_no_openssl() -> None:
     code = (
         "import sys\n"
-        "from coffer.projection import block_format, journal\n"
+        "from coffer.projection import managed_block\n"
+        "from coffer.projection.journal import ledger as journal\n"
         "journal.sha256(b'x')\n"
         "print('_hashlib' in sys.modules, 'hashlib' in sys.modules)\n"
     )
