@@ -12,7 +12,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = [ROOT / "coffer", ROOT / "adapters" / "coffer_adapters"]
 MAX_FUNCTION_LINES = 60
-MAX_MODULE_LINES = 340  # "about 300": room to finish a thought, not for a second one
+# A backstop, not a target: modules are split where a second concept starts (issue 24), and
+# one concept rarely needs more than this (platformdirs' largest backend is 421 lines).
+MAX_MODULE_LINES = 400
 
 
 def _sources() -> list[Path]:

@@ -98,6 +98,16 @@ def repo(tmp_path: Path) -> Path:
 
 
 CLAUDE = {"ECC_MEMORY_HARNESS": "claude"}
+# coffer's own tools, in the order tools/list gives them (the vault's follow with a harness)
+CANONICAL_TOOLS = [
+    "remember",
+    "recall",
+    "list_memory",
+    "update_memory",
+    "forget",
+    "stale_memory",
+    "verify_memory",
+]
 
 
 def test_initialize_lists_tools_with_schemas_and_annotations(repo: Path) -> None:
@@ -122,11 +132,7 @@ def test_initialize_lists_tools_with_schemas_and_annotations(repo: Path) -> None
     assert info[0].capabilities.tools is not None
     assert "is ever executed" in (info[0].instructions or "")
     assert list(seen) == [
-        "remember",
-        "recall",
-        "list_memory",
-        "update_memory",
-        "forget",
+        *CANONICAL_TOOLS,
         "memory_save",
         "memory_search",
         "memory_read",
@@ -151,6 +157,8 @@ def test_initialize_lists_tools_with_schemas_and_annotations(repo: Path) -> None
     assert hints["remember"] == (False, False, False)
     assert hints["forget"] == (False, True, True)
     assert hints["update_memory"] == (False, True, True)
+    assert hints["stale_memory"] == (True, False, True)
+    assert hints["verify_memory"] == (False, False, True)
     assert hints["memory_save"] == (False, False, False)
     assert hints["memory_search"][0] and hints["memory_doctor"][0]
     assert seen["remember"].input_schema["required"] == ["text"]
@@ -160,7 +168,7 @@ def test_initialize_lists_tools_with_schemas_and_annotations(repo: Path) -> None
 def test_without_a_harness_the_vault_tools_are_not_offered(repo: Path) -> None:
     async def body(session: ClientSession) -> None:
         names = [t.name for t in (await session.list_tools()).tools]
-        assert names == ["remember", "recall", "list_memory", "update_memory", "forget"]
+        assert names == CANONICAL_TOOLS
         err = error(await session.call_tool("memory_search", {}))
         assert err["code"] == "VAULT_DISABLED"
         assert "ECC_MEMORY_HARNESS" in err["message"]

@@ -13,7 +13,7 @@ from coffer.base.errors import (
     ProjectError,
     SecretRefusedError,
 )
-from coffer.store import RememberOptions, index
+from coffer.store import RememberOptions, Revision, index
 from coffer.store.entry import parse
 from tests.helpers import coffer, make_repo, make_worktree, store
 
@@ -140,7 +140,7 @@ def test_update_keeps_unknown_keys(tier):
     (tier.dir / "claude_note.md").write_text(
         "---\nname: note\ndescription: d\nfoo: bar\nmetadata:\n  originSessionId: s1\n---\nold\n"
     )
-    store().update(tier, "note", text="new body")
+    store().update(tier, "note", Revision(text="new body"))
     e = parse((tier.dir / "claude_note.md").read_text(), "claude_note.md")
     assert e.metadata["foo"] == "bar" and e.metadata["originSessionId"] == "s1"
     assert e.body.strip() == "new body"

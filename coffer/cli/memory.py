@@ -24,7 +24,7 @@ from coffer.cli._common import (
     usage_checked,
 )
 from coffer.cli.typer_app import app
-from coffer.store import RememberOptions
+from coffer.store import RememberOptions, Revision
 from coffer.store.entry import TYPES, check_name
 from coffer.store.store import Saved, Tier
 from coffer.store.views import tier_json
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 NameArg = Annotated[str, typer.Argument(help="Entry name.")]
 
 
-def _writer() -> Writer:
+def writer() -> Writer:
     return coffer_app().writer()
 
 
@@ -68,6 +68,24 @@ def _type_option(label: str) -> Any:
     )
 
 
+AnchorOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--anchor",
+        metavar="PATH[#SYMBOL]",
+        help="A file in the repository the entry is about (repeatable); quoted paths count too.",
+    ),
+]
+ReviewOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--review-after",
+        metavar="DATE|AGE",
+        help="When to look at the entry again: a date (2027-03-01) or an age (90d, 6m).",
+    ),
+]
+
+
 @app.command()
 def remember(  # noqa: PLR0913 - typer declares each option as a parameter
     text: Annotated[str, typer.Argument(help="What to remember; '-' reads it from stdin.")],
@@ -89,6 +107,8 @@ def remember(  # noqa: PLR0913 - typer declares each option as a parameter
             help="The agent session this fact comes from (its session-start hook names it).",
         ),
     ] = None,
+    anchor: AnchorOpt = None,
+    review_after: ReviewOpt = None,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -96,18 +116,23 @@ def remember(  # noqa: PLR0913 - typer declares each option as a parameter
     if text == "-":
         text = sys.stdin.read()
     tier = _write_tier(project, scope_value)
-    saved, refreshed = _writer().remember(
+    saved, refreshed = writer().remember(
         tier,
         text,
         name=name,
         description=description,
         type=type_,
-        options=RememberOptions(replace_existing=replace, origin_session_id=origin_session_id),
+        options=RememberOptions(
+            replace_existing=replace,
+            origin_session_id=origin_session_id,
+            anchors=tuple(anchor or ()),
+            review_after=review_after,
+        ),
     )
-    _say_saved(saved, refreshed, as_json)
+    say_saved(saved, refreshed, as_json)
 
 
-def _say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
+def say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
     path = saved.tier.dir / saved.entry.filename
     if as_json:
         emit_json(
@@ -136,21 +161,26 @@ def update(  # noqa: PLR0913 - typer declares each option as a parameter
     description: Annotated[str | None, typer.Option(help="New one-line description.")] = None,
     type_: Annotated[str | None, _type_option("New entry type")] = None,
     scope_value: WriteScopeOpt = "project",
+    anchor: AnchorOpt = None,
+    review_after: ReviewOpt = None,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Change an existing entry's text, description or type (other metadata is kept)."""
-    if text is None and description is None and type_ is None:
-        raise InvalidInputError("nothing to update: pass the new text, --description or --type")
+    """Change an existing entry's text, description, type, anchors or review date (other
+    metadata is kept)."""
+    if (text, description, type_, review_after) == (None, None, None, None) and not anchor:
+        raise InvalidInputError(
+            "nothing to update: pass the new text, --description, --type, --anchor or "
+            "--review-after"
+        )
     if text == "-":
         text = sys.stdin.read()
     tiers = store().tiers(here(project), scope(scope_value))
     if not tiers:
         raise InvalidInputError("this project has no memory yet")
-    saved, refreshed = _writer().update(
-        tiers[0], name, text=text, description=description, type=type_
-    )
-    _say_saved(saved, refreshed, as_json)
+    change = Revision(text, description, type_, tuple(anchor or ()), review_after)
+    saved, refreshed = writer().update(tiers[0], name, change)
+    say_saved(saved, refreshed, as_json)
 
 
 def _editor() -> list[str]:
@@ -202,12 +232,12 @@ def edit(
             f"(the edited text is kept in {draft})"
         )
     try:
-        saved, refreshed = _writer().edit(found, text, base=base)
+        saved, refreshed = writer().edit(found, text, base=base)
     except CofferError as exc:
         exc.args = (f"{exc}; {name} is unchanged, the edited text is kept in {draft}",)
         raise
     shutil.rmtree(scratch, ignore_errors=True)
-    _say_saved(saved, refreshed, as_json)
+    say_saved(saved, refreshed, as_json)
 
 
 @app.command()
@@ -223,7 +253,7 @@ def forget(
     tiers = s.tiers(here(project), chosen)
     if not tiers:
         raise InvalidInputError("this project has no memory yet")
-    found, refreshed = _writer().forget(tiers[0], name)
+    found, refreshed = writer().forget(tiers[0], name)
     if as_json:
         emit_json(
             {

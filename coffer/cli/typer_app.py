@@ -58,6 +58,8 @@ COMMANDS: dict[str, str] = {
     "list": "read",
     "show": "read",
     "forget": "memory",
+    "stale": "stale",
+    "verify": "stale",
     "where": "read",
     "status": "status",
     "reindex": "health",

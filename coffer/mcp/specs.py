@@ -26,6 +26,22 @@ _DESCRIPTION = {
     "description": "One-line summary shown in indexes (default: the first line of the text).",
 }
 
+_ANCHORS = {
+    "type": "array",
+    "maxItems": 20,
+    "items": {"type": "string", "minLength": 1, "maxLength": 500},
+    "description": "Files in the repository the entry is about, relative to its root "
+    "(PATH or PATH#SYMBOL); paths quoted in the text are anchored too. An entry whose "
+    "anchored file changes is reported stale.",
+}
+_REVIEW_AFTER = {
+    "type": "string",
+    "minLength": 2,
+    "maxLength": 10,
+    "description": "When the entry should be checked again: a date (2027-03-01) or an age "
+    "from now (90d, 12w, 6m, 1y).",
+}
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "remember": {
         "type": "object",
@@ -58,6 +74,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "description": "The id of the session this fact comes from, as coffer's "
                 "session-start hook gave it; kept in the entry's metadata.",
             },
+            "anchors": _ANCHORS,
+            "review_after": _REVIEW_AFTER,
         },
     },
     "recall": {
@@ -87,6 +105,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "description": _DESCRIPTION,
             "type": _TYPE,
             "scope": {**_SCOPE, "default": "project"},
+            "anchors": _ANCHORS,
+            "review_after": _REVIEW_AFTER,
         },
     },
     "forget": {
@@ -94,6 +114,23 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "additionalProperties": False,
         "required": ["name"],
         "properties": {"name": _NAME, "scope": {**_SCOPE, "default": "project"}},
+    },
+    "stale_memory": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "scope": {**_SCOPE, "description": "Only this tier (default: both)."},
+        },
+    },
+    "verify_memory": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["name"],
+        "properties": {
+            "name": _NAME,
+            "scope": {**_SCOPE, "default": "project"},
+            "review_after": _REVIEW_AFTER,
+        },
     },
 }
 
@@ -108,6 +145,10 @@ DESCRIPTIONS = {
     "other metadata. Refuses secrets.",
     "forget": "Remove an entry from coffer's memory (moved to the store's trash, recoverable "
     "by hand).",
+    "stale_memory": "List entries that may no longer be true: a file they are anchored to "
+    "changed or vanished, or their review date passed. Check each before relying on it.",
+    "verify_memory": "Mark an entry as checked now, after confirming it is still true: its "
+    "anchored files' current contents become the reference.",
 }
 
 # (read-only, destructive, idempotent)
@@ -117,6 +158,8 @@ HINTS = {
     "list_memory": (True, False, True),
     "update_memory": (False, True, True),
     "forget": (False, True, True),
+    "stale_memory": (True, False, True),
+    "verify_memory": (False, False, True),
 }
 
 TITLES = {
@@ -125,6 +168,8 @@ TITLES = {
     "list_memory": "List memory entries",
     "update_memory": "Update a memory entry",
     "forget": "Forget a memory entry",
+    "stale_memory": "List stale memory entries",
+    "verify_memory": "Verify a memory entry",
     "memory_save": "Save a vault memory",
     "memory_search": "Search the vault",
     "memory_read": "Read a vault memory",

@@ -195,7 +195,11 @@ def _remember(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
             name=args.get("name"),
             description=args.get("description"),
             type=args.get("type"),
-            options=RememberOptions(origin_session_id=args.get("origin_session_id")),
+            options=RememberOptions(
+                origin_session_id=args.get("origin_session_id"),
+                anchors=tuple(args.get("anchors", ())),
+                review_after=args.get("review_after"),
+            ),
         )
     except EntryExistsError:
         raise EntryExistsError(
@@ -246,17 +250,22 @@ def _list(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
 
 
 def _update(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
-    if not any(k in args for k in ("text", "description", "type")):
-        raise InvalidInputError("nothing to update: pass text, description or type")
+    from coffer.store.drafts import Revision
+
+    change = Revision(
+        args.get("text"),
+        args.get("description"),
+        args.get("type"),
+        tuple(args.get("anchors", ())),
+        args.get("review_after"),
+    )
+    if change.empty:
+        raise InvalidInputError(
+            "nothing to update: pass text, description, type, anchors or review_after"
+        )
     scope: Scope = args.get("scope", "project")
     tier = _existing_tier(state, scope, cwd)
-    saved, refreshed = _writer(state).update(
-        tier,
-        args["name"],
-        text=args.get("text"),
-        description=args.get("description"),
-        type=args.get("type"),
-    )
+    saved, refreshed = _writer(state).update(tier, args["name"], change)
     return Outcome(
         {
             "action": "updated",
@@ -279,12 +288,40 @@ def _forget(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
     )
 
 
+def _stale(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
+    tiers, skipped = _read_tiers(state, args.get("scope"), cwd)
+    payload: dict[str, Any] = {
+        "stale": [entry_json(f, body=False) for f in state.store.stale(tiers)]
+    }
+    if skipped:
+        payload["skipped"] = skipped
+    return Outcome(payload)
+
+
+def _verify(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
+    from coffer.store.drafts import Revision
+
+    scope: Scope = args.get("scope", "project")
+    tier = _existing_tier(state, scope, cwd)
+    change = Revision(review_after=args.get("review_after"), verified=True)
+    saved, refreshed = _writer(state).update(tier, args["name"], change)
+    return Outcome(
+        {
+            "action": "verified",
+            "entry": entry_json(Found(saved.tier, saved.entry), body=False),
+            "refresh": refreshed.as_json(),
+        }
+    )
+
+
 _CANONICAL = {
     "remember": _remember,
     "recall": _recall,
     "list_memory": _list,
     "update_memory": _update,
     "forget": _forget,
+    "stale_memory": _stale,
+    "verify_memory": _verify,
 }
 
 __all__ = ["INSTRUCTIONS", "UNTRUSTED", "State", "ToolSpec", "call", "render"]

@@ -145,7 +145,7 @@ class AgentSet:
         return self.deadline.step() if self.deadline is not None else contextlib.nullcontext()
 
     def entries(self, tier: Tier | None) -> list[Entry]:
-        return list(self.store.scan(tier).entries) if tier is not None else []
+        return list(self.store.shown(tier).entries) if tier is not None else []
 
     def block_entries(self, tier: Tier | None) -> list[Entry]:
         """What a tier's personal block shows: its entries, less those the project's team

@@ -19,6 +19,7 @@ import os
 import re
 import stat
 import sys
+import time
 import zlib
 from collections.abc import Iterable, Mapping
 
@@ -173,6 +174,9 @@ def unchanged(argv: list[str], environ: Mapping[str, str], cwd: str) -> str | No
         elif kind == "file":
             if signature(value) != name:
                 return None
+        elif kind == "until":  # an entry's review date: what agents load changes that day
+            if time.strftime("%Y-%m-%d") >= name:
+                return None
         else:
             return None
     return "" if agent is None else _replay(f"{stamp}.for-{agent}", text, hook)
@@ -278,6 +282,17 @@ def _installed_later(adapter: Adapter, ctx: Context) -> set[str]:
     return {str(t.path.parent) for t in adapter.targets(ctx) if t.tier == "global"}
 
 
+def _freshness(engine: Engine, root: Path | None) -> tuple[set[str], str | None]:
+    """The files the project's entries are anchored to (an edit to one can make an entry
+    stale, which the blocks show), and the first review date still to come."""
+    from coffer.store.freshness import anchored_paths, next_review
+
+    tiers = [engine.store.global_tier(), engine.store.tier_at(root) if root else None]
+    scans = [(t, engine.store.scan(t).entries) for t in tiers if t is not None]
+    paths = {p for t, entries in scans for p in anchored_paths(entries, t.root)}
+    return paths, next_review(e for _, entries in scans for e in entries)
+
+
 class _Unsignable(Exception):
     """The projection's inputs cannot all be signed; record no stamp."""
 
@@ -307,7 +322,10 @@ def record(engine: Engine, here: Here) -> None:
         if not _clean(value):
             return
         lines.append(f"env\t{name}\t{value}")
-    lines += [f"file\t{signature(p)}\t{p}" for p in _sorted_clean(paths)]
+    anchored, until = _freshness(engine, root)
+    lines += [f"file\t{signature(p)}\t{p}" for p in _sorted_clean(paths | anchored)]
+    if until is not None:
+        lines.append(f"until\t{until}\t")
     stamp = _stamp_path(str(engine.store.root), key_root)
     fsutil.ensure_dir(engine.store.root / "state")
     from pathlib import Path as _Path

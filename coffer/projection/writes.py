@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from coffer.store import RememberOptions
+from coffer.store import RememberOptions, Revision
 from coffer.store.store import Found, Saved, Store, Tier
 
 if TYPE_CHECKING:
@@ -78,17 +78,9 @@ class Writer:
             return saved, Refreshed()
         return saved, self.refresh(saved.tier)
 
-    def update(
-        self,
-        tier: Tier,
-        name: str,
-        *,
-        text: str | None = None,
-        description: str | None = None,
-        type: str | None = None,
-    ) -> tuple[Saved, Refreshed]:
+    def update(self, tier: Tier, name: str, change: Revision) -> tuple[Saved, Refreshed]:
         """:meth:`Store.update`, then the refresh."""
-        saved = self.store.update(tier, name, text=text, description=description, type=type)
+        saved = self.store.update(tier, name, change)
         return saved, self.refresh(saved.tier)
 
     def edit(self, found: Found, text: str, *, base: str) -> tuple[Saved, Refreshed]:

@@ -6,7 +6,7 @@ The names below are what the rest of coffer uses; the modules behind them (``ent
 
 from __future__ import annotations
 
-from coffer.store.drafts import RememberOptions
+from coffer.store.drafts import RememberOptions, Revision
 from coffer.store.entry import Entry
 from coffer.store.health import Finding
 from coffer.store.here import Here
@@ -21,6 +21,7 @@ __all__ = [
     "Here",
     "ProjectInfo",
     "RememberOptions",
+    "Revision",
     "Saved",
     "Scope",
     "Store",

@@ -40,6 +40,25 @@ class RememberOptions(NamedTuple):
     replace_existing: bool = False  # overwrite an entry of the same explicit name
     origin_session_id: str | None = None
     extra: Mapping[str, str] | None = None  # metadata keys (provenance of imported memories)
+    # What the entry is about (PATH or PATH#SYMBOL) and when to look again (a date or an
+    # age): coffer.store.freshness. Paths quoted in the text are anchored too.
+    anchors: Sequence[str] = ()
+    review_after: str | None = None
+
+
+class Revision(NamedTuple):
+    """What ``update`` changes in an entry; None (or no anchors) leaves a part as it is."""
+
+    text: str | None = None
+    description: str | None = None
+    type: str | None = None
+    anchors: Sequence[str] = ()  # PATH or PATH#SYMBOL, added to those the entry has
+    review_after: str | None = None  # a date or an age (coffer.store.freshness)
+    verified: bool = False  # a person checked the entry now: its anchors' contents are true
+
+    @property
+    def empty(self) -> bool:
+        return self == Revision()
 
 
 class Draft(NamedTuple):

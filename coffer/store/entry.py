@@ -70,6 +70,9 @@ class Entry(NamedTuple):
     body: str
     metadata: Mapping[str, Any] = _NO_METADATA
     filename: str = ""
+    # Why the entry may no longer be true (coffer.store.freshness), judged when the tier is
+    # read; never written to the file.
+    stale: str = ""
 
     @property
     def type(self) -> str | None:

@@ -111,6 +111,8 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
                 f"looks like it holds a secret ({', '.join(labels)}); "
                 "remove it: agents read this file",
             )
+        if entry.stale:
+            add("warning", path, f"stale: {entry.stale}; check it, then `coffer verify`")
         known = set(names) | global_names
         for target in _LINK_RE.findall(entry.body):
             if target.strip() not in known:

@@ -49,8 +49,15 @@ def _link_target(filename: str) -> str:
     return f"<{safe}>" if any(c in safe for c in " ()") else safe
 
 
+def stale_mark(entry: Entry) -> str:
+    """What an index line or a block says of a stale entry (docs/adr/0053), or nothing."""
+    return f"[stale: {one_line(entry.stale, 100)}]" if entry.stale else ""
+
+
 def entry_line(entry: Entry) -> str:
     head = f"- [{entry.name}]({_link_target(entry.filename)})"
+    if entry.stale:  # before the description, so a long one is cut, never the mark
+        head = f"{head} {stale_mark(entry)}"
     if not entry.description:
         return head
     room = MAX_LINE_CHARS - len(head) - 3

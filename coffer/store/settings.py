@@ -1,6 +1,7 @@
 """User choices coffer keeps in ``<store>/config.json``: adapters on or off, paused projects,
 directories outside git the user made projects, projects whose block git may commit, and
-how often ``coffer watch`` syncs (``sync_interval``, seconds; docs/adr/0035)."""
+how often ``coffer watch`` syncs (``sync_interval``, seconds; docs/adr/0035), and the tiers
+whose stale entries agents find by recall only (``stale_recall``, docs/adr/0053)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ class Settings:
     """The choices, mutable: a command changes them, then saves. A plain class, not a
     dataclass: every command reads the settings (docs/adr/0023)."""
 
-    __slots__ = ("adapters", "git_commit", "opted_in", "paused", "sync_interval")
+    __slots__ = ("adapters", "git_commit", "opted_in", "paused", "stale_recall", "sync_interval")
 
     def __init__(
         self,
@@ -26,6 +27,7 @@ class Settings:
         opted_in: list[str] | None = None,
         git_commit: list[str] | None = None,
         sync_interval: float | None = None,
+        stale_recall: list[str] | None = None,
     ) -> None:
         self.adapters = {} if adapters is None else adapters  # explicit enable/disable
         self.paused = [] if paused is None else paused  # project roots `unproject` paused
@@ -34,12 +36,15 @@ class Settings:
         # Project roots whose blocks git sees and commits (`coffer project --git-block commit`).
         self.git_commit = [] if git_commit is None else git_commit
         self.sync_interval = sync_interval  # None: coffer watch's default
+        # Tiers (a project root, or "global") whose stale entries leave what agents load at
+        # session start for what recall finds; every other tier marks them in place.
+        self.stale_recall = [] if stale_recall is None else stale_recall
 
     def __repr__(self) -> str:
         return (
             f"Settings(adapters={self.adapters!r}, paused={self.paused!r}, "
             f"opted_in={self.opted_in!r}, git_commit={self.git_commit!r}, "
-            f"sync_interval={self.sync_interval!r})"
+            f"sync_interval={self.sync_interval!r}, stale_recall={self.stale_recall!r})"
         )
 
     def enabled(self, name: str, detected: bool) -> bool:
@@ -59,6 +64,7 @@ def load(store_root: Path) -> Settings:
             opted_in=[str(p) for p in raw.get("opted_in", [])],
             git_commit=[str(p) for p in raw.get("git_commit", [])],
             sync_interval=_seconds(raw.get("sync_interval")),
+            stale_recall=[str(p) for p in raw.get("stale_recall", [])],
         )
     except (ValueError, AttributeError, TypeError) as exc:
         raise StoreError(f"{store_root / CONFIG} is not valid coffer settings: {exc}") from exc
@@ -87,4 +93,6 @@ def save(store_root: Path, settings: Settings) -> None:
         payload["git_commit"] = sorted(set(settings.git_commit))
     if settings.sync_interval is not None:
         payload["sync_interval"] = settings.sync_interval
+    if settings.stale_recall:
+        payload["stale_recall"] = sorted(set(settings.stale_recall))
     fsutil.write_if_changed(store_root / CONFIG, (json.dumps(payload, indent=2) + "\n").encode())

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from coffer.base import fsutil, identity
 from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeoutError
-from coffer.store import projects, settings
+from coffer.store import freshness, projects, settings
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
 from coffer.store.tier import SCOPES as SCOPES
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import sqlite3
 
     from coffer.base.report import Report
-    from coffer.store.drafts import RememberOptions
+    from coffer.store.drafts import RememberOptions, Revision
     from coffer.store.entry import Entry
     from coffer.store.index import RenderedIndex
     from coffer.store.search_cache import TierScan
@@ -191,12 +191,39 @@ class Store:
         if not tier.dir.is_dir():
             return search_cache.TierScan((), ())
         with self._cache(tier) as conn:
-            return search_cache.scan(conn, tier.dir)
+            found = search_cache.scan(conn, tier.dir)
+        return found._replace(entries=freshness.marked(found.entries, tier.root))
+
+    def shown(self, tier: Tier) -> TierScan:
+        """What agents load of ``tier`` at session start: its entries, less the stale ones
+        when the user chose to leave those to recall (docs/adr/0053)."""
+        found = self.scan(tier)
+        if not any(e.stale for e in found.entries):
+            return found
+        if tier.key not in settings.load(self.root).stale_recall:
+            return found
+        return found._replace(entries=tuple(e for e in found.entries if not e.stale))
 
     def entries(self, tier: Tier) -> list[Entry]:
         from coffer.store import index
 
         return sorted(self.scan(tier).entries, key=index.priority)
+
+    def stale(self, tiers: Sequence[Tier]) -> list[Found]:
+        """The entries of ``tiers`` whose anchors changed or whose review date passed."""
+        return [Found(t, e) for t in tiers for e in self.scan(t).entries if e.stale]
+
+    def leave_stale_to_recall(self, tier: Tier, recall: bool) -> bool:
+        """Choose whether ``tier``'s stale entries leave what agents load at session start
+        (``recall``) or stay there, marked; returns whether the choice changed."""
+        with self.store_lock():
+            chosen = settings.load(self.root)
+            before = tier.key in chosen.stale_recall
+            chosen.stale_recall = [k for k in chosen.stale_recall if k != tier.key]
+            if recall:
+                chosen.stale_recall.append(tier.key)
+            settings.save(self.root, chosen)
+        return before != recall
 
     def find(self, tiers: Sequence[Tier], name: str) -> Found:
         """The entry named ``name`` (or stored in ``<name>.md``) in the first tier having it."""
@@ -224,7 +251,8 @@ class Store:
                 continue
             with self._cache(tier) as conn:
                 hits = search_cache.search(conn, tier.dir, query, limit)
-            found += [Found(tier, h.entry, h.score) for h in hits]
+            seen = freshness.marked([h.entry for h in hits], tier.root)
+            found += [Found(tier, e, h.score) for e, h in zip(seen, hits, strict=True)]
         found.sort(key=lambda f: (-f.score, f.tier.scope != "project", f.entry.name))
         return found[:limit]
 
@@ -245,6 +273,7 @@ class Store:
 
         d = drafts.draft(text, name, description, type, tier.scope)
         options = options or drafts.RememberOptions()
+        anchors = [freshness.parse_anchor(a) for a in options.anchors]
         self._ensure_root()
         fsutil.ensure_dir(tier.dir)
         with self.lock(tier):
@@ -253,34 +282,46 @@ class Store:
             entry, action = drafts.place(d, current, files, options, tier.label)
             if action == "unchanged":
                 return Saved(tier, entry, action)
+            meta = freshness.stamped(
+                entry.metadata,
+                tier.root,
+                anchors=anchors,
+                text=entry.body,
+                review_after=options.review_after,
+            )
+            entry = entry._replace(metadata=meta)
             path = fsutil.safe_child(tier.dir, entry.filename)
             fsutil.atomic_write_text(path, drafts.file_text(entry))
             self._regenerate(tier)
         return Saved(tier, entry, action)
 
-    def update(
-        self,
-        tier: Tier,
-        name: str,
-        *,
-        text: str | None = None,
-        description: str | None = None,
-        type: str | None = None,
-    ) -> Saved:
-        """Change an existing entry's body, description or type; keeps every other key."""
+    def update(self, tier: Tier, name: str, change: Revision) -> Saved:
+        """Change an existing entry's body, description, type, anchors or review date, or
+        mark it verified; keeps every other key."""
         from coffer.store import drafts
         from coffer.store.entry import check_type
 
-        check_type(type)
+        check_type(change.type)
+        anchors = [freshness.parse_anchor(a) for a in change.anchors]
+        if change.review_after is not None:
+            freshness.review_date(change.review_after)  # refused before anything is read
         found = self.find_for_change(tier, name)
 
-        body, desc = drafts.revised_text(found.entry, text, description)
+        body, desc = drafts.revised_text(found.entry, change.text, change.description)
         with self.lock(tier):
             meta = dict(found.entry.metadata)
-            if type:
-                meta["type"] = type
+            if change.type:
+                meta["type"] = change.type
             meta["updated_at"] = projects.now_iso()
-            entry = found.entry._replace(body=body, description=desc, metadata=meta)
+            meta = freshness.stamped(
+                meta,
+                tier.root,
+                anchors=anchors,
+                text=body if change.text is not None else None,
+                review_after=change.review_after,
+                verified=change.verified,
+            )
+            entry = found.entry._replace(body=body, description=desc, metadata=meta, stale="")
             text = drafts.file_text(entry)
             fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
             self._regenerate(tier)
@@ -324,12 +365,12 @@ class Store:
         """What MEMORY.md should hold now, and what it holds."""
         from coffer.store import index_file
 
-        return index_file.expected(tier, self.scan(tier))
+        return index_file.expected(tier, self.shown(tier))
 
     def _regenerate(self, tier: Tier) -> bool:
         from coffer.store import index_file  # writers only
 
-        return index_file.write_if_stale(tier, self.scan)
+        return index_file.write_if_stale(tier, self.shown)
 
     def regenerate_index(self, tier: Tier) -> bool:
         """Rewrite MEMORY.md if it differs from what the entries give; return whether it did."""

@@ -37,6 +37,16 @@ class Tier(NamedTuple):
     def label(self) -> str:
         return "global" if self.scope == "global" else self.info.label
 
+    @property
+    def root(self) -> Path | None:
+        """The project's root directory (what anchors are relative to); None for global."""
+        return Path(self.info.root) if self.scope == "project" and self.info.root else None
+
+    @property
+    def key(self) -> str:
+        """How settings name this tier: the project's root, or ``global``."""
+        return "global" if self.scope == "global" else self.info.root
+
 
 class Saved(NamedTuple):
     tier: Tier

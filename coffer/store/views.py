@@ -36,6 +36,8 @@ def entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
         "file": str(found.path),
         "tier": tier_json(found.tier),
     }
+    if found.entry.stale:
+        data["stale"] = found.entry.stale  # why it may no longer be true (docs/adr/0053)
     if score:
         data["score"] = round(found.score, 4)
     if body:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from coffer.projection import managed_block as block
 from coffer.secrets import redact
 from coffer.store.entry import Entry, content_secrets, derived_name, one_line
-from coffer.store.index import priority
+from coffer.store.index import priority, stale_mark
 
 DEFAULT_BUDGET = 16 * 1024  # bytes of block body; a block should inform, not swamp the file
 FULL_SHARE = 0.6  # share of the budget spent on whole entries before switching to one-liners
@@ -84,7 +84,10 @@ def _label(entry: Entry, headline: str, scope: str) -> str:
         parts.append(f"`{entry.name}`")
     if entry.type and entry.type != ("user" if scope == "global" else "project"):
         parts.append(entry.type)
-    return f" ({', '.join(parts)})" if parts else ""
+    label = f" ({', '.join(parts)})" if parts else ""
+    if entry.stale:  # the reason names files: rendered as text, like the entry's own
+        label += f" {block.render_fragment(stale_mark(entry))}"
+    return label
 
 
 def _full(entry: Entry, scope: str) -> str:
