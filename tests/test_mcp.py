@@ -106,6 +106,7 @@ CANONICAL_TOOLS = [
     "update_memory",
     "forget",
     "stale_memory",
+    "review_queue",
     "verify_memory",
 ]
 
@@ -159,6 +160,7 @@ def test_initialize_lists_tools_with_schemas_and_annotations(repo: Path) -> None
     assert hints["update_memory"] == (False, True, True)
     assert hints["stale_memory"] == (True, False, True)
     assert hints["verify_memory"] == (False, False, True)
+    assert hints["review_queue"] == (True, False, True)
     assert hints["memory_save"] == (False, False, False)
     assert hints["memory_search"][0] and hints["memory_doctor"][0]
     assert seen["remember"].input_schema["required"] == ["text"]

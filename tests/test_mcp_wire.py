@@ -197,7 +197,7 @@ def test_the_sdk_default_client_falls_back_from_discover(repo: Path) -> None:
             assert client.protocol_version == "2025-11-25"
             assert client.server_info is not None and client.server_info.name == "coffer"
             tools = await client.list_tools()
-            assert len(tools.tools) == 11
+            assert len(tools.tools) == 12
             saved = await client.call_tool("remember", {"text": "Auto mode works."})
             assert not saved.is_error
             hits = await client.call_tool("recall", {"query": "auto mode"})

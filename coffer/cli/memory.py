@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -195,6 +196,31 @@ def _editor() -> list[str]:
     return ["vi"]
 
 
+def edited(text: str, filename: str, unchanged: str) -> tuple[str, Path]:
+    """``text`` as the user's editor leaves it, and the scratch file it was edited in (named
+    ``filename``, so editors colour it as Markdown); ``unchanged`` says what a failed edit
+    leaves as it was."""
+    import subprocess
+    import tempfile
+
+    draft = Path(tempfile.mkdtemp(prefix="coffer-edit-")) / filename
+    draft.write_text(text, "utf-8", "surrogateescape")
+    command = [*_editor(), str(draft)]
+    try:
+        done = subprocess.run(command, check=False)
+    except OSError as exc:
+        import shutil
+
+        shutil.rmtree(draft.parent, ignore_errors=True)
+        raise InvalidInputError(f"cannot start the editor {command[0]!r}: {exc}") from None
+    if done.returncode != 0:
+        raise InvalidInputError(
+            f"the editor exited with {done.returncode}; {unchanged} "
+            f"(the edited text is kept in {draft})"
+        )
+    return draft.read_text("utf-8", "surrogateescape"), draft
+
+
 @app.command()
 def edit(
     name: NameArg,
@@ -205,9 +231,6 @@ def edit(
     """Open an entry's file in $VISUAL or $EDITOR (else vi); then check it (frontmatter,
     secrets), save it and refresh every block. A bad edit is refused and the entry kept."""
     import shutil
-    import subprocess
-    import tempfile
-    from pathlib import Path
 
     from coffer.base.errors import CofferError
 
@@ -216,27 +239,13 @@ def edit(
         raise InvalidInputError("this project has no memory yet")
     found = store().find_for_change(tiers[0], name)  # as `update` finds it, with its hints
     base = (found.tier.dir / found.entry.filename).read_text("utf-8", "surrogateescape")
-    scratch = Path(tempfile.mkdtemp(prefix="coffer-edit-"))
-    draft = scratch / found.entry.filename  # the entry's own name: editors colour it as Markdown
-    draft.write_text(base, "utf-8", "surrogateescape")
-    command = [*_editor(), str(draft)]
-    try:
-        done = subprocess.run(command, check=False)
-    except OSError as exc:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise InvalidInputError(f"cannot start the editor {command[0]!r}: {exc}") from None
-    text = draft.read_text("utf-8", "surrogateescape")
-    if done.returncode != 0:
-        raise InvalidInputError(
-            f"the editor exited with {done.returncode}; {name} is unchanged "
-            f"(the edited text is kept in {draft})"
-        )
+    text, draft = edited(base, found.entry.filename, f"{name} is unchanged")
     try:
         saved, refreshed = writer().edit(found, text, base=base)
     except CofferError as exc:
         exc.args = (f"{exc}; {name} is unchanged, the edited text is kept in {draft}",)
         raise
-    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.rmtree(draft.parent, ignore_errors=True)
     say_saved(saved, refreshed, as_json)
 
 

@@ -60,6 +60,7 @@ COMMANDS: dict[str, str] = {
     "forget": "memory",
     "stale": "stale",
     "verify": "stale",
+    "review": "review",
     "where": "read",
     "status": "status",
     "reindex": "health",

@@ -122,6 +122,13 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "scope": {**_SCOPE, "description": "Only this tier (default: both)."},
         },
     },
+    "review_queue": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "scope": {**_SCOPE, "description": "Only this tier (default: both)."},
+        },
+    },
     "verify_memory": {
         "type": "object",
         "additionalProperties": False,
@@ -147,6 +154,9 @@ DESCRIPTIONS = {
     "by hand).",
     "stale_memory": "List entries that may no longer be true: a file they are anchored to "
     "changed or vanished, or their review date passed. Check each before relying on it.",
+    "review_queue": "List what in coffer's memory needs a person (read only): conflict "
+    "copies, import collisions, duplicates, contradictions, stale entries. A person resolves "
+    "them with `coffer review`.",
     "verify_memory": "Mark an entry as checked now, after confirming it is still true: its "
     "anchored files' current contents become the reference.",
 }
@@ -159,6 +169,7 @@ HINTS = {
     "update_memory": (False, True, True),
     "forget": (False, True, True),
     "stale_memory": (True, False, True),
+    "review_queue": (True, False, True),
     "verify_memory": (False, False, True),
 }
 
@@ -169,6 +180,7 @@ TITLES = {
     "update_memory": "Update a memory entry",
     "forget": "Forget a memory entry",
     "stale_memory": "List stale memory entries",
+    "review_queue": "List the review queue",
     "verify_memory": "Verify a memory entry",
     "memory_save": "Save a vault memory",
     "memory_search": "Search the vault",

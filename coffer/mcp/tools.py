@@ -298,6 +298,16 @@ def _stale(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
     return Outcome(payload)
 
 
+def _review(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
+    from coffer.store.review import queue
+
+    tiers, skipped = _read_tiers(state, args.get("scope"), cwd)
+    payload: dict[str, Any] = {"items": [i.as_json() for i in queue(state.store, tiers)]}
+    if skipped:
+        payload["skipped"] = skipped
+    return Outcome(payload)
+
+
 def _verify(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
     from coffer.store.drafts import Revision
 
@@ -321,6 +331,7 @@ _CANONICAL = {
     "update_memory": _update,
     "forget": _forget,
     "stale_memory": _stale,
+    "review_queue": _review,
     "verify_memory": _verify,
 }
 

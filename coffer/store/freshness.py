@@ -35,7 +35,8 @@ _PATH_TOKEN = re.compile(
     r"""(?<![\w/.~:-])(
         (?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,10}  # name.ext, in folders or not
       | (?:[\w.-]+/)+[\w.-]+                       # folder/name
-    )""",
+      | (?:Makefile|Dockerfile|Justfile|Procfile|Gemfile|Rakefile|Jenkinsfile|Vagrantfile)
+    )(?![\w/.-])""",
     re.VERBOSE,
 )
 _AGE = re.compile(r"([1-9][0-9]{0,3})([dwmy])")
