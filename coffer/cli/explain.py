@@ -91,7 +91,13 @@ def _cost_line(c: dict[str, Any]) -> str:
         for tier, found in c["copies"].items()
         if len(found) > 1
     ]
-    return line + (f"; read more than once: {'; '.join(twice)}" if twice else "")
+    line += f"; read more than once: {'; '.join(twice)}" if twice else ""
+    counts = c.get("entries", {}).values()
+    shown, total = sum(v["in_view"] for v in counts), sum(v["total"] for v in counts)
+    if total:
+        line += f"\n  {shown} of {total} entries in view, ~{c['tokens']:,} tokens"
+        line += f"; {total - shown} by recall only" if shown < total else ""
+    return line
 
 
 def _checked(checks: list[dict[str, Any]]) -> str:

@@ -48,7 +48,7 @@ def edit(store: Store, found: Found, text: str, *, base: str) -> Saved:
     with store.lock(tier):
         if path.read_text(encoding="utf-8", errors="surrogateescape") != base:
             raise StoreError(f"{path} changed while it was being edited; edit it again")
-        if entry == found.entry:
+        if entry == found.entry._replace(stale="", recalled=0):  # what the file holds
             return Saved(tier, found.entry, "unchanged")
         entry = entry._replace(metadata={**entry.metadata, "updated_at": projects.now_iso()})
         fsutil.atomic_write_text(path, serialize(entry))

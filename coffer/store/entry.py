@@ -73,6 +73,7 @@ class Entry(NamedTuple):
     # Why the entry may no longer be true (coffer.store.freshness), judged when the tier is
     # read; never written to the file.
     stale: str = ""
+    recalled: int = 0  # how often recall returned it (coffer.store.recalls); not in the file
 
     @property
     def type(self) -> str | None:

@@ -34,12 +34,15 @@ def utf16_units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def priority(entry: Entry) -> tuple[int, str, str]:
-    """Sort key: most useful first. Newest first within a type; name breaks ties."""
+def priority(entry: Entry) -> tuple[int, int, int, str, str]:
+    """Sort key: most useful first. By type; a stale entry after the fresh ones; then the
+    often recalled (in doublings: one more recall rarely reorders a file agents load);
+    newest first; name breaks ties."""
     updated = entry.updated_at
     # Invert the ISO timestamp so a plain ascending sort puts the newest first.
     inverted = "".join(chr(0x10FFFF - ord(c)) for c in updated) if updated else "\U0010ffff"
-    return (_TYPE_RANK.get(entry.type or "", 4), inverted, entry.name)
+    recalled = -entry.recalled.bit_length()
+    return (_TYPE_RANK.get(entry.type or "", 4), bool(entry.stale), recalled, inverted, entry.name)
 
 
 def _link_target(filename: str) -> str:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from coffer.base import fsutil, identity
 from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeoutError
-from coffer.store import freshness, projects, settings
+from coffer.store import freshness, projects, recalls, settings
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
 from coffer.store.tier import SCOPES as SCOPES
@@ -192,7 +192,8 @@ class Store:
             return search_cache.TierScan((), ())
         with self._cache(tier) as conn:
             found = search_cache.scan(conn, tier.dir)
-        return found._replace(entries=freshness.marked(found.entries, tier.root))
+        entries = recalls.with_counts(freshness.marked(found.entries, tier.root), tier)
+        return found._replace(entries=entries)
 
     def shown(self, tier: Tier) -> TierScan:
         """What agents load of ``tier`` at session start: its entries, less the stale ones
@@ -254,7 +255,15 @@ class Store:
             seen = freshness.marked([h.entry for h in hits], tier.root)
             found += [Found(tier, e, h.score) for e, h in zip(seen, hits, strict=True)]
         found.sort(key=lambda f: (-f.score, f.tier.scope != "project", f.entry.name))
-        return found[:limit]
+        found = found[:limit]
+        for tier in tiers:  # what agents look up often comes first where they load memory
+            names = [f.entry.name for f in found if f.tier == tier]
+            # A count is a hint: a store it cannot write to, or a busy lock, loses a count.
+            with contextlib.suppress(OSError, LockTimeoutError):
+                if names:
+                    with self.lock(tier):
+                        recalls.add(tier, names)
+        return found
 
     # ---- writing -----------------------------------------------------------------------
 

@@ -77,6 +77,11 @@ def _split(entry: Entry) -> tuple[str, str]:
     return desc, body
 
 
+def headline(entry: Entry) -> str:
+    """The line that leads an entry in a block (a whole entry's heading, or its one line)."""
+    return _split(entry)[0]
+
+
 def _label(entry: Entry, headline: str, scope: str) -> str:
     """The name where it says more than the headline, the type where it is not the tier's."""
     parts = []

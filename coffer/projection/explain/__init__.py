@@ -20,6 +20,7 @@ from coffer.adapter.spec import AgentSpec
 from coffer.base.report import Report
 from coffer.projection.agents import NO_TARGETS, AgentSet
 from coffer.projection.explain.caps import Cost, Measured, cost, measure
+from coffer.projection.explain.entries import InView, in_view
 from coffer.projection.explain.files import Found, Session, found
 from coffer.projection.explain.verdict import Agent, TierView, shadow_hints, tier_view, unknown
 
@@ -47,6 +48,7 @@ class AgentView:
     targets: dict[str, list[Target]] = field(default_factory=dict)
     error: str = ""
     cost: Cost = field(default_factory=lambda: Cost(0, {}))  # coffer's memory in its context
+    in_view: dict[str, InView] = field(default_factory=dict)  # per tier: entries it sees
 
 
 @dataclass
@@ -76,6 +78,10 @@ def explain(agents: AgentSet, at: Path, only: str | None = None) -> Explained:
     root = git_root(cwd) or project
     ctx = agents.context(project)
     views, hidden = [], []
+    tiers_here = {"global": agents.store.global_tier()}
+    if project is not None and (tier := agents.store.tier_at(project)) is not None:
+        tiers_here["project"] = tier
+    shown = {name: agents.block_entries(tier) for name, tier in tiers_here.items()}
     for name, adapter in agents.loaded.adapters.items():
         if only is not None and name != only:
             continue
@@ -87,6 +93,7 @@ def explain(agents: AgentSet, at: Path, only: str | None = None) -> Explained:
             continue
         view = _agent(agents, name, adapter, Session(cwd, root, ctx, None, {}), report)
         view.present, view.enabled = present, enabled
+        view.in_view = in_view(view.files, shown)
         tiers = _tiers(view, cwd, project)
         view.tiers = [_empty(agents, t, project) for t in tiers] if enabled else tiers
         views.append(view)

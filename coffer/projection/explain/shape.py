@@ -73,7 +73,11 @@ def agent_json(view: AgentView) -> dict[str, Any]:
             for c in (facts.checked if facts else ())
         ],
         "error": view.error or None,
-        "coffer_memory": cost_json(view.cost),
+        "coffer_memory": {
+            **cost_json(view.cost),
+            # per tier: how many entries reach the model; the rest only recall finds
+            "entries": {t: {"in_view": v.shown, "total": v.total} for t, v in view.in_view.items()},
+        },
     }
 
 

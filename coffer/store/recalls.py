@@ -1,0 +1,46 @@
+"""How often `recall` returned each entry of a tier: a usage count, one small JSON file per
+tier beside its entries (``<tier>/recalls.json``), which the index and the blocks use to put
+what agents look up most among the first lines they load (docs/adr/0055).
+
+A count is a hint, not memory: a lost or damaged file only makes every count zero again,
+and a count is never synced or shown to agents.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from coffer.base import fsutil
+from coffer.store.entry import Entry
+from coffer.store.tier import Tier
+
+NAME = "recalls.json"
+MAX_NAMES = 50_000  # a file any bigger was not written by coffer: counts start over
+
+
+def counts(tier: Tier) -> dict[str, int]:
+    data = fsutil.read_bytes_or_none(tier.base / NAME)
+    try:
+        raw = json.loads(data) if data else {}
+    except ValueError:
+        return {}
+    if not isinstance(raw, dict) or len(raw) > MAX_NAMES:
+        return {}
+    return {str(k): v for k, v in raw.items() if isinstance(v, int) and v > 0}
+
+
+def with_counts(entries: Sequence[Entry], tier: Tier) -> tuple[Entry, ...]:
+    """``entries``, each carrying how often it was recalled."""
+    seen = counts(tier)
+    if not seen:
+        return tuple(entries)
+    return tuple(e._replace(recalled=seen[e.name]) if e.name in seen else e for e in entries)
+
+
+def add(tier: Tier, names: Iterable[str]) -> None:
+    """Count one recall of each of ``names`` (the caller holds the tier's lock)."""
+    seen = counts(tier)
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    fsutil.atomic_write_text(tier.base / NAME, json.dumps(seen, sort_keys=True) + "\n")
