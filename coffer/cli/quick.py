@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from coffer.cli.grammar import OPTIONS
+from coffer.cli.grammar import OPTIONS, Option
 
 
 class Quick(NamedTuple):
@@ -36,7 +36,7 @@ class Quick(NamedTuple):
         )
         return found
 
-    def options(self, params: Sequence[str]) -> dict[str, Any]:
+    def options(self, params: Sequence[str]) -> dict[str, Option]:
         return {p: OPTIONS[p] for p in (*params, *self.required) if p in OPTIONS}
 
 
