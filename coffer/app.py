@@ -92,16 +92,17 @@ class App:
 
 def run_vault(argv: list[str]) -> int:
     """The `coffer vault` command: the ecc memory CLI, the one route into it (``coffer.main``
-    calls it before typer loads, the typer sub-app for the same arguments). It speaks as
+    calls it before typer loads; typer's `vault` entry, for help and completion, hands
+    anything it gets to it too). It speaks as
     `coffer vault` (usage, error prefix); files and JSON are the reference's. After a
     write, the vault's repo-local project scope is kept out of ``git status``
     (docs/adr/0040)."""
     import os
     from pathlib import Path
 
-    from coffer.vault.cli import COFFER, run
+    from coffer.vault.cli import COFFER, WRITE_COMMANDS, run
 
     code = run(argv, program=COFFER)
-    if code == 0 and argv[:1] in (["init"], ["save"], ["handoff"]):
+    if code == 0 and argv[:1] and argv[0] in WRITE_COMMANDS:
         App(os.environ).vault_written(Path.cwd())
     return code

@@ -21,25 +21,35 @@ def _typer_command(words: tuple[str, ...]) -> typer.core.TyperCommand:
 
 
 @pytest.mark.parametrize("words", list(quick.COMMANDS))
-def test_the_table_matches_the_typer_commands(words: tuple[str, ...]) -> None:
+def test_the_runner_takes_what_the_typer_command_declares(words: tuple[str, ...]) -> None:
+    # Each option is declared once (coffer.cli.grammar) and typer builds its Option from
+    # it; a command lists its options twice, in its typer signature and in its runner's
+    # parameters, and here the two must agree (docs/adr/0050).
     spec = quick.COMMANDS[words]
-    params = _typer_command(words).params
-    options = {o: p for p in params for o in getattr(p, "opts", ())}
-    for name in spec.values:
-        assert name in options and not options[name].is_flag, name  # type: ignore[attr-defined]
-    for name in spec.flags:
-        assert name in options and options[name].is_flag, name  # type: ignore[attr-defined]
-    arguments = [p for p in params if p.param_type_name == "argument"]
-    assert len(arguments) == spec.args
-    # The other way round: an option added to the typer command must reach the table too,
+    params = quick.params_of(spec.runner())
+    options = spec.options(params)
+    declared = _typer_command(words).params
+    by_word = {w: p for p in declared for w in (*p.opts, *p.secondary_opts)}
+    for option in options.values():
+        for word, value in option.words().items():
+            param = by_word[word]
+            assert param.is_flag == option.flag, word  # type: ignore[attr-defined]
+            assert (word in param.secondary_opts) == (value is False), word
+            assert param.default == option.default, word
+    # The other way round: an option added to the typer command must reach the runner too,
     # or the quick path would refuse it and every such call would pay typer's start-up.
     # Only a command the quick path serves in one form (`watch --status`) may have more.
-    missing = {o for p in params if p.param_type_name == "option" for o in p.opts}
-    missing -= spec.options | {"--help"}
+    words_here = {w for o in options.values() for w in o.words()}
+    missing = {
+        w for p in declared if p.param_type_name == "option" for w in by_word if by_word[w] is p
+    }
+    missing -= words_here
     assert not missing or spec.required, sorted(missing)
+    arguments = [p.name for p in declared if p.param_type_name == "argument"]
+    assert arguments == [p for p in params if p not in options]
     # What a missing project's error suggests depends on these.
     for key in ("--project", "--scope", "--global"):
-        assert (key in spec.options) == (key in typer_app.options_of(list(words))), key
+        assert (key in words_here) == (key in typer_app.options_of(list(words))), key
 
 
 @pytest.fixture
@@ -72,6 +82,7 @@ SAME = [
     ["adapter", "list", "--json"],
     ["project", "--dry-run"],
     ["project", "--dry-run", "-q", "--for", "claude"],
+    ["project", "--dry-run", "--no-resume", "--for=claude"],
 ]
 
 
@@ -121,7 +132,6 @@ def test_outside_a_project_the_error_names_the_same_ways_out(
         ["remember", "x"],
         ["--json", "where"],
         ["project", "--git-block", "public"],
-        ["project", "--no-resume"],
         ["project", "--for"],
     ],
     ids=" ".join,

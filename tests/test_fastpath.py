@@ -117,3 +117,27 @@ def test_home_directory_projects_the_global_tier_quietly(fake_home):
     assert fastpath.unchanged(["project", "-q"], dict(os.environ), str(fake_home)) is not None
     for_claude = coffer("project", "--quiet", "--for", "claude", cwd=fake_home)
     assert (for_claude.returncode, for_claude.stdout) == (0, "")
+
+
+# What a no-op never carries: each changes what the run does, so the full path takes it.
+FULL_PATH_ONLY = {"--dry-run", "--replace-edited", "--resume", "--no-resume", "--git-block"}
+
+
+def test_the_no_op_reads_the_options_typer_declares_for_project():
+    # typer's `project` command is the one declaration of its grammar; the no-op's parse
+    # runs before typer loads (docs/adr/0050), so it is held to that declaration here: a
+    # flag is a flag, a value takes one, and an option added to typer is placed on one side.
+    import typer.main
+
+    from coffer.cli import typer_app
+
+    typer_app._register(["project"])
+    command = typer.main.get_command(typer_app.app).commands["project"]  # type: ignore[attr-defined]
+    declared = {o: p for p in command.params for o in (*p.opts, *p.secondary_opts)}
+    for name in fastpath.NOOP_FLAGS:
+        assert declared[name].is_flag, name
+    for name in fastpath.NOOP_VALUES:
+        assert not declared[name].is_flag and declared[name].nargs == 1, name
+    accepted = {*fastpath.NOOP_FLAGS, *fastpath.NOOP_VALUES}
+    assert set(declared) == accepted | FULL_PATH_ONLY
+    assert not accepted & FULL_PATH_ONLY

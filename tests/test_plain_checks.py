@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from coffer.cli import quick
+from coffer.cli.grammar import OPTIONS
 from coffer.secrets import _assignment_near_keyword
 from coffer.store import entry, team, ulid
 from coffer_adapters.gemini import memory as gemini_memory
@@ -57,7 +57,7 @@ def test_team_file_names_are_checked_as_their_pattern_did() -> None:
 def test_limits_are_checked_as_their_pattern_did() -> None:
     edge = ["", "0", "1", "01", "9" * 18, "9" * 19, "1" * 18, "١", "²", "1e3", "-1", " 1"]
     cases = _strings("0123456789١²e- ", edge, longest=20)
-    _same(lambda v: quick._valid("--limit", v), r"[1-9][0-9]{0,17}", 0, cases)
+    _same(OPTIONS["limit"].accepts, r"[1-9][0-9]{0,17}", 0, cases)
 
 
 def test_gemini_project_slugs_are_checked_as_their_pattern_did() -> None:

@@ -1,11 +1,12 @@
-"""Option declarations and checks shared by the typer command modules (the printing
-helpers live in coffer.cli._out, which the quick path uses too)."""
+"""Option declarations and checks shared by the typer command modules: typer's side of
+coffer.cli.grammar, and the options only typer reads (the printing helpers live in
+coffer.cli._out, which the quick path uses too)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -23,9 +24,9 @@ from coffer.cli._out import (
     scope,
     store,
 )
+from coffer.cli.grammar import OPTIONS, SCOPE_METAVAR
 from coffer.store.entry import TYPES
-
-SCOPES = ("project", "global")
+from coffer.store.tier import SCOPES
 
 
 def choice(values: Sequence[str]) -> Callable[[str | None], str | None]:
@@ -58,9 +59,6 @@ def _completer(values: Sequence[str]) -> Callable[[], list[str]]:
     return lambda: list(values)
 
 
-SCOPE_METAVAR = "[" + "|".join(SCOPES) + "]"
-
-
 def complete_agent() -> list[str]:
     """Installed adapter names, for shell completion of --agent and NAME."""
     from coffer.adapter import registry
@@ -73,12 +71,23 @@ check_type = choice(TYPES)
 complete_scope = _completer(SCOPES)
 complete_type = _completer(TYPES)
 
-ProjectOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--project", help="Act on the project containing PATH instead of the cwd.", metavar="PATH"
-    ),
-]
+
+def option(key: str) -> Any:
+    """typer's ``Option`` for the option coffer.cli.grammar declares as ``key``: the one
+    declaration the quick path parses with too (docs/adr/0050)."""
+    declared = OPTIONS[key]
+    info: dict[str, Any] = {"help": declared.help}
+    if declared.metavar is not None:
+        info["metavar"] = declared.metavar
+    if declared.choices:
+        info["callback"] = choice(declared.choices)
+        info["autocompletion"] = _completer(declared.choices)
+    if declared.minimum is not None:
+        info["min"] = declared.minimum
+    return typer.Option(*declared.names, **info)
+
+
+ProjectOpt = Annotated[Path | None, option("project")]
 WriteScopeOpt = Annotated[
     str,
     typer.Option(
@@ -90,17 +99,8 @@ WriteScopeOpt = Annotated[
         show_default=True,
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
-ScopeOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--scope",
-        help="Only this tier (default: both).",
-        metavar=SCOPE_METAVAR,
-        callback=check_scope,
-        autocompletion=complete_scope,
-    ),
-]
+JsonOpt = Annotated[bool, option("as_json")]
+ScopeOpt = Annotated[str | None, option("scope_value")]
 
 
 __all__ = [

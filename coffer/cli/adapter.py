@@ -14,6 +14,7 @@ from coffer.cli._common import (
     build_engine,
     complete_agent,
     echo,
+    option,
 )
 from coffer.cli.typer_app import app
 from coffer.store import settings as settings_mod
@@ -26,9 +27,7 @@ app.add_typer(adapter_app, name="adapter")
 def adapter_list(
     path: ProjectOpt = None,
     as_json: JsonOpt = False,
-    every: Annotated[
-        bool, typer.Option("--all", help="Also list agents neither installed nor enabled.")
-    ] = False,
+    every: Annotated[bool, option("every")] = False,
 ) -> None:
     """Audit what is projected where.
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
-from coffer.cli._out import build_engine, failure_message, named, print_report
+from coffer.cli._out import build_engine, failure_message, named, print_report, project_path
 from coffer.projection import hook as hook_mode
 from coffer.store import settings
 
@@ -32,8 +32,23 @@ class Run(NamedTuple):
     hook: bool = False
 
 
-def start(run: Run, git_block: str | None) -> int:
+def command(  # noqa: PLR0913 - the options of `coffer project` (coffer.cli.grammar)
+    quiet: bool,
+    dry_run: bool,
+    replace_edited: bool,
+    resume: bool,
+    for_agent: str | None,
+    hook: bool,
+    git_block: str | None,
+    project: Path | None,
+) -> int:
     """`coffer project` from its options (typer's command and the quick path alike)."""
+    run = Run(project_path(project), quiet, dry_run, replace_edited, resume, for_agent, hook)
+    return start(run, git_block)
+
+
+def start(run: Run, git_block: str | None) -> int:
+    """Run `coffer project` as ``run`` says; its exit code."""
     try:
         engine = build_engine()
         here = engine.store.here(run.path)  # the one resolution of this run (docs/adr/0026)

@@ -11,77 +11,37 @@ from coffer.base.identity import in_git
 from coffer.cli._common import (
     ProjectOpt,
     build_engine,
-    choice,
     complete_agent,
     echo,
+    option,
     print_report,
     project_path,
 )
 from coffer.cli.typer_app import app
 from coffer.store import settings as settings_mod
 
-GIT_BLOCK = ("hide", "commit")
-
 
 @app.command()
 def project(  # noqa: PLR0913 - typer declares each option as a parameter
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print nothing but problems.")
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show the changes as a diff; write nothing.")
-    ] = False,
-    replace_edited: Annotated[
-        bool,
-        typer.Option(
-            "--replace-edited", help="Regenerate blocks edited by hand (backed up first)."
-        ),
-    ] = False,
-    resume: Annotated[bool, typer.Option(help="Project again after `coffer unproject`.")] = False,
-    for_agent: Annotated[
-        str | None,
-        typer.Option(
-            "--for",
-            metavar="AGENT",
-            help="Session-start hook mode: also print, as AGENT reads hook output, the "
-            "session's id (the session_id of the hook's JSON input, with --hook), the vault "
-            "handoffs waiting for it and any memory this run put in place after AGENT had "
-            "loaded its files.",
-        ),
-    ] = None,
-    hook_: Annotated[
-        bool,
-        typer.Option(
-            "--hook",
-            help="Run as an agent's session-start hook: implies --quiet; a known problem is "
-            "told once (as a hook message) and exits 0; stops after $COFFER_HOOK_TIMEOUT s.",
-        ),
-    ] = False,
-    git_block: Annotated[
-        str | None,
-        typer.Option(
-            "--git-block",
-            metavar="[hide|commit]",
-            callback=choice(GIT_BLOCK),
-            autocompletion=lambda: list(GIT_BLOCK),
-            help="Whether git sees this project's block: hide (the default) keeps it out of "
-            "`git status` and commits; commit lets teammates and cloud agents read it.",
-        ),
-    ] = None,
+    quiet: Annotated[bool, option("quiet")] = False,
+    dry_run: Annotated[bool, option("dry_run")] = False,
+    replace_edited: Annotated[bool, option("replace_edited")] = False,
+    resume: Annotated[bool, option("resume")] = False,
+    for_agent: Annotated[str | None, option("for_agent")] = None,
+    hook_: Annotated[bool, option("hook")] = False,
+    git_block: Annotated[str | None, option("git_block")] = None,
     path: ProjectOpt = None,
 ) -> None:
     """Make every agent see this project's and the global memory (idempotent)."""
     from coffer.cli import hook  # the engine's front door: not for `coffer --help`
 
-    run = hook.Run(project_path(path), quiet, dry_run, replace_edited, resume, for_agent, hook_)
-    raise typer.Exit(hook.start(run, git_block))
+    options = (quiet, dry_run, replace_edited, resume, for_agent, hook_, git_block)
+    raise typer.Exit(hook.command(*options, path))
 
 
 @app.command()
 def init(
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print nothing but problems.")
-    ] = False,
+    quiet: Annotated[bool, option("quiet")] = False,
     path: ProjectOpt = None,
 ) -> None:
     """Make a directory outside any git repository a project, and project it.

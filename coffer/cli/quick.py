@@ -1,199 +1,125 @@
-"""The read-only commands and `coffer project` without typer, in the forms agents and
-people type.
+"""The commands people and agents run most, without typer, in the forms they type them.
 
-Importing typer costs about four times a bare ``python -c pass`` (docs/adr/0023), more than
-`coffer where` itself. So ``coffer.main`` first offers the arguments to :func:`run`: a
-command below (the read commands, and `coffer project` as the session-start hook runs it)
-with only the options listed, each once, with well-formed values, runs here and prints
-through the same functions as its typer command (coffer.cli.reading, coffer.cli.hook).
-Anything else — ``--help``, an unknown or repeated option, a value typer would refuse,
-``--``, shell completion — returns None and typer handles it exactly as before, errors
-included. tests/test_cli_quick.py checks the table against the typer commands and the
-output of both.
+Importing typer costs about four times a bare ``python -c pass``, which would put `coffer
+recall`, `adapter list` and `status` over their budget of ten (docs/adr/0050). So
+``coffer.main`` first offers the arguments to :func:`run`: a command below, with only its
+options (coffer.cli.grammar, the declaration typer reads too), each once, with well-formed
+values, runs here through the same function as its typer command. Anything else —
+``--help``, an unknown or repeated option, a value typer would refuse, ``--``, shell
+completion — returns None and typer handles it exactly as before, errors included.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-_SCOPES = ("project", "global")
-
-
-# Plain classes, not dataclasses: this module is the start of every quick command, and
-# importing dataclasses (with inspect) costs about half a `python -c pass` (docs/adr/0023).
-class Parsed:
-    """The options and arguments of one invocation, checked as typer would."""
-
-    __slots__ = ("args", "flags", "values")
-
-    def __init__(self) -> None:
-        self.values: dict[str, str] = {}
-        self.flags: set[str] = set()
-        self.args: list[str] = []
-
-    @property
-    def project(self) -> Path | None:
-        value = self.values.get("--project")
-        return Path(value) if value is not None else None
-
-    @property
-    def json(self) -> bool:
-        return "--json" in self.flags
+from coffer.cli.grammar import OPTIONS, Option
 
 
-class Spec(NamedTuple):
-    """One command: its words, options taking a value, flags, positional arguments."""
+class Quick(NamedTuple):
+    """A command's runner (``coffer.cli.<module>.<name>``): its parameters are the
+    command's options and arguments (coffer.cli.grammar)."""
 
-    values: frozenset[str]
-    flags: frozenset[str]
-    args: int
-    run: Callable[[Parsed], int]
-    required: frozenset[str] = frozenset()  # flags that must be given (watch --status)
+    module: str
+    name: str
+    # Options that must be given and pick this form of the command (`watch --status`);
+    # the runner does not take them.
+    required: tuple[str, ...] = ()
 
-    @property
-    def options(self) -> set[str]:
-        return set(self.values | self.flags)
+    def runner(self) -> Callable[..., int]:
+        found: Callable[..., int] = getattr(
+            importlib.import_module(f"coffer.cli.{self.module}"), self.name
+        )
+        return found
 
-
-def _where(p: Parsed) -> int:
-    from coffer.cli import reading
-
-    return reading.where(p.project, p.json)
-
-
-def _list(p: Parsed) -> int:
-    from coffer.cli import reading
-
-    return reading.list_entries(p.values.get("--scope"), p.project, p.json)
+    def options(self, params: Sequence[str]) -> dict[str, Option]:
+        return {p: OPTIONS[p] for p in (*params, *self.required) if p in OPTIONS}
 
 
-def _show(p: Parsed) -> int:
-    from coffer.cli import reading
-
-    return reading.show(p.args[0], p.values.get("--scope"), p.project, p.json)
-
-
-def _recall(p: Parsed) -> int:
-    from coffer.cli import reading
-
-    limit = int(p.values.get("--limit", "10"))
-    return reading.recall(p.args[0], p.values.get("--scope"), limit, p.project, p.json)
-
-
-def _watch_status(p: Parsed) -> int:
-    from coffer.cli import reading
-
-    return reading.watch_status(p.json)
-
-
-def _adapter_list(p: Parsed) -> int:
-    from coffer.cli import reading
-
-    return reading.adapter_list(p.project, p.json, "--all" in p.flags)
-
-
-def _status(p: Parsed) -> int:
-    from coffer.cli import reading
-
-    return reading.status(p.project, p.json)
-
-
-def _project(p: Parsed) -> int:
-    from coffer.cli import hook
-    from coffer.cli._out import project_path
-
-    run = hook.Run(
-        project_path(p.project),
-        quiet=bool(p.flags & {"--quiet", "-q"}),
-        dry_run="--dry-run" in p.flags,
-        replace_edited="--replace-edited" in p.flags,
-        resume="--resume" in p.flags,
-        for_agent=p.values.get("--for"),
-        hook="--hook" in p.flags,
-    )
-    return hook.start(run, p.values.get("--git-block"))
-
-
-_READ = frozenset({"--scope", "--project"})
-# `coffer project`'s switches; typer reads `-q` and `--quiet` as one (either, or both).
-_PROJECT_FLAGS = frozenset({"--quiet", "-q", "--dry-run", "--replace-edited", "--resume", "--hook"})
-_JSON = frozenset({"--json"})
-COMMANDS: dict[tuple[str, ...], Spec] = {
-    ("where",): Spec(frozenset({"--project"}), _JSON, 0, _where),
-    ("list",): Spec(_READ, _JSON, 0, _list),
-    ("show",): Spec(_READ, _JSON, 1, _show),
-    ("recall",): Spec(_READ | {"--limit"}, _JSON, 1, _recall),
-    ("watch",): Spec(frozenset(), _JSON | {"--status"}, 0, _watch_status, frozenset({"--status"})),
-    ("adapter", "list"): Spec(frozenset({"--project"}), _JSON | {"--all"}, 0, _adapter_list),
-    ("status",): Spec(frozenset({"--project"}), _JSON, 0, _status),
+COMMANDS: dict[tuple[str, ...], Quick] = {
+    ("where",): Quick("reading", "where"),
+    ("list",): Quick("reading", "list_entries"),
+    ("show",): Quick("reading", "show"),
+    ("recall",): Quick("reading", "recall"),
+    ("watch",): Quick("reading", "watch_status", required=("status",)),
+    ("adapter", "list"): Quick("reading", "adapter_list"),
+    ("status",): Quick("reading", "status"),
     # The session-start hook's full path (the no-op one never gets here: coffer.main).
-    ("project",): Spec(
-        frozenset({"--for", "--git-block", "--project"}), _PROJECT_FLAGS, 0, _project
-    ),
+    ("project",): Quick("hook", "command"),
 }
+
+
+def params_of(runner: Callable[..., int]) -> tuple[str, ...]:
+    """The runner's parameter names, without inspect (about half a `python -c pass`)."""
+    code = runner.__code__
+    names: tuple[str, ...] = code.co_varnames[: code.co_argcount]
+    return names
 
 
 def run(argv: Sequence[str]) -> int | None:
     """The exit code of ``argv`` run here, or None: typer must run it."""
     if os.environ.get("_COFFER_COMPLETE"):
         return None
-    for words, spec in COMMANDS.items():
+    for words, quick in COMMANDS.items():
         if tuple(argv[: len(words)]) == words:
-            parsed = parse(spec, argv[len(words) :])
-            return None if parsed is None else _call(spec, parsed)
+            runner = quick.runner()
+            params = params_of(runner)
+            kwargs = parse(quick, params, argv[len(words) :])
+            if kwargs is None:
+                return None
+            names = {w for o in quick.options(params).values() for w in o.words()}
+            return _call(runner, kwargs, names)
     return None
 
 
-def parse(spec: Spec, argv: Sequence[str]) -> Parsed | None:
-    """``argv`` (after the command words) as typer would read it, or None when unsure."""
-    parsed = Parsed()
-    words = iter(argv)
-    for word in words:
+def parse(quick: Quick, params: Sequence[str], argv: Sequence[str]) -> dict[str, Any] | None:
+    """The runner's arguments from ``argv`` (after the command words), read as typer would
+    read them, or None when unsure."""
+    options = quick.options(params)
+    words = {w: (p, v) for p, o in options.items() for w, v in o.words().items()}
+    values: dict[str, Any] = {}
+    args: list[str] = []
+    rest = iter(argv)
+    for word in rest:
         name, eq, inline = word.partition("=")
         if not word.startswith("-"):
-            parsed.args.append(word)
-        elif word in spec.flags and word not in parsed.flags:
-            parsed.flags.add(word)
-        elif name in spec.values and name not in parsed.values:
-            value = inline if eq else next(words, None)
-            if value is None or not _valid(name, value):
-                return None
-            parsed.values[name] = value
-        else:
+            args.append(word)
+            continue
+        param, value = words.get(name, (None, None))
+        if param is None or param in values:
             return None  # --help, `--`, an unknown or repeated option: typer's to handle
-    if len(parsed.args) != spec.args or not spec.required <= parsed.flags:
+        option = options[param]
+        if option.flag:
+            if eq:
+                return None
+        else:
+            value = inline if eq else next(rest, None)
+            if value is None or not option.accepts(value):
+                return None
+            value = option.convert(value)
+        values[param] = value
+    arguments = [p for p in params if p not in OPTIONS]
+    if len(args) != len(arguments) or not all(r in values for r in quick.required):
         return None
-    return parsed
+    found = {p: values.get(p, OPTIONS[p].default) for p in params if p in OPTIONS}
+    return found | dict(zip(arguments, args, strict=True))
 
 
-def _valid(option: str, value: str) -> bool:
-    if not value or value.startswith("-"):
-        return False
-    if option == "--scope":
-        return value in _SCOPES
-    if option == "--git-block":
-        return value in ("hide", "commit")
-    if option == "--limit":
-        # [1-9][0-9]{0,17}: what converts to an int without a doubt
-        return len(value) <= 18 and value.isascii() and value.isdigit() and value[0] != "0"
-    return True
-
-
-def _call(spec: Spec, parsed: Parsed) -> int:
+def _call(runner: Callable[..., int], kwargs: dict[str, Any], options: set[str]) -> int:
     from coffer.base.errors import CofferError
     from coffer.cli._out import fresh_app
 
     fresh_app()
     try:
-        return spec.run(parsed)
+        return runner(**kwargs)
     except CofferError as exc:
         from coffer.cli._out import report_error
 
-        return report_error(exc, spec.options)
+        return report_error(exc, options)
     except KeyboardInterrupt:
         print("coffer: interrupted", file=sys.stderr)
         return 130

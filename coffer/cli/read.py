@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from coffer.cli import reading
-from coffer.cli._common import JsonOpt, ProjectOpt, ScopeOpt
+from coffer.cli._common import JsonOpt, ProjectOpt, ScopeOpt, option
 from coffer.cli.typer_app import app
 
 
@@ -15,7 +15,7 @@ from coffer.cli.typer_app import app
 def recall(
     query: Annotated[str, typer.Argument(help="Words to search for.")],
     scope_value: ScopeOpt = None,
-    limit: Annotated[int, typer.Option(help="At most this many results.", metavar="N", min=1)] = 10,
+    limit: Annotated[int, option("limit")] = 10,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:

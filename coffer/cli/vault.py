@@ -2,7 +2,11 @@
 
 The reference's argument grammar cannot be expressed through click (``--`` would be eaten,
 ``-x`` bundled, ``--help`` intercepted), so :class:`VaultGroup` passes every argument after
-``vault`` untouched to :func:`coffer.vault.cli.run`, which prints the exact reference text.
+``vault`` untouched to :func:`coffer.app.run_vault`, which prints the exact reference text.
+``coffer.main`` calls that same function before typer loads (the vault is on the session-start
+path), so this sub-app only lists the vault in help and completion: its commands and their
+one-line summaries come from the vault's own table, and its grammar is the reference's,
+declared by coffer.vault.cli alone (docs/adr/0050).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from coffer.app import run_vault as run
+from coffer.vault.cli import COMMANDS
 
 _ARGV_KEY = "coffer.vault.argv"
 
@@ -34,15 +39,15 @@ app = typer.Typer(
     cls=VaultGroup,
     add_completion=False,
     pretty_exceptions_enable=False,
-    help="The ecc.memory.v1 vault shared with ECC (init, save, handoff, search, read, doctor).",
+    help=f"The ecc.memory.v1 vault shared with ECC ({', '.join(COMMANDS)}).",
 )
 
 _RAW = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 
 
 def _register(name: str, summary_text: str) -> None:
-    # Declared so the sub-app lists its commands; VaultGroup routes the raw arguments, and a
-    # direct call of a command still goes through the same parser.
+    # Listed for help and completion; VaultGroup routes the raw arguments, and a direct
+    # call of a command still goes to the same function.
     def command(ctx: typer.Context) -> None:
         raise typer.Exit(run([name, *ctx.args]))
 
@@ -50,9 +55,5 @@ def _register(name: str, summary_text: str) -> None:
     app.command(name, context_settings=_RAW)(command)
 
 
-_register("init", "Create the project/team (or user) vault directories.")
-_register("save", "Save an unreviewed memory (create-only).")
-_register("handoff", "Save a handoff memory for other harnesses.")
-_register("search", "Search memories with the reference's lexical ranking.")
-_register("read", "Read one memory and its backlinks.")
-_register("doctor", "Audit the vault for invalid files, duplicates and broken links.")
+for _name, _summary in COMMANDS.items():
+    _register(_name, _summary)

@@ -9,9 +9,8 @@ from typing import Annotated
 import typer
 
 from coffer.cli import reading
-from coffer.cli._common import JsonOpt, store
+from coffer.cli._common import JsonOpt, option, store
 from coffer.cli.typer_app import app
-from coffer.store.watch_state import EXIT_NOT_RUNNING
 
 PollIntervalOpt = Annotated[
     float,
@@ -48,14 +47,7 @@ SyncIntervalOpt = Annotated[
 
 @app.command()
 def watch(  # noqa: PLR0913 - typer declares each option as a parameter
-    status: Annotated[
-        bool,
-        typer.Option(
-            "--status",
-            help="Say whether the daemon runs, since when, what it did and whether it is "
-            f"installed as a service; exit 0 if it runs, {EXIT_NOT_RUNNING} if not.",
-        ),
-    ] = False,
+    status: Annotated[bool, option("status")] = False,
     as_json: JsonOpt = False,
     log_file: Annotated[
         Path | None,

@@ -68,29 +68,29 @@ def _clean(text: str) -> bool:
     return "\t" not in text and "\n" not in text and "\r" not in text
 
 
+# The `coffer project` options a no-op may carry, plain forms only. typer declares them;
+# tests/test_fastpath.py holds these to that declaration (docs/adr/0050).
+NOOP_FLAGS, NOOP_VALUES = ("--quiet", "-q", "--hook"), ("--project", "--for")
+
+
 def _parse_argv(argv: list[str], cwd: str) -> tuple[str, str | None, bool] | None:
     """(target directory, agent for --for, --hook given) when argv is a plain `project`
     call, else None."""
     if argv[:1] != ["project"]:
         return None
-    target, agent, hook = cwd, None, False
-    rest = argv[1:]
+    values: dict[str, str] = {}
+    hook, rest = False, argv[1:]
     while rest:
-        head = rest[0]
-        if head in ("--quiet", "-q", "--hook"):
-            hook = hook or head == "--hook"
-            rest = rest[1:]
-        elif head in ("--project", "--for") and len(rest) >= 2:
-            if head == "--project":
-                target = rest[1]
-            else:
-                agent = rest[1]
-            rest = rest[2:]
+        if rest[0] in NOOP_FLAGS:
+            hook, rest = hook or rest[0] == "--hook", rest[1:]
+        elif rest[0] in NOOP_VALUES and len(rest) >= 2:
+            values[rest[0]], rest = rest[1], rest[2:]
         else:
             return None
+    agent = values.get("--for")
     if agent is not None and not _AGENT_RE.fullmatch(agent):
         return None
-    return target, agent, hook
+    return values.get("--project", cwd), agent, hook
 
 
 # Where a session id goes in what `--for` prints again; JSON- and markdown-safe, as the ids.

@@ -85,8 +85,16 @@ COFFER = Program(
     "vault",
 )
 
-COMMANDS = ("init", "save", "handoff", "search", "read", "doctor")
-_WRITE_COMMANDS = ("init", "save", "handoff")
+# Each command and the line `coffer vault`'s typer entry lists it by (coffer.cli.vault).
+COMMANDS = {
+    "init": "Create the project/team (or user) vault directories.",
+    "save": "Save an unreviewed memory (create-only).",
+    "handoff": "Save a handoff memory for other harnesses.",
+    "search": "Search memories with the reference's lexical ranking.",
+    "read": "Read one memory and its backlinks.",
+    "doctor": "Audit the vault for invalid files, duplicates and broken links.",
+}
+WRITE_COMMANDS = ("init", "save", "handoff")
 
 
 class _Context:
@@ -261,7 +269,7 @@ def _execute(argv: list[str], env: Mapping[str, str], stdin_fd: int, program: Pr
     args = Arguments(argv[0], argv[1:])
     if args.command == "help" or "--help" in args.flags or "-h" in args.flags:
         return program.usage
-    if args.command in _WRITE_COMMANDS and env.get("ECC_DRY_RUN") == "1":
+    if args.command in WRITE_COMMANDS and env.get("ECC_DRY_RUN") == "1":
         raise VaultError(
             f"{program.command_word} {args.command} is disabled in dry-run mode; "
             "no files were written."
