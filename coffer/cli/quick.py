@@ -8,7 +8,7 @@ with only the options listed, each once, with well-formed values, runs here and 
 through the same functions as its typer command (coffer.cli.reading, coffer.cli.hook).
 Anything else — ``--help``, an unknown or repeated option, a value typer would refuse,
 ``--``, shell completion — returns None and typer handles it exactly as before, errors
-included. tests/test_cli_quick.py checks the table against the typer commands and the
+included. tests/cli/test_quick.py checks the table against the typer commands and the
 output of both.
 """
 
