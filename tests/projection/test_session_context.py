@@ -111,9 +111,16 @@ def test_codex_block_changed_by_the_hook_is_handed_over(repo: Path) -> None:
 
 
 def test_output_fits_the_agents_budget_and_says_what_did_not(repo: Path) -> None:
+    def text(i: int) -> str:
+        return f"Fact number {i} about the build: " + "padding words " * 30
+
+    # 60 entries of ~450 bytes are more than the agent's limit. Stored through the store's
+    # API in this process: 60 `coffer remember` runs cost seconds.
+    s = store()
+    tier = s.project_tier(repo, create=True)
+    assert tier is not None
     for i in range(60):
-        text = f"Fact number {i} about the build: " + "padding words " * 30
-        assert coffer("remember", text, "--name", f"fact-{i}", cwd=repo).returncode == 0
+        s.remember(tier, text(i), name=f"fact-{i}")
     out = hook(repo, "claude")
     assert HANDOVER in out
     assert len(out.encode("utf-8")) <= claude_code.SESSION_CONTEXT_LIMIT

@@ -22,7 +22,7 @@ from coffer.projection.engine import Engine
 from coffer.store import watch_state
 from coffer.store.store import Store, Tier
 from coffer.watch import daemon
-from tests.helpers import coffer, make_repo
+from tests.helpers import coffer, make_repo, write_entry
 
 DEADLINE = 15.0
 
@@ -38,13 +38,6 @@ def wait_for(check: Callable[[], object], what: str, log: Path | None = None) ->
         time.sleep(0.05)
     detail = log.read_text() if log is not None and log.exists() else ""
     raise AssertionError(f"timed out waiting for {what}\n--- daemon log ---\n{detail}")
-
-
-def write_entry(tier_dir: Path, name: str, text: str) -> Path:
-    """An entry as Claude writes it: straight into its memory directory, no coffer involved."""
-    path = tier_dir / f"{name}.md"
-    path.write_text(f"---\nname: {name}\ndescription: {text}\ntype: project\n---\n\n{text}\n")
-    return path
 
 
 def store() -> Store:

@@ -12,7 +12,7 @@ import pytest
 
 from coffer.projection import block_format as block
 from coffer.projection.imports import tokens
-from tests.helpers import coffer
+from tests.helpers import coffer, store
 from tests.projection.test_git import init_repo, ok
 
 TEAM_TEXT = "Releases are cut from the release branch with make ship."
@@ -43,13 +43,21 @@ def _file(view: dict[str, Any], path: Path) -> dict[str, Any]:
 def _layout(tmp_path: Path, claude_md: bytes) -> Path:
     """Ten project entries, three promoted to the team tier, five global; a CLAUDE.md."""
     r = init_repo(tmp_path / "repo", {"CLAUDE.md": claude_md})
+    # The entries go in through the store's API in this process (16 `coffer remember` runs
+    # cost seconds); the team and the projection run through the CLI as a user runs them.
+    s = store()
+    project = s.project_tier(r, create=True)
+    assert project is not None
     for i in range(10):
         text = f"Project fact {i}: the service on port 70{i} deploys with the blue pipeline."
-        ok(coffer("remember", text, "--name", f"p{i}", cwd=r))
+        s.remember(project, text, name=f"p{i}")
     for i in range(5):
-        text = f"Global habit {i}: prefer small commits and say why."
-        ok(coffer("remember", text, "--name", f"g{i}", "--scope", "global", cwd=r))
-    ok(coffer("remember", TEAM_TEXT, "--name", "release", cwd=r))
+        s.remember(
+            s.global_tier(create=True),
+            f"Global habit {i}: prefer small commits and say why.",
+            name=f"g{i}",
+        )
+    s.remember(project, TEAM_TEXT, name="release")
     ok(coffer("team", "init", cwd=r))
     for name in ("release", "p1", "p2"):
         ok(coffer("team", "add", name, cwd=r))
