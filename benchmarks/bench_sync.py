@@ -2,7 +2,7 @@
 entries committed and pushed to a bare remote), the first round on machine B (1,000
 pulled, imported, indexed and projected into B's AGENTS.md block), a round with nothing
 new, and a round that carries one changed entry each way. Each case runs in fresh stores
-(two homes as two machines, as in tests/test_sync.py); prints medians.
+(two homes as two machines, as in tests/sync/test_two_machines.py); prints medians.
 
 Run: python benchmarks/bench_sync.py [--runs N] [--entries N]
 """

@@ -30,6 +30,14 @@ def store() -> Store:
     return Store.from_environ(os.environ)
 
 
+def write_entry(tier_dir: Path, name: str, text: str) -> Path:
+    """An entry file written straight into a tier directory, as an agent writes through its
+    link: no coffer command runs, so a set-up of hundreds of entries costs milliseconds."""
+    path = tier_dir / f"{name}.md"
+    path.write_text(f"---\nname: {name}\ndescription: {text}\ntype: project\n---\n\n{text}\n")
+    return path
+
+
 def coffer(
     *args: str,
     cwd: Path | None = None,

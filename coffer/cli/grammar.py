@@ -6,7 +6,7 @@ about four times a bare ``python -c pass`` (docs/adr/0050). Both read the option
 coffer.cli._common builds typer's ``Option`` from each, and the quick path parses with
 them. A quick command's runner names the options it takes by its parameters (a parameter
 named here is that option; any other is a positional argument, in order), so a command's
-options are listed once more only in its typer signature, which tests/test_cli_quick.py
+options are listed once more only in its typer signature, which tests/cli/test_quick.py
 holds to the runner's.
 
 Standard library only: this is read on the quick path.

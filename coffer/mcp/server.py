@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # HANDSHAKE_PROTOCOL_VERSIONS). 2026-07-28 is negotiated with server/discover instead, which
 # this server does not offer: clients then fall back to initialize. Seen on stdin: Claude
 # Code 2.1.332 probes server/discover, then initializes at 2025-11-25 (with roots); Codex
-# 0.171.0 initializes at 2025-06-18 (tests/test_mcp_agents.py).
+# 0.171.0 initializes at 2025-06-18 (tests/mcp/test_real_agents.py).
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 ROOTS_TIMEOUT = 5.0
 

@@ -69,7 +69,7 @@ def _clean(text: str) -> bool:
 
 
 # The `coffer project` options a no-op may carry, plain forms only. typer declares them;
-# tests/test_fastpath.py holds these to that declaration (docs/adr/0050).
+# tests/projection/test_fastpath.py holds these to that declaration (docs/adr/0050).
 NOOP_FLAGS, NOOP_VALUES = ("--quiet", "-q", "--hook"), ("--project", "--for")
 
 

@@ -270,7 +270,7 @@ def is_current(data: bytes, body: str) -> bool:
 
 
 # Unicode's Cc (other than TAB, LF, CR and NUL, handled above) and Cf characters, and the
-# two separators (Zl, Zp) that end a line no editor shows: tests/test_block.py checks the
+# two separators (Zl, Zp) that end a line no editor shows: tests/projection/test_block.py checks the
 # class against unicodedata for every code point.
 _INVISIBLE = (
     "[\x01-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f"

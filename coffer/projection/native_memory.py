@@ -16,8 +16,7 @@ from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
-from coffer.projection.journal import NativeRecord
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import Journal, NativeRecord, sha256
 from coffer.store.entry import TYPES
 from coffer.store.store import Store, Tier
 

@@ -196,7 +196,7 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     "wired" while the file is as setup left it; "wired, file edited since" when someone
     changed it after."""
     from coffer.base import fsutil
-    from coffer.projection.journal.ledger import sha256
+    from coffer.projection.journal import sha256
 
     out: dict[str, str] = {}
     for r in records:

@@ -34,7 +34,7 @@ RULES_FILE = Path(__file__).with_name("gitleaks_rules.json")
 # ~35 ms to compile. Its regex puts an assignment operator within 23 characters after the
 # keyword (``(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)``), so a text
 # with no ``= > : | ,`` that close to any of its keywords cannot match: skip it unbuilt.
-# tests/test_gitleaks_rules.py checks that the vendored regex still has that shape.
+# tests/secrets/test_gitleaks_rules.py checks that the vendored regex still has that shape.
 OPERATOR_NEAR_KEYWORD = {"generic-api-key": 24}
 _OPERATORS = "=>:|,"
 

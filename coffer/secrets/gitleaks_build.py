@@ -3,7 +3,7 @@
 ``gitleaks.toml`` is vendored unchanged (MIT, see ``gitleaks.LICENSE``); the JSON beside it is
 what the gate loads, because ``json`` parses it in about a millisecond where ``tomllib`` takes
 ~18 ms, and because the regexes in it are already translated from Go's RE2 syntax to Python's.
-``tests/test_gitleaks_rules.py`` rebuilds it and compares, so the two cannot drift. After
+``tests/secrets/test_gitleaks_rules.py`` rebuilds it and compares, so the two cannot drift. After
 replacing the TOML with a newer upstream copy, run ``python -m coffer.secrets.gitleaks_build``.
 
 Not imported at run time.

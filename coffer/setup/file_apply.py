@@ -14,8 +14,7 @@ from coffer.base import fsutil, swaps
 from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, mtime_ns, now_iso
-from coffer.projection.journal import SetupRecord
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import Journal, SetupRecord, sha256
 from coffer.setup import file_plan
 from coffer.setup.config_docs import _eof
 from coffer.setup.file_plan import FilePlan, key

@@ -23,8 +23,7 @@ from coffer.adapter.registry import Loaded
 from coffer.base import fsutil
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs, text_diff
-from coffer.projection.journal import ServiceRecord
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import Journal, ServiceRecord, sha256
 from coffer.setup import service_managers as sm
 from coffer.setup.service_status import (
     describe,

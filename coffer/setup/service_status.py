@@ -75,8 +75,7 @@ def status(
     }
     data = fsutil.read_bytes_or_none(m.path)
     if data is not None:
-        from coffer.projection.journal import ServiceRecord
-        from coffer.projection.journal.ledger import Journal, sha256
+        from coffer.projection.journal import Journal, ServiceRecord, sha256
 
         record = Journal(store_root).load(key(m.path), ServiceRecord)
         ours = record is not None and sha256(data) == record.after_sha256

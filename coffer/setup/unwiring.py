@@ -16,8 +16,7 @@ from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
-from coffer.projection.journal import SetupRecord
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import Journal, SetupRecord, sha256
 from coffer.setup.config_docs import _Changed, _remove, load
 from coffer.setup.file_apply import ATTEMPTS
 from coffer.setup.file_plan import KIND

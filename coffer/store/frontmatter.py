@@ -34,7 +34,7 @@ _WORDS = frozenset(
     )
 )
 # PyYAML's int and float resolvers (resolver.py), which decide a plain scalar that starts
-# with a digit, a sign or a dot; tests/test_frontmatter.py checks they are still PyYAML's.
+# with a digit, a sign or a dot; tests/store/test_frontmatter.py checks they are still PyYAML's.
 INT = re.compile(
     r"""^(?:[-+]?0b[0-1_]+
     |[-+]?0[0-7_]+

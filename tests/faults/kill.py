@@ -21,7 +21,7 @@ from pathlib import Path
 
 from coffer.store import Store
 from tests.helpers import make_repo
-from tests.test_setup import CLAUDE_JSON, CODEX_HOOKS, SETTINGS_JSON
+from tests.setup.test_setup_undo import CLAUDE_JSON, CODEX_HOOKS, SETTINGS_JSON
 
 CODEX_CONFIG = b"""# Codex settings (hand written)
 model = "o4-mini"   # fast

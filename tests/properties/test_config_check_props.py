@@ -21,7 +21,7 @@ from coffer.projection.journal import Journal
 from coffer.setup import unwiring, wiring
 from tests.properties.budget import examples
 from tests.properties.test_config_props import LAUNCH, _machine, loaded
-from tests.test_setup_configs import strict_yaml
+from tests.setup.test_configs import strict_yaml
 
 # ---- TOML -----------------------------------------------------------------------------------
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from coffer.store import Entry
 from coffer.store.contradictions import find
-from coffer.store.entry import Entry
 
 DATA = json.loads((Path(__file__).parent.parent / "data" / "contradictions.json").read_text())
 

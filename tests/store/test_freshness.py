@@ -228,7 +228,7 @@ def test_anchors_survive_a_file_claude_keeps_writing(repo: Path) -> None:
 def test_mcp_remember_stale_and_verify(repo: Path) -> None:
     from mcp.client.session import ClientSession
 
-    from tests.test_mcp import data, drive  # the suite's own client over stdio
+    from tests.mcp.test_server import data, drive  # the suite's own client over stdio
 
     async def body(session: ClientSession) -> None:
         saved = data(

@@ -155,8 +155,15 @@ def test_c24_crlf_gitignore_blocks_save_and_init(repo: Path) -> None:
 def test_gitignore_with_bom_passes(repo: Path) -> None:
     root = project_root(repo)
     root.mkdir(parents=True)
-    (root / ".gitignore").write_bytes(b"\xef\xbb\xbf*\n!.gitignore\n")
-    api.save({"title": "t", "body": "b"})
+    bom_rules = b"\xef\xbb\xbf*\n!.gitignore\n"
+    (root / ".gitignore").write_bytes(bom_rules)
+    # A UTF-8 BOM does not hide the rules (unlike CRLF, c24): the save goes through and the
+    # user's file is read, not rewritten.
+    saved = api.save({"title": "t", "body": "b"})
+    path = Path(saved["path"])
+    assert path == root / "notes" / f"{saved['memory']['id']}.md"
+    assert path.is_file()
+    assert (root / ".gitignore").read_bytes() == bom_rules
 
 
 # 25

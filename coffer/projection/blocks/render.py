@@ -19,8 +19,7 @@ from coffer.projection.common import (
     now_iso,
     text_diff,
 )
-from coffer.projection.journal import BlockRecord
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import BlockRecord, Journal, sha256
 from coffer.store import Entry
 
 _BOM = b"\xef\xbb\xbf"

@@ -1,4 +1,7 @@
-"""The one JSON shape of `coffer explain --json` (stable: tests/test_explain.py holds it)."""
+"""The one JSON shape of `coffer explain --json`.
+
+It is stable: tests/projection/explain/test_explain.py holds it.
+"""
 
 from __future__ import annotations
 

@@ -18,8 +18,7 @@ from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
 from coffer.projection.git.repo import Repo, filter_command, git, output
-from coffer.projection.journal import GitRecord
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import GitRecord, Journal, sha256
 
 FILTER = "coffer"
 EXCLUDE_HEADER = "# coffer: memory files it created (`coffer unproject` removes these lines)"

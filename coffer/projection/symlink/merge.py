@@ -20,7 +20,7 @@ from typing import NamedTuple
 from coffer.base import fsutil
 from coffer.base.report import Change, plural
 from coffer.projection.common import lstat_or_none
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import Journal, sha256
 from coffer.projection.symlink import backups as dirbackup
 from coffer.store import entry, index
 

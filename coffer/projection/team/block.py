@@ -30,8 +30,7 @@ from coffer.projection.agents import AgentSet, Targets
 from coffer.projection.blocks import content as block_content
 from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now_iso, text_diff
 from coffer.projection.hook import GaveUp
-from coffer.projection.journal import BlockRecord, TeamRecord
-from coffer.projection.journal.ledger import Journal, sha256
+from coffer.projection.journal import BlockRecord, Journal, TeamRecord, sha256
 from coffer.projection.team.kind import undo
 from coffer.store import Entry, team
 
