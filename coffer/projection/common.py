@@ -48,9 +48,9 @@ def mtime_ns(path: Path) -> int | None:
 
 def restore_mtime(path: Path, data: bytes, before_sha256: str | None, mtime: int | None) -> None:
     """When undo gave back the exact original bytes, give back the original mtime too."""
-    from coffer.base.digests import sha256_hex
+    import hashlib
 
-    if mtime is not None and before_sha256 == sha256_hex(data):
+    if mtime is not None and before_sha256 == hashlib.sha256(data).hexdigest():
         os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
 
 

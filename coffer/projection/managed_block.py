@@ -29,11 +29,11 @@ Replacing keeps the old block's final line break, or its absence.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from coffer.base.digests import sha256_hex
 from coffer.base.errors import BlockError
 
 START_MARKER = "<!-- coffer:memory:start (managed, do not edit) -->"
@@ -81,7 +81,7 @@ def _canonical(body: str) -> str:
 
 
 def _digest(body: str) -> str:
-    return sha256_hex(body.encode("utf-8", "surrogateescape"))[:16]
+    return hashlib.sha256(body.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def _lines(data: bytes) -> Iterator[tuple[int, int, int, bytes]]:

@@ -11,6 +11,7 @@ the restored index (docs/adr/0045). A dry run judges all of this as the real run
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
@@ -20,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coffer.base import fsutil
-from coffer.base.digests import sha256_hex
 from coffer.base.report import Problem, Report
 from coffer.projection.engine import Engine
 from coffer.projection.journal import LinkRecord
@@ -85,7 +85,7 @@ def _fingerprint(path: Path) -> set[tuple[str, str]]:
     if stat.S_ISLNK(mode):
         return {("link", os.readlink(path))}
     if stat.S_ISREG(mode):
-        return {("file", sha256_hex(path.read_bytes()))}
+        return {("file", hashlib.sha256(path.read_bytes()).hexdigest())}
     return set()
 
 
@@ -108,7 +108,7 @@ def _lost_lines(path: Path, have: set[str]) -> list[str]:
 
 def _homes(restored: Iterable[Path]) -> dict[str, Path]:
     """The directory each backup was taken from, by the hash its name carries."""
-    return {sha256_hex(str(p).encode())[:12]: p for p in restored}
+    return {hashlib.sha256(str(p).encode()).hexdigest()[:12]: p for p in restored}
 
 
 def not_restored(backups: Path, restored: Iterable[Path]) -> list[Kept]:

@@ -25,9 +25,9 @@ def ledger_dir(environ: Mapping[str, str], store_root: Path) -> Path:
     needs: the XDG state directory (``~/.local/state`` by default, on every platform), never
     inside the store, so deleting the store by hand still leaves everything undo needs
     (docs/adr/0021). One per store, named after the store's path."""
-    from coffer.base.digests import sha256_hex
+    import hashlib
 
     base = environ.get("XDG_STATE_HOME", "").strip()
     root = Path(base).expanduser() if base else home_dir(environ) / ".local" / "state"
-    tag = sha256_hex(str(store_root).encode("utf-8", "surrogateescape"))[:12]
+    tag = hashlib.sha256(str(store_root).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return root / "coffer" / f"undo-{tag}"

@@ -44,12 +44,10 @@ GLOBAL = ProjectInfo(GLOBAL_ID, "", "global", None, "")
 
 
 def now_iso() -> str:
-    """Now in UTC, to the second: ``2026-12-02T02:30:00+00:00`` (what
-    ``datetime.now(UTC).replace(microsecond=0).isoformat()`` gives, without importing
-    datetime, whose pure-Python half every writing ``project`` run paid for)."""
-    import time
+    """Now in UTC, to the second: ``2026-12-02T02:30:00+00:00``."""
+    import datetime
 
-    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+    return datetime.datetime.now(datetime.UTC).replace(microsecond=0).isoformat()
 
 
 def read_project_list(store_root: Path) -> dict[str, str]:

@@ -44,13 +44,14 @@ def recall(store: Store, root: Path, query: str, limit: int) -> list[TeamHit]:
     """The ``limit`` best team entries of the project at ``root`` for ``query``."""
     if team.refusal(root) is not None:
         return []
-    from coffer.base.digests import sha256_hex
+    import hashlib
+
     from coffer.store import cache_open, search_cache
 
     # Keyed by the root, not the project id: a read must not register a project.
     state = store.root / "state"
     fsutil.ensure_dir(state)
-    digest = sha256_hex(str(root).encode("utf-8", "surrogateescape"))[:24]
+    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     directory = team.team_dir(root)
     with cache_open.connected(state / f"team-{digest}.sqlite") as conn:
         hits = search_cache.search(conn, directory, query, limit)

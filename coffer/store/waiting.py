@@ -44,9 +44,9 @@ def dirname(key: str) -> str:
     flat = key.replace("/", "+")
     if len(flat) <= _LONGEST_DIR:
         return flat
-    from coffer.base.digests import sha256_hex
+    import hashlib
 
-    digest = sha256_hex(key.encode())[:16]
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return f"{flat[: _LONGEST_DIR - 17]}-{digest}"
 
 

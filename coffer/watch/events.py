@@ -8,12 +8,12 @@ Plain strings in, a :class:`Classified` out, so the rules are testable without w
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from coffer.base import fsutil
-from coffer.base.digests import sha256_hex
 from coffer.projection.blocks import waiting as waiting_blocks
 from coffer.store.index import INDEX_NAME
 from coffer.store.settings import CONFIG
@@ -56,7 +56,7 @@ def digest(path: Path) -> str | None:
         data = fsutil.read_bytes_or_none(path)
     except (OSError, ValueError):
         return None
-    return sha256_hex(data) if data is not None else None
+    return hashlib.sha256(data).hexdigest() if data is not None else None
 
 
 def classify(role: str, watched: str | None, event: FileEvent) -> Classified:

@@ -207,9 +207,9 @@ def test_adapter_list_and_project_leave_uninstalled_agents_unimported(
     # presences there (a run that finds no store keeps nothing: it creates none).
     assert imported_after(["project", *at], quiet, unused) == (0, list(unused))
     assert imported_after(["adapter", "list", *at], quiet, unused) == (0, list(unused))
-    # Nor what detection used to pull in: glob, hashlib's OpenSSL (docs/adr/0038). shutil
-    # (which) is public API and allowed off the session-start no-op (docs/adr/0049).
-    stdlib = ("hashlib", "_hashlib")
+    # Nor what detection used to pull in: glob. hashlib and shutil are public API, allowed
+    # off the session-start no-op (docs/adr/0049).
+    stdlib: tuple[str, ...] = ()
     if sys.version_info < (3, 13):  # 3.13's pathlib imports glob itself
         stdlib += ("glob",)
     code, found = imported_after(

@@ -208,9 +208,11 @@ def test_uninstall_force_deletes_the_store_once_the_user_kept_what_they_need(
     assert "deleted " in forced.stdout
 
 
-def test_the_readmes_uninstall_options_exist() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Uninstalling", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_uninstall_options_exist() -> None:
+    root = Path(__file__).resolve().parents[2]
+    section = (root / "docs" / "uninstall.md").read_text()
+    readme = (root / "README.md").read_text()
+    section += readme.split("**Uninstalling.**", 1)[1].split("\n\n", 1)[0]
     helped = coffer("uninstall", "--help").stdout
     for option in set(re.findall(r"`(--[a-z-]+)`", section)) | set(
         re.findall(r"coffer uninstall (--[a-z-]+)", section)

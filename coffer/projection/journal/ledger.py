@@ -9,6 +9,7 @@ an interrupted or refused undo never forgets what is left to undo (docs/adr/0007
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -17,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
-from coffer.base.digests import sha256_hex
 from coffer.base.errors import CofferError, JournalError
 from coffer.projection.journal.records import JournalRecord, parse, validate
 from coffer.store.paths import ledger_dir
@@ -40,7 +40,7 @@ _KEYED = ("native", "setup", "service")  # kinds whose key is "<kind>:<name>:<pa
 
 
 def sha256(data: bytes) -> str:
-    return sha256_hex(data)
+    return hashlib.sha256(data).hexdigest()
 
 
 class Damage(NamedTuple):
