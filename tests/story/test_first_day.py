@@ -266,6 +266,9 @@ def test_ctrl_c_at_setups_prompt_exits_130(world: Path) -> None:
         stdout=slave,
         stderr=slave,
         env=dict(_os.environ),
+        # As a terminal's shell starts it: a run started in the background by a
+        # non-interactive shell (`nohup … &`) inherits SIGINT ignored, and so would setup.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     _os.close(slave)
     seen, until = b"", time.monotonic() + 60
