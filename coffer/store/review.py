@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from coffer.base import fsutil
@@ -70,7 +71,7 @@ def _item(kind: str, entries: Sequence[Found], why: str) -> Item:
     return Item(digest.hexdigest()[:12], kind, tuple(entries), why)
 
 
-def _kept_path(store: Store) -> Any:
+def _kept_path(store: Store) -> Path:
     return store.root / "state" / KEPT
 
 
