@@ -47,8 +47,7 @@ def step(what: str = "") -> None:
         return
     _done += 1
     if _LOG:
-        with open(_LOG, "a", encoding="utf-8", errors="surrogateescape") as fh:
-            fh.write(f"{_done} {what}\n")
+        _log(_LOG, f"{_done} {what}\n")
     if _KILL_AT and _done >= _KILL_AT:
         import signal
 
@@ -60,3 +59,16 @@ def step(what: str = "") -> None:
 
             code = getattr(errno, _FAIL, errno.ENOSPC)
             raise OSError(code, os.strerror(code), path or None)
+
+
+def _log(path: str, line: str) -> None:
+    # The log may be a fifo a test reads to act between two steps: its reader can close
+    # between our open and our write (it saw the end of the last line), which is EPIPE.
+    # Opening again waits for the reader's next open, so the line is never lost.
+    while True:
+        try:
+            with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(line)
+            return
+        except BrokenPipeError:
+            continue
