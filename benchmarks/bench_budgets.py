@@ -15,7 +15,8 @@ and PASS/OVER; with ``--check`` exits 1 when any command is over its budget.
 system, from the kernel's accounting of the finished child), which a neighbour's load on a
 two-core machine hardly stretches; the wall column is what a person waits.
 
-    python benchmarks/bench_budgets.py [--rounds N] [--entries N] [--clock cpu|wall] [--check]
+    python benchmarks/bench_budgets.py [--rounds N] [--entries N] [--clock cpu|wall]
+                                       [--timeout S] [--check]
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class Case:
     before: Callable[[], None] | None = None  # untimed, before each run
     cpu: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
+    gave_up: bool = False  # one run passed --timeout: OVER, and not run again
 
 
 @dataclass
@@ -193,12 +195,20 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(case: Case, bench: Bench, i: int) -> None:
+def timed(case: Case, bench: Bench, i: int, timeout: float) -> None:
+    if case.gave_up:
+        return
     if case.before is not None:
         case.before()
     argv, stdin = case.argv(i), case.stdin()
     cpu, t = _children_cpu(), time.perf_counter()
-    done = subprocess.run(argv, env=bench.env, cwd=bench.repo, input=stdin, capture_output=True)
+    try:
+        done = subprocess.run(
+            argv, env=bench.env, cwd=bench.repo, input=stdin, capture_output=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:  # a command far over budget must not stall the rest
+        case.gave_up = True
+        return
     case.wall.append(time.perf_counter() - t)
     case.cpu.append(_children_cpu() - cpu)
     if done.returncode != 0:
@@ -227,22 +237,26 @@ def hook_is_noop(bench: Bench) -> bool:
     return "typer" not in imported
 
 
-def measure(all_cases: list[Case], bench: Bench, rounds: int, warmup: int) -> None:
+def measure(all_cases: list[Case], bench: Bench, rounds: int, warmup: int, timeout: float) -> None:
     for r in range(warmup + rounds):
         shift = r % len(all_cases)
         for case in all_cases[shift:] + all_cases[:shift]:
-            timed(case, bench, r)
+            timed(case, bench, r, timeout)
     for case in all_cases:  # the warm-up runs are not counted
         del case.cpu[:warmup], case.wall[:warmup]
 
 
-def report(all_cases: list[Case], clock: str) -> bool:
+def report(all_cases: list[Case], clock: str, timeout: float) -> bool:
     """Print the table; whether every command is within its budget."""
     base = statistics.median(getattr(all_cases[0], clock))
     print(f"| command | median ms ({clock}) | wall ms | ratio | budget | result |")
     print("|---|---:|---:|---:|---:|---|")
     ok = True
     for case in all_cases:
+        if case.gave_up:
+            ok = False
+            print(f"| {case.label} | > {timeout:g} s | | | ≤ {case.budget:g}× | OVER |")
+            continue
         med = statistics.median(getattr(case, clock))
         ratio = med / base
         passed = case.budget is None or ratio <= case.budget
@@ -262,6 +276,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=2, help="untimed rounds first")
     ap.add_argument("--entries", type=int, default=10_000, help="entries in the project tier")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    ap.add_argument("--timeout", type=float, default=60, help="seconds a run may take")
     ap.add_argument("--check", action="store_true", help="exit 1 if any command is over")
     args = ap.parse_args()
     with TempDir() as base:
@@ -270,12 +285,12 @@ def main() -> None:
         print(f"store of {args.entries} entries set up in {time.perf_counter() - t:.0f} s")
         all_cases = cases(bench, sys.executable, args.entries)
         noop = hook_is_noop(bench)
-        measure(all_cases, bench, args.rounds, args.warmup)
+        measure(all_cases, bench, args.rounds, args.warmup, args.timeout)
         print(
             f"venv: {sys.executable}  clock: {args.clock}  rounds: {args.rounds}  "
             f"cores: {os.cpu_count()}  load: {os.getloadavg()[0]:.1f}\n"
         )
-        ok = report(all_cases, args.clock)
+        ok = report(all_cases, args.clock, args.timeout)
         if not noop:
             print("\nthe hook's second run took the full path (it imported typer): not a no-op")
             ok = False
