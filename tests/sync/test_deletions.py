@@ -60,9 +60,7 @@ def test_a_burst_of_deletions_is_held_until_allowed(world: World) -> None:
     assert len(remote_files(world)) == 3
     b.ok("sync")
     assert not (b.memory_dir() / "fact-0.md").exists()
-    assert [v["event"] for v in json.loads(b.ok("history", "fact-0", "--json").out)] == [
-        "deleted"
-    ]
+    assert [v["event"] for v in json.loads(b.ok("history", "fact-0", "--json").out)] == ["deleted"]
 
 
 def test_a_few_deletions_pass(world: World) -> None:
