@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,10 @@ from coffer.base.errors import InvalidInputError
 from coffer.store import Revision
 from coffer.store.history import RETENTION_DAYS, History, history_dir
 from tests.helpers import coffer, make_repo, store, write_entry
+from tests.watch import test_daemon as watching
+from tests.watch.test_daemon import Daemon, wait_for
+
+project, start = watching.project, watching.start  # the real daemon's fixtures
 
 
 @pytest.fixture
@@ -174,3 +179,22 @@ def test_default_restore_skips_what_the_file_already_holds(tmp_path: Path) -> No
     assert chosen([a, b], None, None) == b
     with pytest.raises(InvalidInputError):
         chosen([a], b"a", None)
+
+
+def test_with_coffer_watch_running_a_deletion_is_kept_at_once(
+    project: Callable[[str], Path], start: Callable[..., Daemon]
+) -> None:
+    repo = project("repo")
+    d = start()
+    tier = store().project_tier(repo)
+    assert tier is not None
+    entry = write_entry(tier.dir, "deploy-freeze", "deploys freeze on fridays zqxv")
+    agents = repo / "AGENTS.md"
+    wait_for(lambda: "zqxv" in agents.read_text(), "the entry in AGENTS.md", d.log)
+    entry.unlink()  # no `coffer project` after this: the watcher's refresh keeps it
+    wait_for(lambda: "zqxv" not in agents.read_text(), "the entry to leave AGENTS.md", d.log)
+    (v,) = History(store().root, tier).versions("deploy-freeze")
+    assert v.event == "deleted"
+    assert d.stop() == 0
+    ok("restore", "deploy-freeze", cwd=repo)
+    assert "zqxv" in agents.read_text()
