@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from coffer.base import faults, fsutil
-from coffer.base.tmpfiles import create_tmp, fsync_dir, is_tmp_name
+from coffer.base.tmpfiles import create_tmp, fsync_dir, is_tmp_name, sweep_stale_tmp
 
 if TYPE_CHECKING:
     from coffer.store.tier import Tier
@@ -127,6 +127,8 @@ class History:
         if path.exists():
             return False
         fsutil.ensure_dir(path.parent)
+        if not self.fresh:  # what a killed look left (once per look: a sweep lists objects/)
+            sweep_stale_tmp(path.parent)
         faults.step(f"tmpfile {path}")
         fd, tmp = create_tmp(path.parent)
         try:
