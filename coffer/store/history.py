@@ -17,7 +17,6 @@ previous version in the log. coffer's own writes call :meth:`History.wrote` inst
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
@@ -53,6 +52,8 @@ def history_dir(store_root: Path, tier: Tier) -> Path:
 
 
 def digest_of(data: bytes) -> str:
+    import hashlib  # only when a file changed: OpenSSL stays off the quiet runs (ADR 0038)
+
     return hashlib.sha256(data).hexdigest()
 
 
