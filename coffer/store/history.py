@@ -5,7 +5,7 @@ them, sync pulls deletions: none of that goes through coffer. So coffer keeps, p
 outside the ``memory/`` directory agents read::
 
     <store>/state/history/<tier-id>/objects/<sha256>   each version's bytes, once
-    <store>/state/history/<tier-id>/seen.json          filename -> digest, size, mtime_ns, name
+    <store>/state/history/<tier-id>/seen.json          filename -> digest, size, mtime_ns, ino, name
     <store>/state/history/<tier-id>/versions.jsonl     one line per version replaced or deleted
 
 :meth:`History.check` compares the tier's listing with ``seen.json`` by ``stat`` alone and
@@ -164,6 +164,7 @@ class History:
             "digest": digest,
             "size": st.st_size,
             "mtime_ns": st.st_mtime_ns,
+            "ino": st.st_ino,  # an atomic rewrite in the same tick still gets a new inode
             "name": _name_in(data, filename),
         }
 
@@ -191,7 +192,8 @@ class History:
         touched = False
         for filename, st in now.items():
             old = seen.get(filename)
-            if old and old.get("size") == st.st_size and old.get("mtime_ns") == st.st_mtime_ns:
+            stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+            if old and (old.get("size"), old.get("mtime_ns"), old.get("ino")) == stamp:
                 continue  # the common case: stat alone
             try:
                 data = (self.tier_dir / filename).read_bytes()
