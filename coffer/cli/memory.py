@@ -41,7 +41,7 @@ def writer() -> Writer:
     return coffer_app().writer()
 
 
-def _say_refreshed(refreshed: Refreshed) -> None:
+def say_refreshed(refreshed: Refreshed) -> None:
     """Which projected files the write reached; what it could not reach goes to stderr."""
     for path in refreshed.updated:
         echo(f"updated {path}")
@@ -150,7 +150,7 @@ def say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
         echo(f"already remembered as {saved.entry.name} in {saved.tier.label}: {path}")
     else:
         echo(f"{saved.action} {saved.entry.name} in {saved.tier.label}: {path}")
-    _say_refreshed(refreshed)
+    say_refreshed(refreshed)
 
 
 @app.command()
@@ -273,4 +273,4 @@ def forget(
         )
     else:
         echo(f"forgot {found.entry.name} from {found.tier.label} (kept in {found.tier.base}/trash)")
-        _say_refreshed(refreshed)
+        say_refreshed(refreshed)

@@ -49,6 +49,13 @@ def sync(
     no_push: Annotated[
         bool, typer.Option("--no-push", help="Commit and pull, but send nothing.")
     ] = False,
+    allow_deletions: Annotated[
+        bool,
+        typer.Option(
+            "--allow-deletions",
+            help="Send a burst of deletions (over 25% of a tier, 5 or more) held back before.",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """One round through the git remote (the help text is the group's, above)."""
@@ -58,7 +65,7 @@ def sync(
     from coffer.sync.errors import PushRefused
 
     try:
-        report = sync_once(coffer_app(), push=not no_push)
+        report = sync_once(coffer_app(), push=not no_push, allow_deletions=allow_deletions)
     except PushRefused as exc:
         if exc.report is not None:
             _print(exc.report, as_json)

@@ -58,6 +58,8 @@ COMMANDS: dict[str, str] = {
     "list": "read",
     "show": "read",
     "forget": "memory",
+    "history": "history",
+    "restore": "history",
     "stale": "stale",
     "verify": "stale",
     "review": "review",

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.projection.engine import Engine
+    from coffer.store.history import Version
 
 
 class Refreshed(NamedTuple):
@@ -91,6 +92,16 @@ class Writer:
         if saved.action == "unchanged":
             return saved, Refreshed()
         return saved, self.refresh(saved.tier)
+
+    def restore(
+        self, tier: Tier, name: str, number: int | None = None
+    ) -> tuple[Version, bool, Refreshed]:
+        """Put a kept version back (coffer.store.history), then the refresh (none when the
+        file already held it)."""
+        from coffer.store import restoring
+
+        version, changed = restoring.restore(self.store, tier, name, number)
+        return version, changed, self.refresh(tier) if changed else Refreshed()
 
     def forget(self, tier: Tier, name: str) -> tuple[Found, Refreshed]:
         """:meth:`Store.forget`, then the refresh."""

@@ -46,11 +46,13 @@ def edit(store: Store, found: Found, text: str, *, base: str) -> Saved:
     entry, tier = checked(found.entry, text), found.tier
     path = fsutil.safe_child(tier.dir, found.entry.filename)
     with store.lock(tier):
+        kept = store.kept(tier)
         if path.read_text(encoding="utf-8", errors="surrogateescape") != base:
             raise StoreError(f"{path} changed while it was being edited; edit it again")
         if entry == found.entry._replace(stale="", recalled=0):  # what the file holds
             return Saved(tier, found.entry, "unchanged")
         entry = entry._replace(metadata={**entry.metadata, "updated_at": projects.now_iso()})
         fsutil.atomic_write_text(path, serialize(entry))
+        kept.wrote(entry.filename)
         index_file.write_if_stale(tier, store.scan)
     return Saved(tier, entry, "updated")

@@ -38,11 +38,12 @@ if TYPE_CHECKING:
     from coffer.base.report import Report
     from coffer.store.drafts import RememberOptions, Revision
     from coffer.store.entry import Entry
+    from coffer.store.history import History
     from coffer.store.index import RenderedIndex
     from coffer.store.search_cache import TierScan
 
-# The entry parser, the search cache (sqlite3) and the index are imported by the methods that
-# use them: `coffer where` and the session-start hook's checks never pay for them (ADR 0023).
+# Entry parser, search cache (sqlite3), index, history: imported by the methods using them, so
+# `coffer where` and the session-start hook's checks never pay for them (ADR 0023).
 
 LOCK_TIMEOUT = 15.0
 _README = """\
@@ -286,6 +287,7 @@ class Store:
         self._ensure_root()
         fsutil.ensure_dir(tier.dir)
         with self.lock(tier):
+            kept = self.kept(tier)
             current = self.scan(tier).entries
             files = {e.filename for e in current} | set(os.listdir(tier.dir))
             entry, action = drafts.place(d, current, files, options, tier.label)
@@ -301,6 +303,7 @@ class Store:
             entry = entry._replace(metadata=meta)
             path = fsutil.safe_child(tier.dir, entry.filename)
             fsutil.atomic_write_text(path, drafts.file_text(entry))
+            kept.wrote(entry.filename)
             self._regenerate(tier)
         return Saved(tier, entry, action)
 
@@ -318,6 +321,7 @@ class Store:
 
         body, desc = drafts.revised_text(found.entry, change.text, change.description)
         with self.lock(tier):
+            kept = self.kept(tier)
             meta = dict(found.entry.metadata)
             if change.type:
                 meta["type"] = change.type
@@ -333,6 +337,7 @@ class Store:
             entry = found.entry._replace(body=body, description=desc, metadata=meta, stale="")
             text = drafts.file_text(entry)
             fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
+            kept.wrote(entry.filename)
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
 
@@ -356,15 +361,15 @@ class Store:
         """Remove an entry; the file is moved to the tier's trash, not destroyed."""
         found = self.find_for_change(tier, name)
         with self.lock(tier):
+            kept = self.kept(tier)
             trash = tier.base / "trash"
             fsutil.ensure_dir(trash)
-            stamp = time.strftime("%Y%m%dT%H%M%S")
+            stamp, n = time.strftime("%Y%m%dT%H%M%S"), 1
             target = trash / f"{stamp}-{found.entry.filename}"
-            n = 1
             while target.exists():
-                target = trash / f"{stamp}-{n}-{found.entry.filename}"
-                n += 1
+                target, n = trash / f"{stamp}-{n}-{found.entry.filename}", n + 1
             fsutil.rename(fsutil.safe_child(tier.dir, found.entry.filename), target)
+            kept.wrote(found.entry.filename)
             self._regenerate(tier)
         return found
 
@@ -386,4 +391,10 @@ class Store:
         if not tier.dir.is_dir():
             return False
         with self.lock(tier):
+            self.kept(tier)  # what changed since the last look keeps its version (ADR 0052)
             return self._regenerate(tier)
+
+    def kept(self, tier: Tier) -> History:  # brought up to date, under the tier's lock
+        from coffer.store.history import History
+
+        return History(self.root, tier).checked()

@@ -50,7 +50,7 @@ def open_repo(app: App, paths: state.SyncPaths, config: state.SyncConfig) -> Git
     return git
 
 
-def sync_once(app: App, *, push: bool = True) -> SyncReport:
+def sync_once(app: App, *, push: bool = True, allow_deletions: bool = False) -> SyncReport:
     """One full round (see the module docstring of coffer.sync.rounds). Raises
     RemoteUnreachable when the remote cannot be reached (the local commit is kept) and
     PushRefused when the secret gate held entries back (nothing is pushed)."""
@@ -63,7 +63,7 @@ def sync_once(app: App, *, push: bool = True) -> SyncReport:
         git = open_repo(app, paths, config)
         git.start_round()  # fetches and pushes of every attempt share one budget
         for _attempt in range(MAX_ATTEMPTS):
-            report, done = _attempt_round(app, git, paths, config, push)
+            report, done = _attempt_round(app, git, paths, config, (push, allow_deletions))
             if done:
                 break
         else:
@@ -88,12 +88,17 @@ def sync_once(app: App, *, push: bool = True) -> SyncReport:
 
 
 def _attempt_round(
-    app: App, git: Git, paths: state.SyncPaths, config: state.SyncConfig, push: bool
+    app: App, git: Git, paths: state.SyncPaths, config: state.SyncConfig, how: tuple[bool, bool]
 ) -> tuple[SyncReport, bool]:
-    store = app.store
+    from coffer.sync import deletions
+
+    (push, allow_deletions), store = how, app.store
     keyed = local.keyed_tiers(store, config.links)
     before = state.load_state(paths)
-    offer = local.offer(store, keyed, before.synced)
+    offer = plain = local.offer(store, keyed, before.synced)
+    held: tuple[str, ...] = ()
+    if not allow_deletions:  # a burst of deletions waits for the user (docs/adr/0052)
+        offer, held = deletions.hold_bursts(offer, keyed, before.synced)
     ours = rounds.commit_offer(git, keyed, offer, before, config.host)
     # The offer is committed: from here on an unreachable remote loses nothing.
     state.save_state(paths, before._replace(synced=_shared(offer)))
@@ -109,7 +114,10 @@ def _attempt_round(
     if push and not offer.blocked and merged is not None and merged != theirs:
         pushed = rounds.changed_between(git, theirs, merged)
         done = rounds.push(git, config, merged)
-    report = _report(pulled, pushed if done else 0, copies, offer, keyed, push)
+    report = _report(pulled, pushed if done else 0, copies, plain, keyed, push)
+    if held:
+        summary = "; ".join((report.summary, *held))
+        report = report._replace(summary=summary, held_deletions=held)
     stamp = _now()
     state.save_state(paths, state.SyncState(pulled.synced, stamp, report.summary))
     return report, done

@@ -142,6 +142,7 @@ def write_entries(store: Store, tier: Tier, writes: Sequence[Write]) -> int:
     fsutil.ensure_dir(tier.dir)
     done = 0
     with store.lock(tier):
+        kept = store.kept(tier)  # what changed here first, then what the pull changes
         ready: list[tuple[Write, Path]] = []
         for w in writes:
             target = fsutil.safe_child(tier.dir, w.name)
@@ -160,6 +161,8 @@ def write_entries(store: Store, tier: Tier, writes: Sequence[Write]) -> int:
             done += 1
         if ready:
             fsync_dir(tier.dir)
+        if done:
+            kept.check()  # a pulled rewrite or deletion keeps the version it replaced
     return done
 
 

@@ -13,3 +13,4 @@ class SyncReport(NamedTuple):
     summary: str  # one line
     refused: tuple[str, ...] = ()  # pulled files kept out of the store, and why
     unkeyed: tuple[str, ...] = ()  # projects that stay on this machine (no key)
+    held_deletions: tuple[str, ...] = ()  # a burst of deletions not pushed (docs/adr/0052)

@@ -9,6 +9,7 @@ those changes, so a sweep knows every kill point a command has.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -220,6 +221,7 @@ class Scenario:
     sample: Callable[[list[str], Sandbox], list[int]] = field(
         default=lambda log, sb: [max(1, len(log) // 2)]
     )
+    checked: Callable[[Sandbox], None] | None = None  # after the next run, more to check
 
     def ready(self, sb: Sandbox) -> None:
         for step in self.prepare:
@@ -248,6 +250,24 @@ def last_point(log: list[str], sb: Sandbox) -> list[int]:
 # Its own type (see edit_block): two sandboxes save it in different seconds.
 REMEMBER = ["remember", "Ship on Fridays.", "--name", "ship", "--type", "user"]
 
+
+def history_points(log: list[str], sb: Sandbox) -> list[int]:
+    """Every change to the kept versions (docs/adr/0052), and the entry's own write."""
+    return [i + 1 for i, line in enumerate(log) if "state/history" in line or "ship.md" in line]
+
+
+def hand_rm(sb: Sandbox) -> None:
+    (tier,) = (sb.root / "coffer-home" / "projects").glob("*/memory/ship.md")
+    tier.unlink()
+
+
+def ship_kept(sb: Sandbox) -> None:
+    """The deleted entry's version is in its history exactly once, whatever the cut."""
+    r = sb.run("history", "ship", "--json")
+    assert r.returncode == 0, r.stderr
+    assert [v["event"] for v in json.loads(r.stdout)] == ["deleted"], r.stdout
+
+
 SCENARIOS: dict[str, Scenario] = {
     "project": Scenario(["project"], undo=["unproject", "--all"], sample=swap_point),
     "project --replace-edited": Scenario(
@@ -262,6 +282,24 @@ SCENARIOS: dict[str, Scenario] = {
         next_runs=[REMEMBER, ["project"]],
         writes_store=True,
         sample=last_point,
+    ),
+    "project after a hand rm": Scenario(
+        ["project"],
+        [["project"], REMEMBER, hand_rm],
+        ["unproject", "--all"],
+        touches_memory=False,
+        sample=history_points,
+        checked=ship_kept,
+    ),
+    "restore": Scenario(
+        ["restore", "ship", "--version", "1"],
+        [["project"], REMEMBER, hand_rm, ["project"]],
+        ["unproject", "--all"],
+        touches_memory=False,
+        next_runs=[["restore", "ship", "--version", "1"], ["project"]],
+        writes_store=True,
+        sample=history_points,
+        checked=ship_kept,
     ),
     "setup": Scenario(
         ["setup", "--yes", "--agent", "claude", "--agent", "codex"],
@@ -326,6 +364,8 @@ def sweep(tmp_path: Path, name: str, *, full: bool, no_exchange: bool = False) -
             again = sb.run(*args)
             assert again.returncode == 0, (where, args, again.stdout, again.stderr)
         assert sb.tracked() == after, where
+        if sc.checked is not None:
+            sc.checked(sb)
         if sc.writes_store:
             # The retry saved the entry once: no entry lost, none twice, and each
             # MEMORY.md lists exactly what an uncut run lists.
