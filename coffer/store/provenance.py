@@ -1,0 +1,218 @@
+"""Where each entry came from (issue 25.1, docs/adr/0051).
+
+coffer stamps, under ``metadata`` beside its other keys: ``origin`` (the first writer:
+``cli``, ``mcp:<client>``, ``agent:<adapter>``, ``import:<adapter>``, ``merge:<adapter>``,
+``team:<author>``), ``origin_machine``, ``origin_at``; on a later change ``updated_by`` and
+``updated_machine``; and ``text_digest``, a digest of the text as coffer last recorded it,
+so a change nobody told coffer about (an agent editing a file in its linked folder) shows.
+An entry without ``origin`` reads as ``unknown``: it predates provenance, never a guess.
+Deterministic: no network, no model.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import socket
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coffer.base import fsutil
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from coffer.store.entry import Entry
+    from coffer.store.store import Store, Tier
+
+KEYS = ("origin", "origin_machine", "origin_at", "updated_by", "updated_machine", "text_digest")
+UNKNOWN = "unknown"
+_STATE = "provenance.json"
+
+
+@functools.cache
+def machine(store_root: Path) -> str:
+    """This machine's name: the one `coffer sync init` chose (so two machines of one user
+    tell each other apart in synced entries), else the short hostname."""
+    data = fsutil.read_bytes_or_none(store_root / "sync" / "config.json")
+    if data:
+        try:
+            host = json.loads(data).get("host")
+        except (ValueError, AttributeError):
+            host = None
+        if isinstance(host, str) and host:
+            return host
+    return socket.gethostname().partition(".")[0] or "machine"
+
+
+def digest(entry: Entry) -> str:
+    """What an entry says, whatever the spacing: name, description, type and body."""
+    text = "\x1f".join(
+        (entry.name, entry.description, entry.type or "", " ".join(entry.body.split()))
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def created(meta: Mapping[str, Any], by: str, where: str, now: str) -> dict[str, Any]:
+    """``meta`` of a new entry, with its origin (one given in ``meta`` is kept)."""
+    out = dict(meta)
+    out.setdefault("origin", by)
+    out.setdefault("origin_machine", where)
+    out.setdefault("origin_at", now)
+    return out
+
+
+def changed(meta: Mapping[str, Any], by: str, where: str) -> dict[str, Any]:
+    """``meta`` of an entry ``by`` changed: the origin stays, the last writer is recorded."""
+    out = dict(meta)
+    out.setdefault("origin", UNKNOWN)
+    out["updated_by"] = by
+    out["updated_machine"] = where
+    return out
+
+
+def sealed(entry: Entry) -> Entry:
+    """``entry`` with the digest of its text as the file will read back."""
+    from coffer.store.entry import parse, serialize
+
+    back = parse(serialize(entry), entry.filename or "entry.md")
+    return entry._replace(metadata={**entry.metadata, "text_digest": digest(back)})
+
+
+def view(entry: Entry, here: str | None = None) -> dict[str, Any]:
+    """The provenance shown by `show`, `list --json`, `recall` and the MCP tools."""
+    meta = entry.metadata
+    out: dict[str, Any] = {"origin": str(meta.get("origin") or UNKNOWN)}
+    for key, shown in (("origin_machine", "machine"), ("origin_at", "at")):
+        if meta.get(key):
+            out[shown] = str(meta[key])
+    session = meta.get("origin_session_id") or meta.get("originSessionId")
+    if session:
+        out["session"] = str(session)
+    if meta.get("updated_by"):
+        out["updated_by"] = str(meta["updated_by"])
+        if meta.get("updated_machine"):
+            out["updated_machine"] = str(meta["updated_machine"])
+    last = meta.get("updated_machine") or meta.get("origin_machine")
+    if here is not None and last and str(last) != here:
+        out["arrived"] = f"sync:{last}"  # written on another machine: it came by sync
+    return out
+
+
+def line(entry: Entry) -> str:
+    """The short human form: ``from cli on laptop, 2026-12-03``."""
+    v = view(entry)
+    text = f"from {v['origin']}"
+    if "machine" in v:
+        text += f" on {v['machine']}"
+    if "at" in v:
+        text += f", {v['at'][:10]}"
+    if "updated_by" in v:
+        text += f"; changed by {v['updated_by']}"
+    return text
+
+
+# ---- files an agent wrote into a linked folder ---------------------------------------------
+
+
+def _load(base: Path) -> dict[str, str] | None:
+    data = fsutil.read_bytes_or_none(base / _STATE)
+    if data is None:
+        return None
+    try:
+        raw = json.loads(data).get("unknown", {})
+    except (ValueError, AttributeError):
+        return None
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else None
+
+
+def _save(base: Path, unknown: Mapping[str, str]) -> None:
+    text = json.dumps({"version": 1, "unknown": dict(sorted(unknown.items()))}, indent=1)
+    fsutil.write_if_changed(base / _STATE, (text + "\n").encode("utf-8"))
+
+
+def writer_of(agents: Sequence[str]) -> str:
+    """``agent:<name>``; several agents sharing one tier are named all, not guessed at."""
+    return "agent:" + "|".join(sorted(set(agents)))
+
+
+def sweep(
+    base: Path,
+    tier_dir: Path,
+    entries: Sequence[Entry],
+    agents: Sequence[str],
+    *,
+    where: str,
+    now: str,
+) -> list[str]:
+    """Stamp the entries of a linked tier that an agent wrote or changed since coffer last
+    looked (the caller holds the tier's lock); return their file names. The first sweep of
+    a tier records the entries it finds without origin as predating provenance."""
+    unknown = _load(base)
+    if unknown is None:
+        _save(base, {e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
+        return []
+    by = writer_of(agents)
+    done: list[str] = []
+    for e in entries:
+        d = digest(e)
+        meta = e.metadata
+        if meta.get("origin"):
+            if meta.get("text_digest") == d:
+                continue
+            meta = {**changed(meta, by, where), "updated_at": now}
+        elif e.filename in unknown:
+            if unknown[e.filename] == d:
+                continue
+            del unknown[e.filename]
+            meta = {**changed(meta, by, where), "updated_at": now}
+        else:
+            meta = created(meta, by, where, now)
+        from coffer.store.drafts import file_text
+
+        path = fsutil.safe_child(tier_dir, e.filename)
+        if fsutil.read_bytes_or_none(path) is None:
+            continue
+        fsutil.atomic_write_text(path, file_text(e._replace(metadata=meta, stale="")))
+        done.append(e.filename)
+    _save(base, unknown)
+    return done
+
+
+def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> list[str]:
+    """Stamp what ``agents`` (the adapters whose linked folder is ``tier``) wrote there
+    since coffer last looked: at every `coffer project` (the session-start hook) and every
+    refresh of `coffer watch`."""
+    if not agents or not tier.dir.is_dir():
+        return []
+    from coffer.store.projects import now_iso
+
+    with store.lock(tier):
+        entries = store.scan(tier).entries
+        return sweep(tier.base, tier.dir, entries, agents, where=machine(store.root), now=now_iso())
+
+
+def known(base: Path, entries: Sequence[Entry]) -> None:
+    """Entries without origin that coffer itself put in a tier (a pull from a machine that
+    predates provenance): not the agent's, so they stay ``unknown``."""
+    unknown = _load(base)
+    if unknown is None:
+        return
+    unknown.update({e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
+    _save(base, unknown)
+
+
+__all__ = [
+    "KEYS",
+    "UNKNOWN",
+    "changed",
+    "created",
+    "digest",
+    "line",
+    "machine",
+    "sealed",
+    "sweep",
+    "view",
+]
