@@ -342,7 +342,7 @@ def _twins(targets: Targets, root: Path, worktree: Path) -> None:
 def _stamp_agents(store: Store, tier: Tier, key: str, targets: Targets) -> None:
     """Give what an agent wrote into its linked folder (this tier) its provenance: the
     adapters whose link points here name the writer (docs/adr/0051)."""
-    from coffer.store import provenance
+    from coffer.store import agent_writes
 
     agents = [name for name, t in targets.links if t.tier == key]
-    provenance.stamp_linked(store, tier, agents)
+    agent_writes.stamp_linked(store, tier, agents)

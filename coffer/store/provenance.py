@@ -14,8 +14,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,18 +26,26 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.store.entry import Entry
-    from coffer.store.store import Store, Tier
 
 KEYS = ("origin", "origin_machine", "origin_at", "updated_by", "updated_machine", "text_digest")
 UNKNOWN = "unknown"
-_STATE = "provenance.json"
 
 
-@functools.cache
 def machine(store_root: Path) -> str:
     """This machine's name: the one `coffer sync init` chose (so two machines of one user
     tell each other apart in synced entries), else the short hostname."""
-    data = fsutil.read_bytes_or_none(store_root / "sync" / "config.json")
+    config = store_root / "sync" / "config.json"
+    try:
+        stamp: int | None = os.stat(config).st_mtime_ns
+    except OSError:
+        stamp = None
+    return _machine(config, stamp)
+
+
+@functools.cache
+def _machine(config: Path, stamp: int | None) -> str:
+    # read once per version of the sync config: `list` shows thousands of entries
+    data = fsutil.read_bytes_or_none(config) if stamp is not None else None
     if data:
         try:
             host = json.loads(data).get("host")
@@ -114,96 +123,6 @@ def line(entry: Entry) -> str:
     return text
 
 
-# ---- files an agent wrote into a linked folder ---------------------------------------------
-
-
-def _load(base: Path) -> dict[str, str] | None:
-    data = fsutil.read_bytes_or_none(base / _STATE)
-    if data is None:
-        return None
-    try:
-        raw = json.loads(data).get("unknown", {})
-    except (ValueError, AttributeError):
-        return None
-    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else None
-
-
-def _save(base: Path, unknown: Mapping[str, str]) -> None:
-    text = json.dumps({"version": 1, "unknown": dict(sorted(unknown.items()))}, indent=1)
-    fsutil.write_if_changed(base / _STATE, (text + "\n").encode("utf-8"))
-
-
-def writer_of(agents: Sequence[str]) -> str:
-    """``agent:<name>``; several agents sharing one tier are named all, not guessed at."""
-    return "agent:" + "|".join(sorted(set(agents)))
-
-
-def sweep(
-    base: Path,
-    tier_dir: Path,
-    entries: Sequence[Entry],
-    agents: Sequence[str],
-    *,
-    where: str,
-    now: str,
-) -> list[str]:
-    """Stamp the entries of a linked tier that an agent wrote or changed since coffer last
-    looked (the caller holds the tier's lock); return their file names. The first sweep of
-    a tier records the entries it finds without origin as predating provenance."""
-    unknown = _load(base)
-    if unknown is None:
-        _save(base, {e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
-        return []
-    by = writer_of(agents)
-    done: list[str] = []
-    for e in entries:
-        d = digest(e)
-        meta = e.metadata
-        if meta.get("origin"):
-            if meta.get("text_digest") == d:
-                continue
-            meta = {**changed(meta, by, where), "updated_at": now}
-        elif e.filename in unknown:
-            if unknown[e.filename] == d:
-                continue
-            del unknown[e.filename]
-            meta = {**changed(meta, by, where), "updated_at": now}
-        else:
-            meta = created(meta, by, where, now)
-        from coffer.store.drafts import file_text
-
-        path = fsutil.safe_child(tier_dir, e.filename)
-        if fsutil.read_bytes_or_none(path) is None:
-            continue
-        fsutil.atomic_write_text(path, file_text(e._replace(metadata=meta, stale="")))
-        done.append(e.filename)
-    _save(base, unknown)
-    return done
-
-
-def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> list[str]:
-    """Stamp what ``agents`` (the adapters whose linked folder is ``tier``) wrote there
-    since coffer last looked: at every `coffer project` (the session-start hook) and every
-    refresh of `coffer watch`."""
-    if not agents or not tier.dir.is_dir():
-        return []
-    from coffer.store.projects import now_iso
-
-    with store.lock(tier):
-        entries = store.scan(tier).entries
-        return sweep(tier.base, tier.dir, entries, agents, where=machine(store.root), now=now_iso())
-
-
-def known(base: Path, entries: Sequence[Entry]) -> None:
-    """Entries without origin that coffer itself put in a tier (a pull from a machine that
-    predates provenance): not the agent's, so they stay ``unknown``."""
-    unknown = _load(base)
-    if unknown is None:
-        return
-    unknown.update({e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
-    _save(base, unknown)
-
-
 __all__ = [
     "KEYS",
     "UNKNOWN",
@@ -213,6 +132,5 @@ __all__ = [
     "line",
     "machine",
     "sealed",
-    "sweep",
     "view",
 ]

@@ -144,3 +144,60 @@ def test_mcp_remember_is_named_after_the_client(repo: Path) -> None:
     tiers = answers[2]["result"]["structuredContent"]["tiers"]
     assert tiers[0]["entries"][0]["provenance"]["origin"] == "mcp:claude-code"
     assert _shown("lint", repo)["origin"] == "mcp:claude-code"
+
+
+def test_a_native_import_names_the_agent(repo: Path, fake_home: Path) -> None:
+    (fake_home / ".codex").mkdir()
+    (fake_home / ".codex" / "config.toml").write_text("[features]\nmemories = true\n")
+    (fake_home / ".codex" / "memories").mkdir()
+    (fake_home / ".codex" / "memories" / "memory_summary.md").write_text("Use pnpm, not npm.\n")
+    assert coffer("project", cwd=repo).returncode == 0
+    prov = _shown("codex-memory-summary", repo)
+    assert prov["origin"] == "import:codex" and prov["machine"] == machine(store().root)
+
+
+def test_sync_keeps_the_origin_and_marks_the_arrival(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.sync_machines import make_world
+
+    world = make_world(tmp_path, monkeypatch)
+    a, b = world.a, world.b
+    a.ok("remember", "We deploy with make release.", "--name", "deploy")
+    a.ok("sync")
+    b.ok("sync")
+    prov = json.loads(b.ok("show", "deploy", "--json").out)["provenance"]
+    assert prov["origin"] == "cli" and prov["machine"] == a.name
+    assert prov["arrived"] == f"sync:{a.name}"
+    at_a = json.loads(a.ok("show", "deploy", "--json").out)["provenance"]
+    assert "arrived" not in at_a
+    # changed on B, the origin stays A's; back on A it arrived from B
+    b.ok("update", "deploy", "We deploy with make ship.")
+    b.ok("sync")
+    a.ok("sync")
+    prov = json.loads(a.ok("show", "deploy", "--json").out)["provenance"]
+    assert prov["origin"] == "cli" and prov["machine"] == a.name
+    assert prov["updated_by"] == "cli" and prov["updated_machine"] == b.name
+    assert prov["arrived"] == f"sync:{b.name}"
+
+
+def test_team_add_keeps_the_origin_and_names_the_author(
+    tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "gitconfig"
+    config.write_text("[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo = tmp_path / "team-repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert coffer("remember", "Release with make.", "--name", "release", cwd=repo).returncode == 0
+    assert coffer("team", "init", cwd=repo).returncode == 0
+    assert coffer("team", "add", "release", cwd=repo).returncode == 0
+    from coffer.store.entry import parse
+
+    text = (repo / ".coffer" / "memory" / "release.md").read_text()
+    meta = parse(text, "release.md").metadata
+    assert meta["origin"] == "cli"
+    assert meta["updated_by"] == "team:Ada Lovelace <ada@example.com>"
+    assert "origin_machine" not in meta  # which machine stays personal, like the session
