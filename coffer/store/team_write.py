@@ -81,15 +81,22 @@ def promoted(entry: Entry) -> Entry:
 
 def _author(root: Path) -> str:
     """``team:<git author>`` of the clone at ``root`` (who promoted the entry)."""
+    import shutil
     import subprocess
 
-    done = subprocess.run(
-        ["git", "-C", str(root), "var", "GIT_AUTHOR_IDENT"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=10,
-    )
+    git = shutil.which("git")
+    if git is None:
+        return "team:unknown"
+    try:
+        done = subprocess.run(
+            [git, "-C", str(root), "var", "GIT_AUTHOR_IDENT"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "team:unknown"
     ident = done.stdout.strip().rsplit(" ", 2)[0] if done.returncode == 0 else ""
     return f"team:{ident or 'unknown'}"
 
