@@ -342,7 +342,9 @@ def _twins(targets: Targets, root: Path, worktree: Path) -> None:
 def _stamp_agents(store: Store, tier: Tier, key: str, targets: Targets) -> None:
     """Give what an agent wrote into its linked folder (this tier) its provenance: the
     adapters whose link points here name the writer (docs/adr/0051)."""
+    from coffer.projection.symlink.state import points_to
     from coffer.store import agent_writes
 
-    agents = [name for name, t in targets.links if t.tier == key]
+    # only links in place now: a refused or undone link lets no agent write here
+    agents = [n for n, t in targets.links if t.tier == key and points_to(t.path, tier.dir)]
     agent_writes.stamp_linked(store, tier, agents)
