@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
+from coffer.base.errors import CofferError
 from coffer.store.provenance import changed, created, digest, machine
 
 if TYPE_CHECKING:
@@ -83,7 +84,11 @@ def sweep(
         path = fsutil.safe_child(tier_dir, e.filename)
         if fsutil.read_bytes_or_none(path) is None:
             continue
-        fsutil.atomic_write_text(path, file_text(e._replace(metadata=meta, stale="")))
+        try:
+            text = file_text(e._replace(metadata=meta, stale=""))
+        except CofferError:
+            continue  # at the size limit already: left as the agent wrote it (ADR 0043)
+        fsutil.atomic_write_text(path, text)
         done.append(e.filename)
     _save(base, unknown)
     return done
