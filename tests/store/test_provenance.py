@@ -201,3 +201,15 @@ def test_team_add_keeps_the_origin_and_names_the_author(
     assert meta["origin"] == "cli"
     assert meta["updated_by"] == "team:Ada Lovelace <ada@example.com>"
     assert "origin_machine" not in meta  # which machine stays personal, like the session
+
+
+def test_the_watchers_refresh_names_the_agent_too(repo: Path, fake_home: Path) -> None:
+    from coffer.app import App
+
+    assert coffer("remember", "Tabs, not spaces.", "--name", "tabs", cwd=repo).returncode == 0
+    assert coffer("project", cwd=repo).returncode == 0
+    (_claude_dir(fake_home) / "ci-runs-on-push.md").write_text(CLAUDE_FILE, encoding="utf-8")
+    tier = store().project_tier(repo)
+    assert tier is not None
+    App(dict(os.environ)).engine().refresh("project", Path(tier.info.root))  # what watch runs
+    assert _shown("ci-runs-on-push", repo)["origin"] == "agent:claude"
