@@ -12,7 +12,6 @@ Deterministic: no network, no model.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import socket
@@ -61,7 +60,9 @@ def digest(entry: Entry) -> str:
     text = "\x1f".join(
         (entry.name, entry.description, entry.type or "", " ".join(entry.body.split()))
     )
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    from coffer.base.digests import sha256_hex  # no OpenSSL on a block's render (its test)
+
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))[:16]
 
 
 def created(meta: Mapping[str, Any], by: str, where: str, now: str) -> dict[str, Any]:
