@@ -36,6 +36,8 @@ def recall(
     query: str, scope_value: str | None, limit: int, project: Path | None, as_json: bool
 ) -> int:
     """Search both tiers (BM25 ranking); each hit shows its tier and file."""
+    from coffer.store import provenance
+
     s = store()
     at = here(project)
     hits = s.recall(s.tiers(at, scope(scope_value)), query, limit)
@@ -52,6 +54,7 @@ def recall(
         if hit.entry.description:
             echo(redact(f"   {hit.entry.description}"))
         echo(redact(f"   {hit.path}"))
+        echo(redact(f"   {provenance.line(hit.entry)}"))  # where it came from (ADR 0051)
     for n, t in enumerate(team, len(hits) + 1):
         echo(redact(f"{n}. {t['name']}  [team]  score {t['score']:.3g}"))
         echo(redact(f"   {t['path']}"))

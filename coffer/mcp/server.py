@@ -90,6 +90,7 @@ class Session:
         self.roots: list[Path] | None = None
         self._state: State | None = None
         self._asked = 0
+        self.client = "unknown"  # clientInfo.name: the provenance of what it writes (ADR 0051)
 
     def serve(self) -> None:
         while (item := self.inbox.next()) is not None:
@@ -160,6 +161,10 @@ class Session:
             )
         self.client_has_roots = isinstance(capabilities.get("roots"), dict)
         self.roots = None
+        name = "".join(c for c in client["name"] if c.isprintable()).strip()[:64]
+        self.client = name or "unknown"
+        if self._state is not None:
+            self._state.store.writer = f"mcp:{self.client}"
         return {
             "protocolVersion": negotiate(requested),
             "capabilities": {"tools": {"listChanged": False}},
@@ -206,6 +211,7 @@ class Session:
             from coffer.mcp.tools import State
 
             self._state = State.from_environ(self.environ)
+            self._state.store.writer = f"mcp:{self.client}"
         return self._state
 
     def project_dir(self) -> Path:

@@ -23,7 +23,7 @@ from coffer.store import projects, settings
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus
     from coffer.store import Entry, Here, ProjectInfo
-    from coffer.store.store import Tier
+    from coffer.store.store import Store, Tier
 
 __all__ = ["BlockPlan", "Engine", "HandoffSource", "block_title"]
 
@@ -163,9 +163,10 @@ class Engine(AgentSet):
         if not run.dry_run:
             # After the links: a merge adds entries (and hand lines) that the index Claude
             # loads must list at once; the next run may well be the no-op fast path.
-            for tier in run.tiers.values():
+            for key, tier in run.tiers.items():
                 if tier is not None:
                     with self.step():
+                        _stamp_agents(self.store, tier, key, targets)
                         self.store.regenerate_index(tier)
         for file, items in sorted(targets.blocks.items()):
             readers = [(n, t) for n, t in items if wanted(t.tier)]
@@ -218,8 +219,9 @@ class Engine(AgentSet):
         if tier is None:
             return report
         ctx = self.context(root if scope == "project" else None)
-        self.store.regenerate_index(tier)
         targets = self.targets(ctx, report, self.enabled(ctx, report))
+        _stamp_agents(self.store, tier, scope, targets)
+        self.store.regenerate_index(tier)
         if root is not None and scope == "project":
             from coffer.base.identity import linked_worktrees
 
@@ -335,3 +337,14 @@ def _twins(targets: Targets, root: Path, worktree: Path) -> None:
             continue
         twin = worktree / file.relative_to(root)
         targets.blocks[twin] += [(n, t._replace(path=twin)) for n, t in readers]
+
+
+def _stamp_agents(store: Store, tier: Tier, key: str, targets: Targets) -> None:
+    """Give what an agent wrote into its linked folder (this tier) its provenance: the
+    adapters whose link points here name the writer (docs/adr/0051)."""
+    from coffer.projection.symlink.state import points_to
+    from coffer.store import agent_writes
+
+    # only links in place now: a refused or undone link lets no agent write here
+    agents = [n for n, t in targets.links if t.tier == key and points_to(t.path, tier.dir)]
+    agent_writes.stamp_linked(store, tier, agents)

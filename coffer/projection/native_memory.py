@@ -160,7 +160,11 @@ def _import(job: NativeJob, items: Sequence[Imported], report: Report) -> None:
                 type=item.type if item.type in TYPES else "reference",
                 options=RememberOptions(
                     replace_existing=True,
-                    extra={"source": f"{job.adapter}:{item.source}", "imported_at": now_iso()},
+                    extra={
+                        "source": f"{job.adapter}:{item.source}",
+                        "imported_at": now_iso(),
+                        "origin": f"import:{job.adapter}",  # docs/adr/0051
+                    },
                 ),
             )
         except CofferError as exc:

@@ -133,7 +133,8 @@ def place(
                 "pass --replace to overwrite it, or choose another --name"
             )
         meta = dict(existing.metadata)
-        meta.update(options.extra or {})
+        # a replacement keeps the entry's origin (docs/adr/0051)
+        meta.update({k: v for k, v in (options.extra or {}).items() if k != "origin"})
         if options.origin_session_id:  # the text now comes from this session
             meta["origin_session_id"] = options.origin_session_id
         meta.update({"type": d.type or meta.get("type") or d.kind, "updated_at": now})
@@ -175,7 +176,9 @@ def check_file_size(text: str, filename: str) -> None:
 def file_text(entry: Entry) -> str:
     """The file ``entry`` is written as, once checked within the size limit."""
     from coffer.store.entry import serialize
+    from coffer.store.provenance import sealed
 
+    entry = sealed(entry)  # what coffer wrote, so a change nobody told it about shows
     text = serialize(entry)
     check_file_size(text, entry.filename)
     return text

@@ -22,7 +22,19 @@ if TYPE_CHECKING:
     from typing import Any
 
 TYPES = ("user", "feedback", "project", "reference")
-COFFER_KEYS = ("id", "created_at", "updated_at", "origin_session_id")
+COFFER_KEYS = (
+    "id",
+    "created_at",
+    "updated_at",
+    "origin_session_id",
+    # where the entry came from (coffer.store.provenance, docs/adr/0051)
+    "origin",
+    "origin_machine",
+    "origin_at",
+    "updated_by",
+    "updated_machine",
+    "text_digest",
+)
 MAX_NAME = 64
 MAX_DESCRIPTION = 200
 MAX_BODY_BYTES = 32 * 1024  # what `remember` accepts (an entry is a fact, not a document)

@@ -34,6 +34,7 @@ from coffer.store.ulid import GLOBAL_ID
 
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
     from coffer.base.report import Report
     from coffer.store.drafts import RememberOptions, Revision
@@ -65,6 +66,9 @@ class Store:
         # time.monotonic() after which lock waits give up (a session-start hook's deadline)
         self.wait_until: float | None = None
         self.arrived: list[Report] = []  # entries sync kept waiting, taken by registrations
+        # Who writes through this store, as provenance names it (docs/adr/0051): the CLI,
+        # or the MCP server once its client said its name.
+        self.writer = "cli"
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Store:
@@ -300,7 +304,8 @@ class Store:
                 text=entry.body,
                 review_after=options.review_after,
             )
-            entry = entry._replace(metadata=meta)
+            by = (options.extra or {}).get("origin") or self.writer
+            entry = entry._replace(metadata=self._provenance(meta, action, by))
             path = fsutil.safe_child(tier.dir, entry.filename)
             fsutil.atomic_write_text(path, drafts.file_text(entry))
             kept.wrote(entry.filename)
@@ -334,12 +339,21 @@ class Store:
                 review_after=change.review_after,
                 verified=change.verified,
             )
+            meta = self._provenance(meta, "updated", self.writer)
             entry = found.entry._replace(body=body, description=desc, metadata=meta, stale="")
             text = drafts.file_text(entry)
             fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
             kept.wrote(entry.filename)
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
+
+    def _provenance(self, meta: Mapping[str, Any], action: str, by: str) -> dict[str, Any]:
+        from coffer.store import provenance
+
+        where = provenance.machine(self.root)
+        if action == "created":
+            return provenance.created(meta, by, where, projects.now_iso())
+        return provenance.changed(meta, by, where)
 
     def find_for_change(self, tier: Tier, name: str) -> Found:
         try:

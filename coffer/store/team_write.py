@@ -18,7 +18,7 @@ from coffer.store.entry import Entry, serialize
 from coffer.store.team import INDEX_NAME, TEAM_PARTS, TeamScan
 
 # The keys a promoted entry keeps: which session wrote it stays personal.
-_KEPT_KEYS = ("type", "id", "created_at", "updated_at")
+_KEPT_KEYS = ("type", "id", "created_at", "updated_at", "origin", "origin_at")
 _INDEX_HEAD = (
     "# Team memory\n\n"
     "Entries this project shares through its repository (coffer's team tier). Review them "
@@ -75,7 +75,30 @@ def require(root: Path) -> TeamScan:
 def promoted(entry: Entry) -> Entry:
     """The team copy of a personal entry: same name, text and type, no session keys."""
     meta = {k: entry.metadata[k] for k in _KEPT_KEYS if k in entry.metadata}
+    meta.setdefault("origin", "unknown")  # the personal origin survives (docs/adr/0051)
     return Entry(entry.name, entry.description, entry.body, meta, f"{entry.name}.md")
+
+
+def _author(root: Path) -> str:
+    """``team:<git author>`` of the clone at ``root`` (who promoted the entry)."""
+    import shutil
+    import subprocess
+
+    git = shutil.which("git")
+    if git is None:
+        return "team:unknown"
+    try:
+        done = subprocess.run(
+            [git, "-C", str(root), "var", "GIT_AUTHOR_IDENT"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "team:unknown"
+    ident = done.stdout.strip().rsplit(" ", 2)[0] if done.returncode == 0 else ""
+    return f"team:{ident or 'unknown'}"
 
 
 def add(root: Path, entry: Entry) -> Path:
@@ -85,6 +108,7 @@ def add(root: Path, entry: Entry) -> Path:
     scan = require(root)
     check_secrets(entry.name, entry.description, entry.body, entry.filename)
     copy = promoted(entry)
+    copy = copy._replace(metadata={**copy.metadata, "updated_by": _author(root)})
     clash = team.find(scan, copy.name) or team.find(scan, copy.filename)
     taken = {p.filename for p in scan.problems}
     if clash is not None or copy.filename in taken or (scan.dir / copy.filename).exists():

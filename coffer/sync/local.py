@@ -161,9 +161,28 @@ def write_entries(store: Store, tier: Tier, writes: Sequence[Write]) -> int:
             done += 1
         if ready:
             fsync_dir(tier.dir)
+            _known(tier, [(w.name, w.data or b"") for w, _ in ready])
         if done:
             kept.check()  # a pulled rewrite or deletion keeps the version it replaced
     return done
+
+
+def _known(tier: Tier, written: Sequence[tuple[str, bytes]]) -> None:
+    """Pulled entries without provenance (from a machine that predates it) are coffer's
+    writes, not a linked agent's: they stay ``unknown`` (docs/adr/0051)."""
+    from coffer.store import agent_writes
+    from coffer.store.entry import EntryParseError, parse
+
+    bare = []
+    for name, data in written:
+        if b"origin:" in data:
+            continue
+        try:
+            bare.append(parse(data.decode("utf-8"), name))
+        except (UnicodeDecodeError, EntryParseError):
+            continue
+    if bare:
+        agent_writes.known(tier.base, bare)
 
 
 def _current(path: Path) -> bytes | None:

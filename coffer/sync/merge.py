@@ -66,4 +66,9 @@ def conflict_copy(data: bytes, original: str, host: str, when: str) -> bytes | N
     meta.update({CONFLICT_OF: original, CONFLICT_FROM: host, CONFLICT_AT: when})
     name = f"{entry.name}-conflict-{host}"[:64].rstrip("-")
     description = f"Conflict copy from {host}: {entry.description}"[:200]
-    return serialize(entry._replace(name=name, description=description, metadata=meta)).encode()
+    copy = entry._replace(name=name, description=description, metadata=meta)
+    if meta.get("origin"):
+        from coffer.store.provenance import sealed
+
+        copy = sealed(copy)  # renamed by coffer, not changed by an agent (docs/adr/0051)
+    return serialize(copy).encode()

@@ -1,0 +1,117 @@
+"""Files an agent wrote into its linked folder (Claude's auto-memory, Gemini's private
+memory: links to a tier), given their provenance at the next `coffer project` (the
+session-start hook) or refresh of `coffer watch` (docs/adr/0051).
+
+A file coffer did not write is one without ``origin``, or whose text no longer matches its
+``text_digest``; the adapters whose link points at the tier name the writer. The tier's
+``provenance.json`` (beside the tier, never synced) lists the entries that predate
+provenance, so they stay ``unknown`` instead of being taken for the agent's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coffer.base import fsutil
+from coffer.base.errors import CofferError
+from coffer.store.provenance import changed, created, digest, machine
+
+if TYPE_CHECKING:
+    from coffer.store.entry import Entry
+    from coffer.store.store import Store, Tier
+
+_STATE = "provenance.json"
+
+
+def _load(base: Path) -> dict[str, str] | None:
+    data = fsutil.read_bytes_or_none(base / _STATE)
+    if data is None:
+        return None
+    try:
+        raw = json.loads(data).get("unknown", {})
+    except (ValueError, AttributeError):
+        return None
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else None
+
+
+def _save(base: Path, unknown: Mapping[str, str]) -> None:
+    text = json.dumps({"version": 1, "unknown": dict(sorted(unknown.items()))}, indent=1)
+    fsutil.write_if_changed(base / _STATE, (text + "\n").encode("utf-8"))
+
+
+def writer_of(agents: Sequence[str]) -> str:
+    """``agent:<name>``; several agents sharing one tier are named all, not guessed at."""
+    return "agent:" + "|".join(sorted(set(agents)))
+
+
+def sweep(
+    base: Path,
+    tier_dir: Path,
+    entries: Sequence[Entry],
+    agents: Sequence[str],
+    *,
+    where: str,
+    now: str,
+) -> list[str]:
+    """Stamp the entries of a linked tier that an agent wrote or changed since coffer last
+    looked (the caller holds the tier's lock); return their file names. The first sweep of
+    a tier records the entries it finds without origin as predating provenance."""
+    unknown = _load(base)
+    if unknown is None:
+        _save(base, {e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
+        return []
+    by = writer_of(agents)
+    done: list[str] = []
+    for e in entries:
+        d = digest(e)
+        meta = e.metadata
+        if meta.get("origin"):
+            if meta.get("text_digest") == d:
+                continue
+            meta = {**changed(meta, by, where), "updated_at": now}
+        elif e.filename in unknown:
+            if unknown[e.filename] == d:
+                continue
+            del unknown[e.filename]
+            meta = {**changed(meta, by, where), "updated_at": now}
+        else:
+            meta = created(meta, by, where, now)
+        from coffer.store.drafts import file_text
+
+        path = fsutil.safe_child(tier_dir, e.filename)
+        if fsutil.read_bytes_or_none(path) is None:
+            continue
+        try:
+            text = file_text(e._replace(metadata=meta, stale=""))
+        except CofferError:
+            continue  # at the size limit already: left as the agent wrote it (ADR 0043)
+        fsutil.atomic_write_text(path, text)
+        done.append(e.filename)
+    _save(base, unknown)
+    return done
+
+
+def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> list[str]:
+    """Stamp what ``agents`` (the adapters whose linked folder is ``tier``) wrote there
+    since coffer last looked: at every `coffer project` (the session-start hook) and every
+    refresh of `coffer watch`."""
+    if not agents or not tier.dir.is_dir():
+        return []
+    from coffer.store.projects import now_iso
+
+    with store.lock(tier):
+        entries = store.scan(tier).entries
+        return sweep(tier.base, tier.dir, entries, agents, where=machine(store.root), now=now_iso())
+
+
+def known(base: Path, entries: Sequence[Entry]) -> None:
+    """Entries without origin that coffer itself put in a tier (a pull from a machine that
+    predates provenance): not the agent's, so they stay ``unknown``."""
+    unknown = _load(base)
+    if unknown is None:
+        return
+    unknown.update({e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
+    _save(base, unknown)

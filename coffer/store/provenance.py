@@ -1,0 +1,137 @@
+"""Where each entry came from (issue 25.1, docs/adr/0051).
+
+coffer stamps, under ``metadata`` beside its other keys: ``origin`` (the first writer:
+``cli``, ``mcp:<client>``, ``agent:<adapter>``, ``import:<adapter>``, ``merge:<adapter>``,
+``team:<author>``), ``origin_machine``, ``origin_at``; on a later change ``updated_by`` and
+``updated_machine``; and ``text_digest``, a digest of the text as coffer last recorded it,
+so a change nobody told coffer about (an agent editing a file in its linked folder) shows.
+An entry without ``origin`` reads as ``unknown``: it predates provenance, never a guess.
+Deterministic: no network, no model.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import socket
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from coffer.base import fsutil
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from coffer.store.entry import Entry
+
+KEYS = ("origin", "origin_machine", "origin_at", "updated_by", "updated_machine", "text_digest")
+UNKNOWN = "unknown"
+
+
+def machine(store_root: Path) -> str:
+    """This machine's name: the one `coffer sync init` chose (so two machines of one user
+    tell each other apart in synced entries), else the short hostname."""
+    config = store_root / "sync" / "config.json"
+    try:
+        stamp: int | None = os.stat(config).st_mtime_ns
+    except OSError:
+        stamp = None
+    return _machine(config, stamp)
+
+
+@functools.cache
+def _machine(config: Path, stamp: int | None) -> str:
+    # read once per version of the sync config: `list` shows thousands of entries
+    data = fsutil.read_bytes_or_none(config) if stamp is not None else None
+    if data:
+        try:
+            host = json.loads(data).get("host")
+        except (ValueError, AttributeError):
+            host = None
+        if isinstance(host, str) and host:
+            return host
+    return socket.gethostname().partition(".")[0] or "machine"
+
+
+def digest(entry: Entry) -> str:
+    """What an entry says, whatever the spacing: name, description, type and body."""
+    text = "\x1f".join(
+        (entry.name, entry.description, entry.type or "", " ".join(entry.body.split()))
+    )
+    from coffer.base.digests import sha256_hex  # no OpenSSL on a block's render (its test)
+
+    return sha256_hex(text.encode("utf-8", "surrogatepass"))[:16]
+
+
+def created(meta: Mapping[str, Any], by: str, where: str, now: str) -> dict[str, Any]:
+    """``meta`` of a new entry, with its origin (one given in ``meta`` is kept)."""
+    out = dict(meta)
+    out.setdefault("origin", by)
+    out.setdefault("origin_machine", where)
+    out.setdefault("origin_at", now)
+    return out
+
+
+def changed(meta: Mapping[str, Any], by: str, where: str) -> dict[str, Any]:
+    """``meta`` of an entry ``by`` changed: the origin stays, the last writer is recorded."""
+    out = dict(meta)
+    out.setdefault("origin", UNKNOWN)
+    out["updated_by"] = by
+    out["updated_machine"] = where
+    return out
+
+
+def sealed(entry: Entry) -> Entry:
+    """``entry`` with the digest of its text as the file will read back."""
+    from coffer.store.entry import parse, serialize
+
+    back = parse(serialize(entry), entry.filename or "entry.md")
+    return entry._replace(metadata={**entry.metadata, "text_digest": digest(back)})
+
+
+def view(entry: Entry, here: str | None = None) -> dict[str, Any]:
+    """The provenance shown by `show`, `list --json`, `recall` and the MCP tools."""
+    meta = entry.metadata
+    out: dict[str, Any] = {"origin": str(meta.get("origin") or UNKNOWN)}
+    for key, shown in (("origin_machine", "machine"), ("origin_at", "at")):
+        if meta.get(key):
+            out[shown] = str(meta[key])
+    session = meta.get("origin_session_id") or meta.get("originSessionId")
+    if session:
+        out["session"] = str(session)
+    if meta.get("updated_by"):
+        out["updated_by"] = str(meta["updated_by"])
+        if meta.get("updated_machine"):
+            out["updated_machine"] = str(meta["updated_machine"])
+    last = meta.get("updated_machine") or meta.get("origin_machine")
+    if here is not None and last and str(last) != here:
+        out["arrived"] = f"sync:{last}"  # written on another machine: it came by sync
+    return out
+
+
+def line(entry: Entry) -> str:
+    """The short human form: ``from cli on laptop, 2026-12-03``."""
+    v = view(entry)
+    text = f"from {v['origin']}"
+    if "machine" in v:
+        text += f" on {v['machine']}"
+    if "at" in v:
+        text += f", {v['at'][:10]}"
+    if "updated_by" in v:
+        text += f"; changed by {v['updated_by']}"
+    return text
+
+
+__all__ = [
+    "KEYS",
+    "UNKNOWN",
+    "changed",
+    "created",
+    "digest",
+    "line",
+    "machine",
+    "sealed",
+    "view",
+]
