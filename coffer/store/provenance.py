@@ -12,6 +12,7 @@ Deterministic: no network, no model.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import socket
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
+from coffer.store.projects import now_iso
 
 if TYPE_CHECKING:
     from typing import Any
@@ -60,9 +62,7 @@ def digest(entry: Entry) -> str:
     text = "\x1f".join(
         (entry.name, entry.description, entry.type or "", " ".join(entry.body.split()))
     )
-    from coffer.base.digests import sha256_hex  # no OpenSSL on a block's render (its test)
-
-    return sha256_hex(text.encode("utf-8", "surrogatepass"))[:16]
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def created(meta: Mapping[str, Any], by: str, where: str, now: str) -> dict[str, Any]:
@@ -135,3 +135,12 @@ __all__ = [
     "sealed",
     "view",
 ]
+
+
+def stamped(meta: Mapping[str, Any], action: str, by: str, root: Path) -> dict[str, Any]:
+    """``meta`` with the provenance of ``action`` (``created`` or a change) by ``by`` on
+    this machine (the store at ``root`` names it)."""
+    where = machine(root)
+    if action == "created":
+        return created(meta, by, where, now_iso())
+    return changed(meta, by, where)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from coffer.base import fsutil, identity
 from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeoutError
-from coffer.store import freshness, projects, recalls, settings
+from coffer.store import freshness, projects, recalls, settings, trash
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
 from coffer.store.tier import SCOPES as SCOPES
@@ -34,7 +34,6 @@ from coffer.store.ulid import GLOBAL_ID
 
 if TYPE_CHECKING:
     import sqlite3
-    from typing import Any
 
     from coffer.base.report import Report
     from coffer.store.drafts import RememberOptions, Revision
@@ -283,7 +282,7 @@ class Store:
         options: RememberOptions | None = None,
     ) -> Saved:
         """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
-        from coffer.store import drafts  # writers only: reads never pay for it
+        from coffer.store import drafts, provenance  # writers only: reads never pay for them
 
         d = drafts.draft(text, name, description, type, tier.scope)
         options = options or drafts.RememberOptions()
@@ -305,7 +304,7 @@ class Store:
                 review_after=options.review_after,
             )
             by = (options.extra or {}).get("origin") or self.writer
-            entry = entry._replace(metadata=self._provenance(meta, action, by))
+            entry = entry._replace(metadata=provenance.stamped(meta, action, by, self.root))
             path = fsutil.safe_child(tier.dir, entry.filename)
             fsutil.atomic_write_text(path, drafts.file_text(entry))
             kept.wrote(entry.filename)
@@ -315,7 +314,7 @@ class Store:
     def update(self, tier: Tier, name: str, change: Revision) -> Saved:
         """Change an existing entry's body, description, type, anchors or review date, or
         mark it verified; keeps every other key."""
-        from coffer.store import drafts
+        from coffer.store import drafts, provenance
         from coffer.store.entry import check_type
 
         check_type(change.type)
@@ -339,21 +338,13 @@ class Store:
                 review_after=change.review_after,
                 verified=change.verified,
             )
-            meta = self._provenance(meta, "updated", self.writer)
+            meta = provenance.stamped(meta, "updated", self.writer, self.root)
             entry = found.entry._replace(body=body, description=desc, metadata=meta, stale="")
             text = drafts.file_text(entry)
             fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
             kept.wrote(entry.filename)
             self._regenerate(tier)
         return Saved(tier, entry, "updated")
-
-    def _provenance(self, meta: Mapping[str, Any], action: str, by: str) -> dict[str, Any]:
-        from coffer.store import provenance
-
-        where = provenance.machine(self.root)
-        if action == "created":
-            return provenance.created(meta, by, where, projects.now_iso())
-        return provenance.changed(meta, by, where)
 
     def find_for_change(self, tier: Tier, name: str) -> Found:
         try:
@@ -376,13 +367,7 @@ class Store:
         found = self.find_for_change(tier, name)
         with self.lock(tier):
             kept = self.kept(tier)
-            trash = tier.base / "trash"
-            fsutil.ensure_dir(trash)
-            stamp, n = time.strftime("%Y%m%dT%H%M%S"), 1
-            target = trash / f"{stamp}-{found.entry.filename}"
-            while target.exists():
-                target, n = trash / f"{stamp}-{n}-{found.entry.filename}", n + 1
-            fsutil.rename(fsutil.safe_child(tier.dir, found.entry.filename), target)
+            trash.move(tier, found.entry.filename)
             kept.wrote(found.entry.filename)
             self._regenerate(tier)
         return found

@@ -4,7 +4,6 @@ the merge decided back into the tiers (docs/adr/0034)."""
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import NamedTuple
 from coffer.base import fsutil, identity
 from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.secrets import find_secrets, redact
-from coffer.store import projects
+from coffer.store import projects, trash
 from coffer.store.incoming import entry_problem, too_large
 from coffer.store.store import Store, Tier
 from coffer.sync import tree
@@ -150,7 +149,7 @@ def write_entries(store: Store, tier: Tier, writes: Sequence[Write]) -> int:
                 continue
             if w.data is None:
                 if w.expect is not None:
-                    _to_trash(tier, w.name)
+                    trash.move(tier, w.name, source="sync")
                     done += 1
             else:
                 ready.append((w, target))
@@ -193,15 +192,3 @@ def _flushed_tmp(directory: Path, data: bytes) -> Path:
     # coffer's own temp-file name: fsutil's sweeps clear what a killed round left behind,
     # and the scan and the offer skip such files
     return Path(write_tmp(directory, data))
-
-
-def _to_trash(tier: Tier, name: str) -> None:
-    trash = tier.base / "trash"
-    fsutil.ensure_dir(trash)
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    target = trash / f"{stamp}-sync-{name}"
-    n = 1
-    while target.exists():
-        target = trash / f"{stamp}-sync-{n}-{name}"
-        n += 1
-    fsutil.rename(tier.dir / name, target)

@@ -126,7 +126,7 @@ def test_a_file_deleted_in_claudes_folder_is_restorable_after_the_hook(
     (memory / "releases.md").unlink()  # Claude's consolidation deleting a memory
     ok("project", "--hook", cwd=repo)
     (v,) = versions("releases", repo)
-    assert v["event"] == "deleted" and v["origin"] == "unknown"
+    assert v["event"] == "deleted" and v["origin"] == "cli"  # who wrote what was lost
     assert "Thursdays" in str(v["description"])
     said = ok("history", "releases", cwd=repo)
     assert f"kept {RETENTION_DAYS} days" in said
