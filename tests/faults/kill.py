@@ -164,8 +164,9 @@ def temp_files(sb: Sandbox) -> list[str]:
     )
 
 
-# What differs between two saves of the same entry: its id and the second it was saved.
-_PER_SAVE = re.compile(rb"^  (id|created_at|updated_at): .*\n", re.MULTILINE)
+# What differs between two saves of the same entry: its id and the second it was saved (its
+# provenance records that second too).
+_PER_SAVE = re.compile(rb"^  (id|created_at|updated_at|origin_at): .*\n", re.MULTILINE)
 
 
 def _tier(entry_file: Path) -> str:
