@@ -36,7 +36,7 @@ def recall(
     query: str, scope_value: str | None, limit: int, project: Path | None, as_json: bool
 ) -> int:
     """Search both tiers (BM25 ranking); each hit shows its tier and file."""
-    from coffer.store import provenance
+    from coffer.store import agent_writes, provenance
 
     s = store()
     at = here(project)
@@ -54,11 +54,18 @@ def recall(
         if hit.entry.description:
             echo(redact(f"   {hit.entry.description}"))
         echo(redact(f"   {hit.path}"))
-        echo(redact(f"   {provenance.line(hit.entry)}"))  # where it came from (ADR 0051)
+        came = agent_writes.merged(hit.tier.base)  # what a first projection merged
+        echo(redact(f"   {provenance.line(hit.entry, came)}"))  # where it came from (ADR 0051)
     for n, t in enumerate(team, len(hits) + 1):
         echo(redact(f"{n}. {t['name']}  [team]  score {t['score']:.3g}"))
         echo(redact(f"   {t['path']}"))
+        echo(redact(f"   {_from(t['provenance'])}"))
     return 0
+
+
+def _from(prov: dict[str, Any]) -> str:
+    text = f"from {prov['origin']}" + (f" on {prov['machine']}" if "machine" in prov else "")
+    return text + (f"; changed by {prov['updated_by']}" if "updated_by" in prov else "")
 
 
 def _team_hits(at: Any, scope_value: str | None, query: str, limit: int) -> list[dict[str, Any]]:

@@ -179,7 +179,12 @@ class Links:
             report.changes.append(Change(target.path, "link", why))
             return report
         taken = tuple(e.name for e in run.agents.entries(tier))
-        job = symlink_targets.LinkJob(target.path, tier.dir, taken, name, target.tier, tier.info.id)
+        from coffer.store.provenance import machine
+
+        here = machine(run.agents.store.root)
+        job = symlink_targets.LinkJob(
+            target.path, tier.dir, taken, name, target.tier, tier.info.id, here
+        )
         with run.agents.step():
             establish = partial(
                 symlink_targets.establish, journal, job, dry_run=run.dry_run, incoming=incoming

@@ -10,7 +10,9 @@ provenance, so they stay ``unknown`` instead of being taken for the agent's.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,25 +22,75 @@ from coffer.base.errors import CofferError
 from coffer.store.provenance import changed, created, digest, machine
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from coffer.store.entry import Entry
     from coffer.store.store import Store, Tier
 
 _STATE = "provenance.json"
 
 
-def _load(base: Path) -> dict[str, str] | None:
+def _read(base: Path) -> dict[str, Any]:
     data = fsutil.read_bytes_or_none(base / _STATE)
-    if data is None:
-        return None
     try:
-        raw = json.loads(data).get("unknown", {})
-    except (ValueError, AttributeError):
-        return None
+        doc = json.loads(data) if data is not None else {}
+    except ValueError:
+        doc = {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def _load(base: Path) -> dict[str, str] | None:
+    raw = _read(base).get("unknown")
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else None
 
 
 def _save(base: Path, unknown: Mapping[str, str]) -> None:
-    text = json.dumps({"version": 1, "unknown": dict(sorted(unknown.items()))}, indent=1)
+    doc = {**_read(base), "version": 1, "unknown": dict(sorted(unknown.items()))}
+    text = json.dumps(doc, indent=1, sort_keys=True)
+    fsutil.write_if_changed(base / _STATE, (text + "\n").encode("utf-8"))
+
+
+def merged(base: Path) -> dict[str, dict[str, str]]:
+    """The entries a first projection merged from an agent's own memory directory, by file
+    name: ``{"origin": "merge:<adapter>", "machine", "at", "digest"}``. Kept beside the
+    tier, not in the files: a merged copy stays byte for byte the agent's, which undo and
+    uninstall compare with the backup to find the user's only copies (docs/adr/0051)."""
+    try:
+        stamp: int | None = os.stat(base / _STATE).st_mtime_ns
+    except OSError:
+        stamp = None
+    return _merged(base, stamp) if stamp is not None else {}
+
+
+@functools.cache
+def _merged(base: Path, stamp: int) -> dict[str, dict[str, str]]:
+    # read once per version of the file: `list --json` asks for each of thousands of entries
+    raw = _read(base).get("merged")
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        str(k): {str(a): str(b) for a, b in v.items()}
+        for k, v in raw.items()
+        if isinstance(v, dict)
+    }
+
+
+def record_merge(base: Path, entries: Sequence[Entry], adapter: str, where: str, now: str) -> None:
+    """Remember that ``entries`` came in by a merge of ``adapter``'s memory directory; as
+    files without origin, an agent's later edit of one still reads as the agent's."""
+    doc = _read(base)
+    got = {k: dict(v) for k, v in merged(base).items()}
+    for e in entries:
+        if not e.metadata.get("origin"):
+            got[e.filename] = {"origin": f"merge:{adapter}", "machine": where, "at": now,
+                               "digest": digest(e)}  # fmt: skip
+    unknown = _load(base)
+    if unknown is not None:
+        unknown.update({e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
+    doc.update({"version": 1, "merged": dict(sorted(got.items()))})
+    if unknown is not None:
+        doc["unknown"] = dict(sorted(unknown.items()))
+    text = json.dumps(doc, indent=1, sort_keys=True)
     fsutil.write_if_changed(base / _STATE, (text + "\n").encode("utf-8"))
 
 
@@ -75,6 +127,10 @@ def sweep(
         elif e.filename in unknown:
             if unknown[e.filename] == d:
                 continue
+            came = merged(base).get(e.filename)
+            if came:  # the merged entry the agent changed keeps its origin
+                meta = {**meta, "origin": came["origin"], "origin_machine": came.get("machine"),
+                        "origin_at": came.get("at")}  # fmt: skip
             del unknown[e.filename]
             meta = {**changed(meta, by, where), "updated_at": now}
         else:
@@ -103,8 +159,12 @@ def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> list[str]:
     from coffer.store.projects import now_iso
 
     with store.lock(tier):
+        kept = store.kept(tier)  # the agent's change keeps the version it replaced
         entries = store.scan(tier).entries
-        return sweep(tier.base, tier.dir, entries, agents, where=machine(store.root), now=now_iso())
+        done = sweep(tier.base, tier.dir, entries, agents, where=machine(store.root), now=now_iso())
+        for filename in done:
+            kept.wrote(filename, replaced=False)
+        return done
 
 
 def known(base: Path, entries: Sequence[Entry]) -> None:

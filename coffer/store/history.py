@@ -215,9 +215,10 @@ class History:
             self._save_seen(seen)
         return records
 
-    def wrote(self, filename: str) -> None:
+    def wrote(self, filename: str, *, replaced: bool = True) -> None:
         """coffer just wrote or removed ``filename``; call after :meth:`check` under the
-        tier's lock, so the manifest still holds the version replaced."""
+        tier's lock, so the manifest still holds the version replaced. ``replaced=False``:
+        coffer only added its own keys (provenance) to the same text, no version to keep."""
         fsutil.ensure_dir(self.dir)
         seen = self._seen()
         old = seen.pop(filename, None)
@@ -227,7 +228,7 @@ class History:
             st = os.stat(path)
             seen[filename] = self._seen_now(filename, path.read_bytes(), st)
             new = seen[filename]["digest"]
-        if old and old.get("digest") != new:
+        if replaced and old and old.get("digest") != new:
             self._log([self._record(filename, old, new, "written")])
         self._save_seen(seen)
         self.prune()

@@ -91,9 +91,24 @@ def sealed(entry: Entry) -> Entry:
     return entry._replace(metadata={**entry.metadata, "text_digest": digest(back)})
 
 
-def view(entry: Entry, here: str | None = None) -> dict[str, Any]:
-    """The provenance shown by `show`, `list --json`, `recall` and the MCP tools."""
+def carried(entry: Entry, merged: Mapping[str, Mapping[str, str]] | None) -> Mapping[str, Any]:
+    """``entry``'s metadata with the origin the tier recorded for it when a first
+    projection merged it (``merged``, by file name), so a change keeps that origin."""
     meta = entry.metadata
+    came = (merged or {}).get(entry.filename)
+    if meta.get("origin") or not came or came.get("digest") != digest(entry):
+        return meta
+    return {**meta, "origin": came["origin"], "origin_machine": came.get("machine"),
+            "origin_at": came.get("at")}  # fmt: skip
+
+
+def view(
+    entry: Entry, here: str | None = None, merged: Mapping[str, Mapping[str, str]] | None = None
+) -> dict[str, Any]:
+    """The provenance shown by `show`, `list --json`, `recall` and the MCP tools;
+    ``merged``: the tier's record of what a first projection merged, for an entry whose
+    file does not say (``agent_writes.merged``)."""
+    meta = carried(entry, merged)
     out: dict[str, Any] = {"origin": str(meta.get("origin") or UNKNOWN)}
     for key, shown in (("origin_machine", "machine"), ("origin_at", "at")):
         if meta.get(key):
@@ -111,9 +126,9 @@ def view(entry: Entry, here: str | None = None) -> dict[str, Any]:
     return out
 
 
-def line(entry: Entry) -> str:
+def line(entry: Entry, merged: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """The short human form: ``from cli on laptop, 2026-12-03``."""
-    v = view(entry)
+    v = view(entry, merged=merged)
     text = f"from {v['origin']}"
     if "machine" in v:
         text += f" on {v['machine']}"
@@ -127,6 +142,7 @@ def line(entry: Entry) -> str:
 __all__ = [
     "KEYS",
     "UNKNOWN",
+    "carried",
     "changed",
     "created",
     "digest",

@@ -28,6 +28,8 @@ class TeamHit(NamedTuple):
 
     def as_json(self) -> dict[str, Any]:
         """The hit as `coffer recall --json` and the MCP recall tool give it."""
+        from coffer.store.provenance import view
+
         e = self.entry
         return {
             "tier": "team",
@@ -37,6 +39,7 @@ class TeamHit(NamedTuple):
             "body": e.body,
             "score": self.score,
             "path": str(self.path),
+            "provenance": view(e),  # who added it, and where it came from (docs/adr/0051)
         }
 
 

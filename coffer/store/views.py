@@ -36,10 +36,12 @@ def entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
         "file": str(found.path),
         "tier": tier_json(found.tier),
     }
+    from coffer.store.agent_writes import merged
     from coffer.store.provenance import machine, view
 
     # where it came from (docs/adr/0051); the store is two levels above the tier's base
-    data["provenance"] = view(found.entry, machine(found.tier.base.parent.parent))
+    came = merged(found.tier.base) if not found.entry.metadata.get("origin") else None
+    data["provenance"] = view(found.entry, machine(found.tier.base.parent.parent), came)
     if found.entry.stale:
         data["stale"] = found.entry.stale  # why it may no longer be true (docs/adr/0053)
     if score:

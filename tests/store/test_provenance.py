@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from coffer.store.provenance import machine
+from coffer_adapters.claude_code import slug as claude_slug
 from tests.helpers import coffer, make_repo, store
 
 CLAUDE_FILE = """---
@@ -113,6 +114,28 @@ def test_entries_from_before_provenance_are_unknown(repo: Path, fake_home: Path)
     assert "origin:" not in (tier.dir / "old.md").read_text()  # never guessed, never stamped
 
 
+def test_claudes_own_memory_merged_at_first_projection_is_merge_claude(
+    repo: Path, fake_home: Path
+) -> None:
+    native = fake_home / ".claude" / "projects" / claude_slug(str(repo)) / "memory"
+    native.mkdir(parents=True)
+    (native / "ci-runs-on-push.md").write_text(CLAUDE_FILE)
+    assert coffer("project", cwd=repo).returncode == 0
+    assert _claude_dir(fake_home) == native  # the directory is now coffer's link
+    prov = _shown("ci-runs-on-push", repo)
+    assert prov["origin"] == "merge:claude" and prov["machine"] == machine(store().root)
+    assert prov["session"] == "3f9a1c2e-7b4d"  # Claude's own session id, as it wrote it
+    assert (native / "ci-runs-on-push.md").read_text() == CLAUDE_FILE  # the copy is exact
+    assert coffer("project", "--hook", cwd=repo, input="{}").returncode == 0
+    assert _shown("ci-runs-on-push", repo)["origin"] == "merge:claude"  # not the agent's
+    said = coffer("recall", "push", cwd=repo).stdout
+    assert "from merge:claude" in said
+    # A change keeps where it came from, whoever makes it.
+    assert coffer("update", "ci-runs-on-push", "CI runs on every push.", cwd=repo).returncode == 0
+    prov = _shown("ci-runs-on-push", repo)
+    assert prov["origin"] == "merge:claude" and prov["updated_by"] == "cli"
+
+
 def _serve(cwd: Path, *messages: object) -> list[dict[str, Any]]:
     data = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
     done = subprocess.run(
@@ -201,6 +224,14 @@ def test_team_add_keeps_the_origin_and_names_the_author(
     assert meta["origin"] == "cli"
     assert meta["updated_by"] == "team:Ada Lovelace <ada@example.com>"
     assert "origin_machine" not in meta  # which machine stays personal, like the session
+    (hit,) = json.loads(coffer("recall", "release", "--json", cwd=repo).stdout)["team"]
+    assert hit["provenance"] == {
+        "origin": "cli",
+        "at": meta["origin_at"],
+        "updated_by": meta["updated_by"],
+    }
+    said = coffer("recall", "release", cwd=repo).stdout
+    assert "[team]" in said and "from cli; changed by team:Ada Lovelace" in said
 
 
 def test_the_watchers_refresh_names_the_agent_too(repo: Path, fake_home: Path) -> None:

@@ -39,6 +39,7 @@ class LinkJob(NamedTuple):
     adapter: str
     tier: str
     project_id: str | None
+    machine: str  # the merged entries' provenance: ``merge:<adapter>`` on this machine
 
 
 class LinkSwap:
@@ -125,6 +126,7 @@ def apply(journal: Journal, swap: LinkSwap) -> Report:
         earlier = dirbackup.earlier_backups(swap.backup)
         held = dirbackup.already_held(job.link, job.tier_dir, earlier)
         symlink_merge.merge(job.link, job.tier_dir, swap.merge)
+        _record_merge(job, swap.merge)
         fsutil.ensure_dir(swap.backup.parent)
         # The modes are put back by undo (issue 9, point 9); the subdirectories and links
         # the merge leaves out are copied back from the backup holding each (issue 10).
@@ -307,3 +309,12 @@ def _stage(record: LinkRecord, report: Report) -> Path:
     # The store is private (0700/0600); the agent's directory gets the modes it had.
     dirbackup.restore_modes(staging, record.modes)
     return staging
+
+
+def _record_merge(job: LinkJob, plan: symlink_merge.MergePlan) -> None:
+    """The merged entries' provenance, ``merge:<adapter>``, beside the tier (docs/adr/0051)."""
+    from coffer.store import agent_writes
+    from coffer.store.projects import now_iso
+
+    entries = symlink_merge.merged_entries(job.tier_dir, plan, renamed=True)
+    agent_writes.record_merge(job.tier_dir.parent, entries, job.adapter, job.machine, now_iso())

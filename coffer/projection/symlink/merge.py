@@ -238,15 +238,17 @@ def preview(journal: Journal, link: Path) -> tuple[Change | None, MergePlan | No
     return merge_change(link, None, plan, backup_dir(journal, link)), plan
 
 
-def merged_entries(native: Path, plan: MergePlan) -> list[entry.Entry]:
+def merged_entries(native: Path, plan: MergePlan, *, renamed: bool = False) -> list[entry.Entry]:
     """The entries the planned merge adds to the tier, as the tier will read them: what a
-    dry run's blocks show (the real run's blocks are rendered after the merge)."""
+    dry run's blocks show (the real run's blocks are rendered after the merge). ``renamed``:
+    ``native`` is the tier the merge wrote, read under the files' new names."""
     out = []
     for move in plan.moves:
         if move.state == "same":
             continue  # already in the tier, so already in its entries
         try:
-            parsed = entry.parse((native / move.source).read_bytes().decode("utf-8"), move.dest)
+            src = native / (move.dest if renamed else move.source)
+            parsed = entry.parse(src.read_bytes().decode("utf-8"), move.dest)
         except (OSError, UnicodeDecodeError, entry.EntryParseError):
             continue  # not an entry (the tier will skip it too; `coffer doctor` says why)
         out.append(parsed._replace(name=move.entry_name) if move.entry_name else parsed)
