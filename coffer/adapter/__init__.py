@@ -13,30 +13,15 @@ import enum
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from coffer.adapter.facts import AgentFacts
+from coffer.adapter.protocols import Adapter as Adapter
+from coffer.adapter.protocols import ConfigDir as ConfigDir
+from coffer.adapter.protocols import SessionFramer as SessionFramer
+from coffer.adapter.protocols import Wiring as Wiring
 
-if TYPE_CHECKING:
-    from typing import Any, Literal
-
-    from coffer.adapter.protocols import Adapter as Adapter
-    from coffer.adapter.protocols import ConfigDir as ConfigDir
-    from coffer.adapter.protocols import SessionFramer as SessionFramer
-    from coffer.adapter.protocols import Wiring as Wiring
-
-    TierName = Literal["project", "global"]
-else:
-    TierName = str
-    _PROTOCOLS = frozenset({"Adapter", "ConfigDir", "SessionFramer", "Wiring"})
-
-    def __getattr__(name: str) -> object:
-        # `from coffer.adapter import Adapter` keeps working for plugins and their tests.
-        if name in _PROTOCOLS:
-            from coffer.adapter import protocols
-
-            return getattr(protocols, name)
-        raise AttributeError(f"module 'coffer.adapter' has no attribute {name!r}")
+TierName = Literal["project", "global"]
 
 
 class Mode(enum.Enum):

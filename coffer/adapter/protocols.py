@@ -1,18 +1,18 @@
 """The adapter contract's Protocol classes, for type checkers and plugin tests.
 
-coffer/adapter/__init__.py describes the contract and re-exports these; they live apart
-because ``typing.Protocol`` costs the ``typing`` module, which no command's run-time path
-imports (docs/adr/0039). The registry checks an adapter's members itself
-(coffer.adapter.registry.features), not through ``isinstance``.
+coffer/adapter/__init__.py describes the contract and re-exports these. The registry
+checks an adapter's members itself (coffer.adapter.registry.features), not through
+``isinstance``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from coffer.adapter import ConfigEdit, Context, Launch, NativeMemory, Target
+if TYPE_CHECKING:  # the contract's values, defined beside the package face that re-exports us
+    from coffer.adapter import ConfigEdit, Context, Launch, NativeMemory, Target
 
 
 @runtime_checkable

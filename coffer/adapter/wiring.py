@@ -15,16 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
 
-if TYPE_CHECKING:
-    from typing import Any, Literal
-
-    Format = Literal["json", "jsonc", "toml", "yaml"]
-else:
-    Format = str
+Format = Literal["json", "jsonc", "toml", "yaml"]
 
 SERVER = "coffer"  # the name of coffer's entry in every agent's config
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from coffer.store.store import Found, Scope, Store
 
 # What typer's echo (click's) removes from text bound for a file or a pipe.
-_ANSI = r"\033\[[;?0-9]*[a-zA-Z]"  # compiled (by re, once) only for a line that has one
+_ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")
 _ASCII = ("ascii", "ansi_x3.4-1968", "us-ascii")
 
 
@@ -46,7 +46,7 @@ def echo(text: str = "", *, err: bool = False) -> None:
         return
     line = text + "\n"
     if not _isatty(stream):
-        line = re.sub(_ANSI, "", line) if "\033" in line else line
+        line = _ANSI.sub("", line)
     stream.write(line)
     stream.flush()
 

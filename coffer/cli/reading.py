@@ -36,7 +36,7 @@ def recall(
     query: str, scope_value: str | None, limit: int, project: Path | None, as_json: bool
 ) -> int:
     """Search both tiers (BM25 ranking); each hit shows its tier and file."""
-    from coffer.store import agent_writes, provenance
+    from coffer.store import provenance
 
     s = store()
     at = here(project)
@@ -54,7 +54,7 @@ def recall(
         if hit.entry.description:
             echo(redact(f"   {hit.entry.description}"))
         echo(redact(f"   {hit.path}"))
-        came = agent_writes.merged(hit.tier.base)  # what a first projection merged
+        came = provenance.merged(hit.tier.base)  # what a first projection merged
         echo(redact(f"   {provenance.line(hit.entry, came)}"))  # where it came from (ADR 0051)
     for n, t in enumerate(team, len(hits) + 1):
         echo(redact(f"{n}. {t['name']}  [team]  score {t['score']:.3g}"))

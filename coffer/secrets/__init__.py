@@ -92,21 +92,15 @@ def find_secrets_any(
     return labels
 
 
-def _assignment_near_keyword(text: str) -> bool:
-    """Whether some credential keyword is followed, within 40 characters, by ``=`` or ``:``.
+# The assignment rule's keyword, followed within 40 characters by ``=`` or ``:``. That
+# rule's own pattern has no literal prefix, so ``re`` tries it at every position; this one
+# starts with literals and rules most text out at a fraction of the cost.
+_NEAR_KEYWORD = re.compile(r"(?:passw|secret|token|key|credential|creds)[\s\S]{0,39}?[=:]")
 
-    The keyword pattern has no literal prefix, so ``re`` tries it at every position; this
-    finds the few places where it can match with plain substring searches first.
-    """
-    lowered = text.lower()
-    for keyword in ("passw", "secret", "token", "key", "credential", "creds"):
-        at = lowered.find(keyword)
-        while at >= 0:
-            end = at + len(keyword) + 40
-            if lowered.find("=", at, end) >= 0 or lowered.find(":", at, end) >= 0:
-                return True
-            at = lowered.find(keyword, at + 1)
-    return False
+
+def _assignment_near_keyword(text: str) -> bool:
+    """Whether some credential keyword is followed, within 40 characters, by ``=`` or ``:``."""
+    return _NEAR_KEYWORD.search(text.lower()) is not None
 
 
 # C0/C1 controls other than TAB/LF/CR, format characters (zero-width, bidi, soft hyphen,

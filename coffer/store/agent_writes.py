@@ -10,75 +10,35 @@ provenance, so they stay ``unknown`` instead of being taken for the agent's.
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
-from coffer.store.provenance import changed, created, digest, machine
+from coffer.store.provenance import STATE, changed, created, digest, machine, merged, read_state
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from coffer.store.entry import Entry
     from coffer.store.store import Store, Tier
 
-_STATE = "provenance.json"
-
-
-def _read(base: Path) -> dict[str, Any]:
-    data = fsutil.read_bytes_or_none(base / _STATE)
-    try:
-        doc = json.loads(data) if data is not None else {}
-    except ValueError:
-        doc = {}
-    return doc if isinstance(doc, dict) else {}
-
 
 def _load(base: Path) -> dict[str, str] | None:
-    raw = _read(base).get("unknown")
+    raw = read_state(base).get("unknown")
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else None
 
 
 def _save(base: Path, unknown: Mapping[str, str]) -> None:
-    doc = {**_read(base), "version": 1, "unknown": dict(sorted(unknown.items()))}
+    doc = {**read_state(base), "version": 1, "unknown": dict(sorted(unknown.items()))}
     text = json.dumps(doc, indent=1, sort_keys=True)
-    fsutil.write_if_changed(base / _STATE, (text + "\n").encode("utf-8"))
-
-
-def merged(base: Path) -> dict[str, dict[str, str]]:
-    """The entries a first projection merged from an agent's own memory directory, by file
-    name: ``{"origin": "merge:<adapter>", "machine", "at", "digest"}``. Kept beside the
-    tier, not in the files: a merged copy stays byte for byte the agent's, which undo and
-    uninstall compare with the backup to find the user's only copies (docs/adr/0051)."""
-    try:
-        stamp: int | None = os.stat(base / _STATE).st_mtime_ns
-    except OSError:
-        stamp = None
-    return _merged(base, stamp) if stamp is not None else {}
-
-
-@functools.cache
-def _merged(base: Path, stamp: int) -> dict[str, dict[str, str]]:
-    # read once per version of the file: `list --json` asks for each of thousands of entries
-    raw = _read(base).get("merged")
-    if not isinstance(raw, dict):
-        return {}
-    return {
-        str(k): {str(a): str(b) for a, b in v.items()}
-        for k, v in raw.items()
-        if isinstance(v, dict)
-    }
+    fsutil.write_if_changed(base / STATE, (text + "\n").encode("utf-8"))
 
 
 def record_merge(base: Path, entries: Sequence[Entry], adapter: str, where: str, now: str) -> None:
     """Remember that ``entries`` came in by a merge of ``adapter``'s memory directory; as
     files without origin, an agent's later edit of one still reads as the agent's."""
-    doc = _read(base)
+    doc = read_state(base)
     got = {k: dict(v) for k, v in merged(base).items()}
     for e in entries:
         if not e.metadata.get("origin"):
@@ -91,7 +51,7 @@ def record_merge(base: Path, entries: Sequence[Entry], adapter: str, where: str,
     if unknown is not None:
         doc["unknown"] = dict(sorted(unknown.items()))
     text = json.dumps(doc, indent=1, sort_keys=True)
-    fsutil.write_if_changed(base / _STATE, (text + "\n").encode("utf-8"))
+    fsutil.write_if_changed(base / STATE, (text + "\n").encode("utf-8"))
 
 
 def writer_of(agents: Sequence[str]) -> str:

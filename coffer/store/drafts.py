@@ -5,7 +5,7 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Literal, NamedTuple
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.base.identity import MAX_SESSION_ID, is_session_id
@@ -26,12 +26,7 @@ from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 from coffer.store.tier import Scope
 from coffer.store.ulid import new_id
 
-if TYPE_CHECKING:
-    from typing import Literal
-
-    Action = Literal["created", "updated", "unchanged"]
-else:
-    Action = str
+Action = Literal["created", "updated", "unchanged"]
 
 
 class RememberOptions(NamedTuple):

@@ -42,9 +42,8 @@ MAX_BODY_BYTES = 32 * 1024  # what `remember` accepts (an entry is a fact, not a
 # bounds what one hostile file can cost every command that reads the tier (docs/adr/0018).
 MAX_FRONTMATTER = 64 * 1024
 MAX_SHOWN_NAME = 200
-# [a-z0-9]+(?:-[a-z0-9]+)*, checked without a regex compiled at import (docs/adr/0039)
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
-_FENCE_RUN = r"`{3,}|~{3,}"
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
+_FENCE_RUN = re.compile(r"`{3,}|~{3,}")
 
 
 class EntryParseError(ValueError):
@@ -174,12 +173,7 @@ def derived_name(text: str) -> str:
 
 def _is_slug(name: str) -> bool:
     """Lowercase ASCII words joined by single hyphens."""
-    return (
-        _NAME_CHARS.issuperset(name)
-        and not name.startswith("-")
-        and not name.endswith("-")
-        and "--" not in name
-    )
+    return _SLUG.fullmatch(name) is not None
 
 
 def check_name(name: str) -> str:
@@ -230,7 +224,7 @@ def shown_field(value: object, limit: int) -> str:
     text = one_line(visible(str(value)), limit).replace("<!--", "&lt;!--")
     if "```" not in text and "~~~" not in text:
         return text
-    return re.sub(_FENCE_RUN, lambda m: "\\" + "\\".join(m[0]), text)
+    return _FENCE_RUN.sub(lambda m: "\\" + "\\".join(m[0]), text)
 
 
 def _refuse_aliases(front: str) -> None:

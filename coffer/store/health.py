@@ -7,7 +7,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Literal, NamedTuple
 
 from coffer.base.errors import StoreError
 from coffer.base.report import plural
@@ -17,12 +17,7 @@ from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld
 from coffer.store.store import Store, Tier
 
-if TYPE_CHECKING:
-    from typing import Literal
-
-    Level = Literal["error", "warning", "info"]
-else:
-    Level = str
+Level = Literal["error", "warning", "info"]
 
 _LINK_RE = re.compile(r"\[\[([^\[\]\n]+)\]\]")
 

@@ -28,8 +28,45 @@ if TYPE_CHECKING:
 
     from coffer.store.entry import Entry
 
+# What coffer keeps beside a tier about its entries' provenance (coffer.store.agent_writes).
+STATE = "provenance.json"
 KEYS = ("origin", "origin_machine", "origin_at", "updated_by", "updated_machine", "text_digest")
 UNKNOWN = "unknown"
+
+
+def read_state(base: Path) -> dict[str, Any]:
+    """The tier's ``provenance.json`` (beside the tier, never synced); empty if unreadable."""
+    data = fsutil.read_bytes_or_none(base / STATE)
+    try:
+        doc = json.loads(data) if data is not None else {}
+    except ValueError:
+        doc = {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def merged(base: Path) -> dict[str, dict[str, str]]:
+    """The entries a first projection merged from an agent's own memory directory, by file
+    name: ``{"origin": "merge:<adapter>", "machine", "at", "digest"}``. Kept beside the
+    tier, not in the files: a merged copy stays byte for byte the agent's, which undo and
+    uninstall compare with the backup to find the user's only copies (docs/adr/0051)."""
+    try:
+        stamp: int | None = os.stat(base / STATE).st_mtime_ns
+    except OSError:
+        stamp = None
+    return _merged(base, stamp) if stamp is not None else {}
+
+
+@functools.cache
+def _merged(base: Path, stamp: int) -> dict[str, dict[str, str]]:
+    # read once per version of the file: `list --json` asks for each of thousands of entries
+    raw = read_state(base).get("merged")
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        str(k): {str(a): str(b) for a, b in v.items()}
+        for k, v in raw.items()
+        if isinstance(v, dict)
+    }
 
 
 def machine(store_root: Path) -> str:
@@ -144,6 +181,7 @@ def line(entry: Entry, merged: Mapping[str, Mapping[str, str]] | None = None) ->
 
 __all__ = [
     "KEYS",
+    "STATE",
     "UNKNOWN",
     "carried",
     "changed",
@@ -151,6 +189,8 @@ __all__ = [
     "digest",
     "line",
     "machine",
+    "merged",
+    "read_state",
     "sealed",
     "view",
 ]

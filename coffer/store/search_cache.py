@@ -48,7 +48,7 @@ CREATE VIRTUAL TABLE fts USING fts5(
 );
 CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-_WORDS = r"\w+"  # compiled by re on the first search, not at import
+_WORDS = re.compile(r"\w+")
 _ROWS_SQL = "SELECT filename, name, description, metadata, body, secrets FROM files WHERE id = ?"
 
 
@@ -302,7 +302,7 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
     check_utf8(query)  # SQLite cannot bind text that is not UTF-8
     trusted = cache_gate.check(conn)
     sync(conn, tier_dir)
-    tokens = [t for t in re.findall(_WORDS, query.lower()) if t]
+    tokens = [t for t in _WORDS.findall(query.lower()) if t]
     hits: list[Hit] = []
     if tokens:
         from coffer.store.ranking import rank  # searches only: scans never rank

@@ -314,7 +314,7 @@ class Store:
     def update(self, tier: Tier, name: str, change: Revision) -> Saved:
         """Change an existing entry's body, description, type, anchors or review date, or
         mark it verified; keeps every other key."""
-        from coffer.store import agent_writes, drafts, provenance
+        from coffer.store import drafts, provenance
         from coffer.store.entry import check_type
 
         check_type(change.type)
@@ -326,7 +326,7 @@ class Store:
         body, desc = drafts.revised_text(found.entry, change.text, change.description)
         with self.lock(tier):
             kept = self.kept(tier)
-            meta = dict(provenance.carried(found.entry, agent_writes.merged(tier.base)))
+            meta = dict(provenance.carried(found.entry, provenance.merged(tier.base)))
             if change.type:
                 meta["type"] = change.type
             meta["updated_at"] = projects.now_iso()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 from typing import NamedTuple
@@ -30,9 +31,7 @@ INDEX_NAME = "MEMORY.md"
 MAX_FILE_BYTES = MAX_ENTRY_FILE  # a team entry is an entry like a personal one (docs/adr/0043)
 MAX_FILES = 500
 MAX_TOTAL_BYTES = 4 * 1024 * 1024
-# [A-Za-z0-9][A-Za-z0-9._-]{0,120}\.md, checked without a regex compiled at import
-_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_NAME_CHARS = _ALNUM | frozenset("._-")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.md", re.ASCII)
 
 
 class TeamProblem(NamedTuple):
@@ -182,10 +181,4 @@ def find(team: TeamScan, name: str) -> Entry | None:
 
 def _plain_name(name: str) -> bool:
     """A plain ``NAME.md``: a letter or digit, then up to 120 of those or ``._-``."""
-    stem = name[:-3]
-    return (
-        name.endswith(".md")
-        and 1 <= len(stem) <= 121
-        and stem[0] in _ALNUM
-        and _NAME_CHARS.issuperset(stem)
-    )
+    return _PLAIN_NAME.fullmatch(name) is not None

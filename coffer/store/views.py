@@ -36,8 +36,7 @@ def entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
         "file": str(found.path),
         "tier": tier_json(found.tier),
     }
-    from coffer.store.agent_writes import merged
-    from coffer.store.provenance import machine, view
+    from coffer.store.provenance import machine, merged, view
 
     # where it came from (docs/adr/0051); the store is two levels above the tier's base
     came = merged(found.tier.base) if not found.entry.metadata.get("origin") else None

@@ -36,18 +36,13 @@ import sys
 import time
 import zlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import Any
 
 from coffer.base.locations import store_root
 from coffer.vault.validate import MEMORY_KEYS
 
-if TYPE_CHECKING:
-    from typing import Any
-
-    # (dev, ino, size, mtime_ns, ctime_ns, decoded bytes, outcome, memory or None)
-    Record = tuple[int, int, int, int, int, int, int, dict[str, Any] | None]
-else:
-    Record = tuple
+# (dev, ino, size, mtime_ns, ctime_ns, decoded bytes, outcome, memory or None)
+Record = tuple[int, int, int, int, int, int, int, dict[str, Any] | None]
 
 _FORMAT = 1
 _MAGIC = b"coffer-vault-cache\n"

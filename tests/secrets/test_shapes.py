@@ -121,3 +121,21 @@ def test_a_pulled_sync_file_with_any_shape_is_refused(
     assert sorted(p.name for p in b.memory_dir().iterdir()) == ["MEMORY.md", "deploy.md"]
     for at in range(len(SHAPES)):
         assert f"app/leak{at}.md: " in said.err
+
+
+@pytest.mark.parametrize(
+    ("text", "near"),
+    [
+        ("password = hunter2", True),
+        ("token: abc", True),
+        ("the key is under the mat", False),
+        ("secret" + " " * 39 + "=", True),  # the window ends 40 characters past the keyword
+        ("secret" + " " * 40 + "=", False),
+        ("creds", False),
+        ("KEY:", True),
+    ],
+)
+def test_a_credential_keyword_is_near_an_assignment(text: str, near: bool) -> None:
+    from coffer.secrets import _assignment_near_keyword
+
+    assert _assignment_near_keyword(text) is near

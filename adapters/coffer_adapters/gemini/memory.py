@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from coffer.adapter import Mode, Target
 
 # Gemini's own schema for the registry's values (registryDataSchema): anything else makes
 # Gemini reset the whole registry, so coffer trusts none of it either.
-_SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")  # [a-z0-9-]+
+_SLUG = re.compile(r"[a-z0-9-]+", re.ASCII)
 _MARKER = ".project_root"
 _MAX_REGISTRY = 4 * 1024 * 1024  # a registry of thousands of projects is a few hundred KiB
 
@@ -54,7 +55,7 @@ def _projects(gemini_dir: Path) -> tuple[dict[str, str] | None, str]:
         return None, f"{path} is unreadable or not JSON (Gemini resets such a file)"
     projects = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(projects, dict) or not all(
-        isinstance(v, str) and v != "" and _SLUG_CHARS.issuperset(v) for v in projects.values()
+        isinstance(v, str) and _SLUG.fullmatch(v) is not None for v in projects.values()
     ):
         return None, f"{path} does not have Gemini's shape (Gemini resets such a file)"
     return projects, ""

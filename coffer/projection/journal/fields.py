@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from typing import Any, ClassVar, Self, TypeVar
+    from typing import ClassVar, Self, TypeVar
 
-    Json = dict[str, Any]
-else:
-    Json = dict
+Json = dict[str, Any]
 
 # What each kind of record needs for its undo: (field, accepted types). A record without
 # them cannot be undone as written, and coffer never fills a pre-image in by guessing.

@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
@@ -23,19 +23,15 @@ from coffer.projection.journal.records import JournalRecord, parse, validate
 from coffer.store.paths import ledger_dir
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from coffer.projection.journal.records import R
 
-    Record = dict[str, Any]
-else:
-    Record = dict
+Record = dict[str, Any]
 
 
-# Read out of a damaged record only: compiled (and cached by re) the first time one is met.
-_PATH_RE = r'"path":\s*"((?:[^"\\]|\\.)*)"'
-_KIND_RE = r'"kind":\s*"([a-z_]+)"'
-_KEY_RE = r'"key":\s*"((?:[^"\\]|\\.)*)"'
+# What a damaged record still says of itself.
+_PATH_RE = re.compile(r'"path":\s*"((?:[^"\\]|\\.)*)"')
+_KIND_RE = re.compile(r'"kind":\s*"([a-z_]+)"')
+_KEY_RE = re.compile(r'"key":\s*"((?:[^"\\]|\\.)*)"')
 _KEYED = ("native", "setup", "service")  # kinds whose key is "<kind>:<name>:<path>"
 
 
@@ -107,7 +103,7 @@ def _damage(file: Path, data: bytes | None, reason: str) -> Damage:
         return Damage(file, reason, get("path"), get("kind"), names, get("tier"), get("project_id"))
     path = _legible(_PATH_RE, text)
     key = _legible(_KEY_RE, text)
-    found = re.search(_KIND_RE, text)
+    found = _KIND_RE.search(text)
     kind = found.group(1) if found else None
     if key is not None:
         # A truncated record may still hold its key, which names the path.
@@ -120,8 +116,8 @@ def _damage(file: Path, data: bytes | None, reason: str) -> Damage:
     return Damage(file, reason, path, kind)
 
 
-def _legible(pattern: str, text: str) -> str | None:
-    found = re.search(pattern, text)
+def _legible(pattern: re.Pattern[str], text: str) -> str | None:
+    found = pattern.search(text)
     if found:
         with contextlib.suppress(ValueError):
             value = json.loads(f'"{found.group(1)}"')
