@@ -22,6 +22,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
+from coffer.base.reads import read_at_most
 from coffer.secrets import redact
 from coffer.store.entry import Entry, EntryParseError, parse
 from coffer.store.incoming import MAX_ENTRY_FILE
@@ -93,15 +94,7 @@ def _read(path: Path, budget: int) -> tuple[Entry | None, str | None]:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None, "is not a regular file"
-        chunks: list[bytes] = []
-        got = 0
-        while got <= cap:
-            chunk = os.read(fd, cap + 1 - got)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-        data = b"".join(chunks)
+        data = read_at_most(fd, cap)
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror})"
     finally:

@@ -15,6 +15,7 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
+from coffer.base.reads import read_at_most
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.jscompat import encode_utf8
 from coffer.vault.roots import assert_contained, is_within
@@ -90,17 +91,10 @@ def safe_read_bytes(
             assert_contained(path, trusted_root, f"read {label}")
         if st.st_size > maximum:
             raise VaultError(f"{label} is too large ({st.st_size} bytes).")
-        chunks: list[bytes] = []
-        total = 0
-        while total <= maximum:
-            chunk = os.read(fd, maximum + 1 - total)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > maximum:
+        data = read_at_most(fd, maximum)
+        if len(data) > maximum:
             raise VaultError(f"{label} is too large (maximum {maximum} bytes).")
-        return b"".join(chunks)
+        return data
     finally:
         os.close(fd)
 
