@@ -219,6 +219,8 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
         if tier is None:
             continue
         paths |= {str(tier.dir), str(tier.dir / "MEMORY.md")}
+        # How often each entry was recalled orders what agents load (docs/adr/0055).
+        paths.add(str(tier.base / "recalls.json"))
         names = os.listdir(tier.dir) if tier.dir.is_dir() else []
         if len(names) <= MAX_SIGNED_ENTRIES:
             paths |= {str(tier.dir / n) for n in names}

@@ -50,6 +50,17 @@ def test_new_entry_is_seen(repo):
     assert not noop(repo)
 
 
+def test_a_recall_is_seen(repo):
+    # How often an entry is recalled orders what agents load (ADR 0055): the next session
+    # start renders that order, and until then `adapter list` calls the block behind.
+    assert coffer("recall", "deploy", cwd=repo).returncode == 0
+    assert not noop(repo)
+    listed = coffer("adapter", "list", cwd=repo)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert coffer("project", cwd=repo).returncode == 0
+    assert noop(repo)
+
+
 def test_target_removed_is_seen(repo):
     (repo / "AGENTS.md").unlink()
     assert not noop(repo)

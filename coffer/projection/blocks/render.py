@@ -301,5 +301,5 @@ def state(path: Path, expected_body: str | None) -> tuple[str, str]:
     if span.edited:
         return "drifted", "block edited by hand"
     if expected_body is not None and not block_format.is_current(data, expected_body):
-        return "drifted", "block is stale (run `coffer project`)"
+        return "stale", "behind the entries (run `coffer project`)"
     return "ok", ""
