@@ -44,7 +44,7 @@ def stale_(
     if recall_only is not None:
         if scope_value is None or len(tiers) != 1:
             raise typer.BadParameter("choose the tier with --scope project or --scope global")
-        at.leave_stale_to_recall(tiers[0], recall_only)
+        at.choose("stale_recall", tiers[0], recall_only)
         where = "recall only" if recall_only else "marked where agents load them"
         echo(f"stale entries of {tiers[0].label}: {where}")
     found = at.stale(tiers)

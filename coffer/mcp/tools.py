@@ -32,6 +32,7 @@ from coffer.mcp import vault_tools
 from coffer.mcp.about import INSTRUCTIONS, UNTRUSTED
 from coffer.mcp.specs import SCHEMAS, ToolSpec, tool_specs
 from coffer.mcp.vault_tools import Outcome, error
+from coffer.store.pending import for_reader
 from coffer.store.store import Found, Scope, Store, Tier
 from coffer.store.views import entry_json, tier_json
 
@@ -218,6 +219,9 @@ def _remember(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
 def _recall(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
     tiers, skipped = _read_tiers(state, args.get("scope"), cwd)
     hits = state.store.recall(tiers, args["query"], args.get("limit", 10))
+    # An agent's pending entry reaches only the client that wrote it (docs/adr/0054).
+    mine = {id(e) for e in for_reader([h.entry for h in hits], state.store.writer)}
+    hits = [h for h in hits if id(h.entry) in mine]
     payload: dict[str, Any] = {
         "query": args["query"],
         "results": [entry_json(h, body=True, score=True) for h in hits],
@@ -239,7 +243,10 @@ def _list(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
         "tiers": [
             {
                 **tier_json(t),
-                "entries": [entry_json(Found(t, e), body=False) for e in state.store.entries(t)],
+                "entries": [
+                    entry_json(Found(t, e), body=False)
+                    for e in for_reader(state.store.entries(t), state.store.writer)
+                ],
             }
             for t in tiers
         ]

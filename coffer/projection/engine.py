@@ -157,9 +157,6 @@ class Engine(AgentSet):
         for unit in targets.links:
             if wanted(unit[1].tier):
                 report.extend(kinds.LINKS.establish(run, unit))
-        # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut).
-        entries = {k: self.block_entries(t) + incoming[k] for k, t in run.tiers.items()}
-        run = run._replace(entries=entries)
         if not run.dry_run:
             # After the links: a merge adds entries (and hand lines) that the index Claude
             # loads must list at once; the next run may well be the no-op fast path.
@@ -168,6 +165,10 @@ class Engine(AgentSet):
                     with self.step():
                         _stamp_agents(self.store, tier, key, targets)
                         self.store.regenerate_index(tier)
+        # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut),
+        # after the stamps: an agent's entry held as pending stays out of the blocks.
+        entries = {k: self.block_entries(t) + incoming[k] for k, t in run.tiers.items()}
+        run = run._replace(entries=entries)
         for file, items in sorted(targets.blocks.items()):
             readers = [(n, t) for n, t in items if wanted(t.tier)]
             if readers:

@@ -39,9 +39,10 @@ def resolve(writer: Writer, item: Item, action: str, merged: str | None = None) 
     updated: list[Path] = []
     if verb == "keep" and not which:
         keep(writer.store, item)
-    elif verb == "verify":
+    elif verb in ("verify", "accept"):
         f = item.entries[0]
-        updated += writer.update(f.tier, f.entry.name, Revision(verified=True))[1].updated
+        change = Revision(verified=True) if verb == "verify" else Revision(accepted=True)
+        updated += writer.update(f.tier, f.entry.name, change)[1].updated
     elif verb == "forget":
         updated += _forget(writer, [item.entries[int(which) - 1]])
     elif verb == "keep":

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
+from coffer.store import pending
 from coffer.store.provenance import STATE, changed, created, digest, machine, merged, read_state
 
 if TYPE_CHECKING:
@@ -60,17 +61,18 @@ def writer_of(agents: Sequence[str]) -> str:
 
 
 def sweep(
-    base: Path,
-    tier_dir: Path,
+    tier: Tier,
     entries: Sequence[Entry],
     agents: Sequence[str],
     *,
     where: str,
     now: str,
+    hold: bool = False,
 ) -> list[str]:
     """Stamp the entries of a linked tier that an agent wrote or changed since coffer last
     looked (the caller holds the tier's lock); return their file names. The first sweep of
     a tier records the entries it finds without origin as predating provenance."""
+    base, tier_dir = tier.base, tier.dir
     unknown = _load(base)
     if unknown is None:
         _save(base, {e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
@@ -95,6 +97,8 @@ def sweep(
             meta = {**changed(meta, by, where), "updated_at": now}
         else:
             meta = created(meta, by, where, now)
+            if hold:
+                meta = pending.marked(meta)  # waits for a person (docs/adr/0054)
         from coffer.store.drafts import file_text
 
         path = fsutil.safe_child(tier_dir, e.filename)
@@ -121,7 +125,9 @@ def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> list[str]:
     with store.lock(tier):
         kept = store.kept(tier)  # the agent's change keeps the version it replaced
         entries = store.scan(tier).entries
-        done = sweep(tier.base, tier.dir, entries, agents, where=machine(store.root), now=now_iso())
+        hold = pending.held(store.root, tier)
+        here = machine(store.root)
+        done = sweep(tier, entries, agents, where=here, now=now_iso(), hold=hold)
         for filename in done:
             kept.wrote(filename, replaced=False)
         return done

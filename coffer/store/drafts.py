@@ -50,6 +50,7 @@ class Revision(NamedTuple):
     anchors: Sequence[str] = ()  # PATH or PATH#SYMBOL, added to those the entry has
     review_after: str | None = None  # a date or an age (coffer.store.freshness)
     verified: bool = False  # a person checked the entry now: its anchors' contents are true
+    accepted: bool = False  # a person accepted an agent's pending entry (coffer.store.pending)
 
     @property
     def empty(self) -> bool:

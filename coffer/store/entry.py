@@ -34,6 +34,7 @@ COFFER_KEYS = (
     "updated_by",
     "updated_machine",
     "text_digest",
+    "pending",  # an agent's entry waiting for a person (coffer.store.pending)
 )
 MAX_NAME = 64
 MAX_DESCRIPTION = 200

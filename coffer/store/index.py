@@ -59,6 +59,8 @@ def stale_mark(entry: Entry) -> str:
 
 def entry_line(entry: Entry) -> str:
     head = f"- [{entry.name}]({_link_target(entry.filename)})"
+    if entry.metadata.get("pending") is True:  # an agent's, not yet accepted (ADR 0054)
+        head = f"{head} [pending]"
     if entry.stale:  # before the description, so a long one is cut, never the mark
         head = f"{head} {stale_mark(entry)}"
     if not entry.description:

@@ -22,14 +22,18 @@ from coffer.base import fsutil
 from coffer.store import contradictions
 from coffer.store.conflict_copies import CONFLICT_OF, is_conflict_copy
 from coffer.store.health import duplicates
+from coffer.store.pending import is_pending
 from coffer.store.store import Store
 from coffer.store.tier import Found, Tier
 from coffer.store.views import entry_json
 
-KINDS = ("conflict", "collision", "duplicate", "near-duplicate", "contradiction", "stale")
+KINDS = (
+    "conflict", "collision", "duplicate", "near-duplicate", "contradiction", "stale", "pending"
+)  # fmt: skip
 # What a person can do with each kind: ``keep`` leaves every entry as it is; ``keep:N``
 # keeps entry N alone (a conflict's original takes the copy's text when N is the copy);
-# ``merge`` edits the entries into the first; ``forget:N``; ``verify`` (stale entries).
+# ``merge`` edits the entries into the first; ``forget:N``; ``verify`` (stale entries);
+# ``accept`` (an agent's pending entry: every agent may load it now, coffer.store.pending).
 ACTIONS = {
     "conflict": ("keep:1", "keep:2", "merge"),
     "collision": ("keep", "keep:1", "keep:2", "merge"),
@@ -37,6 +41,7 @@ ACTIONS = {
     "near-duplicate": ("keep", "keep:1", "keep:2", "merge"),
     "contradiction": ("keep", "keep:1", "keep:2", "merge"),
     "stale": ("verify", "keep", "forget:1"),
+    "pending": ("accept", "forget:1"),
 }
 _IMPORTED = re.compile(r"(.+)-imported-\d+")
 KEPT = "review-kept.json"
@@ -125,5 +130,14 @@ def queue(store: Store, tiers: Sequence[Tier]) -> list[Item]:
         for c in contradictions.find([f.entry for f in plain])
     ]
     items += [_item("stale", [f], f.entry.stale) for f in plain if f.entry.stale]
+    items += [
+        _item(
+            "pending",
+            [f],
+            f"written by {f.entry.metadata.get('origin')}; no other agent loads it yet",
+        )
+        for f in plain
+        if is_pending(f.entry)
+    ]
     done = kept(store)
     return [i for i in items if i.id not in done]

@@ -17,12 +17,13 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.base import fsutil, identity
 from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeoutError
-from coffer.store import freshness, projects, recalls, settings, trash
+from coffer.store import freshness, pending, projects, recalls, settings, trash
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
 from coffer.store.tier import SCOPES as SCOPES
@@ -199,15 +200,15 @@ class Store:
         entries = recalls.with_counts(freshness.marked(found.entries, tier.root), tier)
         return found._replace(entries=entries)
 
-    def shown(self, tier: Tier) -> TierScan:
+    def shown(self, tier: Tier, *, with_pending: bool = False) -> TierScan:
         """What agents load of ``tier`` at session start: its entries, less the stale ones
-        when the user chose to leave those to recall (docs/adr/0053)."""
+        when the user chose to leave those to recall (docs/adr/0053), and less the pending
+        ones unless ``with_pending`` (``MEMORY.md``, their writer's view; ADR 0054)."""
         found = self.scan(tier)
-        if not any(e.stale for e in found.entries):
-            return found
-        if tier.key not in settings.load(self.root).stale_recall:
-            return found
-        return found._replace(entries=tuple(e for e in found.entries if not e.stale))
+        entries = found.entries if with_pending else pending.for_others(found.entries)
+        if any(e.stale for e in entries) and tier.key in settings.load(self.root).stale_recall:
+            entries = tuple(e for e in entries if not e.stale)
+        return found._replace(entries=entries)
 
     def entries(self, tier: Tier) -> list[Entry]:
         from coffer.store import index
@@ -218,17 +219,10 @@ class Store:
         """The entries of ``tiers`` whose anchors changed or whose review date passed."""
         return [Found(t, e) for t in tiers for e in self.scan(t).entries if e.stale]
 
-    def leave_stale_to_recall(self, tier: Tier, recall: bool) -> bool:
-        """Choose whether ``tier``'s stale entries leave what agents load at session start
-        (``recall``) or stay there, marked; returns whether the choice changed."""
+    def choose(self, choice: settings.TierChoice, tier: Tier, on: bool) -> bool:
+        """Turn a per-tier choice on or off for ``tier``; returns whether it changed."""
         with self.store_lock():
-            chosen = settings.load(self.root)
-            before = tier.key in chosen.stale_recall
-            chosen.stale_recall = [k for k in chosen.stale_recall if k != tier.key]
-            if recall:
-                chosen.stale_recall.append(tier.key)
-            settings.save(self.root, chosen)
-        return before != recall
+            return settings.choose(self.root, choice, tier.key, on)
 
     def find(self, tiers: Sequence[Tier], name: str) -> Found:
         """The entry named ``name`` (or stored in ``<name>.md``) in the first tier having it."""
@@ -304,7 +298,10 @@ class Store:
                 review_after=options.review_after,
             )
             by = (options.extra or {}).get("origin") or self.writer
-            entry = entry._replace(metadata=provenance.stamped(meta, action, by, self.root))
+            meta = provenance.stamped(meta, action, by, self.root)
+            if pending.by_agent(by) and pending.held(self.root, tier):
+                meta = pending.marked(meta)  # waits for a person (docs/adr/0054)
+            entry = entry._replace(metadata=meta)
             path = fsutil.safe_child(tier.dir, entry.filename)
             fsutil.atomic_write_text(path, drafts.file_text(entry))
             kept.wrote(entry.filename)
@@ -339,6 +336,7 @@ class Store:
                 verified=change.verified,
             )
             meta = provenance.stamped(meta, "updated", self.writer, self.root)
+            meta = pending.accepted(meta) if change.accepted else meta
             entry = found.entry._replace(body=body, description=desc, metadata=meta, stale="")
             text = drafts.file_text(entry)
             fsutil.atomic_write_text(fsutil.safe_child(tier.dir, entry.filename), text)
@@ -378,12 +376,12 @@ class Store:
         """What MEMORY.md should hold now, and what it holds."""
         from coffer.store import index_file
 
-        return index_file.expected(tier, self.shown(tier))
+        return index_file.expected(tier, self.shown(tier, with_pending=True))
 
     def _regenerate(self, tier: Tier) -> bool:
         from coffer.store import index_file  # writers only
 
-        return index_file.write_if_stale(tier, self.shown)
+        return index_file.write_if_stale(tier, partial(self.shown, with_pending=True))
 
     def regenerate_index(self, tier: Tier) -> bool:
         """Rewrite MEMORY.md if it differs from what the entries give; return whether it did."""

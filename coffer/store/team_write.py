@@ -107,6 +107,11 @@ def add(root: Path, entry: Entry) -> Path:
 
     scan = require(root)
     check_secrets(entry.name, entry.description, entry.body, entry.filename)
+    if entry.metadata.get("pending") is True:  # an agent's, not yet accepted (ADR 0054)
+        raise InvalidInputError(
+            f"{entry.name} is an agent's entry waiting for you: accept it first "
+            f"({command('coffer', 'review')})"
+        )
     copy = promoted(entry)
     copy = copy._replace(metadata={**copy.metadata, "updated_by": _author(root)})
     clash = team.find(scan, copy.name) or team.find(scan, copy.filename)
