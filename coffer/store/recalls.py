@@ -38,9 +38,14 @@ def with_counts(entries: Sequence[Entry], tier: Tier) -> tuple[Entry, ...]:
     return tuple(e._replace(recalled=seen[e.name]) if e.name in seen else e for e in entries)
 
 
-def add(tier: Tier, names: Iterable[str]) -> None:
-    """Count one recall of each of ``names`` (the caller holds the tier's lock)."""
+def add(tier: Tier, names: Iterable[str]) -> bool:
+    """Count one recall of each of ``names`` (the caller holds the tier's lock); whether
+    that moves an entry in the order agents load (a count reached the next doubling)."""
     seen = counts(tier)
+    moved = False
     for name in names:
-        seen[name] = seen.get(name, 0) + 1
+        before = seen.get(name, 0)
+        seen[name] = before + 1
+        moved = moved or (before + 1).bit_length() != before.bit_length()
     fsutil.atomic_write_text(tier.base / NAME, json.dumps(seen, sort_keys=True) + "\n")
+    return moved

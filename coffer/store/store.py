@@ -260,7 +260,8 @@ class Store:
             with contextlib.suppress(OSError, LockTimeoutError):
                 if names:
                     with self.lock(tier):
-                        recalls.add(tier, names)
+                        if recalls.add(tier, names):
+                            self._regenerate(tier)  # MEMORY.md in the new order
         return found
 
     # ---- writing -----------------------------------------------------------------------

@@ -53,7 +53,15 @@ def test_new_entry_is_seen(repo):
 def test_a_recall_is_seen(repo):
     # How often an entry is recalled orders what agents load (ADR 0055): the next session
     # start renders that order, and until then `adapter list` calls the block behind.
+    s = store()
+    tier = s.project_tier(repo)
+    s.remember(tier, "Prefer tabs.", name="tabs", type="project")  # newest: listed first
+    assert coffer("project", cwd=repo).returncode == 0
+    index = tier.dir / "MEMORY.md"
+    assert index.read_text().index("[tabs]") < index.read_text().index("[deploy]")
     assert coffer("recall", "deploy", cwd=repo).returncode == 0
+    # the recall rewrote MEMORY.md in its new order: what is looked up comes first
+    assert index.read_text().index("[deploy]") < index.read_text().index("[tabs]")
     assert not noop(repo)
     listed = coffer("adapter", "list", cwd=repo)
     assert listed.returncode == 0, listed.stdout + listed.stderr
