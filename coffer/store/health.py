@@ -35,6 +35,9 @@ class Finding(NamedTuple):
 
 # Near duplicates: Jaccard similarity of the two bodies' word sets (docs/adr/0014).
 NEAR = 0.8
+# Near duplicates are information, not problems: past this many in a tier, doctor counts the
+# rest (a store of templated notes has thousands) and `coffer review` walks them all.
+MAX_NEAR_SHOWN = 50
 _WORD_RE = re.compile(r"\w+")
 
 
@@ -105,6 +108,7 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
     for problem in scan.problems:
         add("error", tier.dir / problem.filename, f"not a usable entry: {problem.message}")
     names = Counter(e.name for e in scan.entries)
+    known = set(names) | global_names  # what a [[link]] may name
     for entry in scan.entries:
         path = tier.dir / entry.filename
         if names[entry.name] > 1:
@@ -119,7 +123,6 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
             )
         if entry.stale:
             add("warning", path, f"stale: {entry.stale}; check it, then `coffer verify`")
-        known = set(names) | global_names
         for target in _LINK_RE.findall(entry.body):
             if target.strip() not in known:
                 add(
@@ -158,11 +161,16 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
     exact, near = duplicates(pool)
     pairs = [(a, b, None) for a, b in exact] + list(near)
     out: list[Finding] = []
+    near_shown = 0
     for a, b, similarity in pairs:
         if id(b) not in own:
             a, b = b, a  # report this tier's copy: it is the one this tier can change
         if id(b) not in own:
             continue
+        if similarity is not None:
+            near_shown += 1
+            if near_shown > MAX_NEAR_SHOWN:
+                continue
         if similarity is None:
             level: Level = "warning"
             forget = command("coffer", "forget", b.name, *scope)
@@ -176,6 +184,13 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
                 f"and forget the other ({a.name})"
             )
         out.append(Finding(level, tier.label, str(path(b)), message))
+    if near_shown > MAX_NEAR_SHOWN:
+        more = near_shown - MAX_NEAR_SHOWN
+        message = (
+            f"and {plural(more, 'more near duplicate')} like those; "
+            f"{command('coffer', 'review', *scope)} walks every one"
+        )
+        out.append(Finding("info", tier.label, str(tier.dir), message))
     return out
 
 
