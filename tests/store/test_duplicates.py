@@ -99,3 +99,17 @@ def test_many_copies_of_one_note_are_found_in_linear_work() -> None:
     _, near = duplicates(entries)
     assert len(near) == 3000 - 12
     assert all(a.name == f"e{int(b.name[1:]) % 12}" for a, b, _ in near)
+
+
+def test_doctor_lists_fifty_near_duplicates_and_counts_the_rest(repo: Path) -> None:
+    tier = store().project_tier(repo, create=True)
+    assert tier is not None
+    words = " ".join(f"w{k}" for k in range(12))
+    for i in range(61):  # one note and 60 near copies of it
+        write(tier.dir, f"n{i}", f"{words} copy{i}")
+    out = coffer("doctor", "--json", cwd=repo)
+    near = [f for f in json.loads(out.stdout)["findings"] if f["level"] == "info"]
+    listed = [f for f in near if "nearly the same text" in f["message"]]
+    assert len(listed) == 50
+    (more,) = [f for f in near if f["message"].startswith("and 10 more near duplicates")]
+    assert "`coffer review`" in more["message"]
