@@ -127,13 +127,21 @@ class AgentSet:
         adapters = self.loaded.adapters
         return {n: adapters[n] for n, present in found.items() if self.settings.enabled(n, present)}
 
-    def targets(self, ctx: Context, report: Report, adapters: Mapping[str, Adapter]) -> Targets:
-        """Collect the targets of ``adapters`` and group them: the one place that does."""
+    def targets(
+        self,
+        ctx: Context,
+        report: Report,
+        adapters: Mapping[str, Adapter],
+        planned: Mapping[str, Sequence[Target]] | None = None,
+    ) -> Targets:
+        """Collect the targets of ``adapters`` and group them: the one place that does.
+        ``planned``: targets already asked of them (`adapter list` asks each once)."""
         out = Targets()
         for name, adapter in adapters.items():
-            for target in self.call_adapter(
-                name, report, partial(adapter.targets, ctx), NO_TARGETS
-            ):
+            found = planned.get(name) if planned is not None else None
+            if found is None:
+                found = self.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
+            for target in found:
                 if target.mode is Mode.SYMLINK:
                     out.links.append((name, target))
                 elif target.mode is Mode.RENDER:

@@ -139,7 +139,14 @@ def status(
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     reports = {name: Report() for name in agents.loaded.adapters}
     detected = agents.detected(ctx, reports)  # once; a failure in that adapter's own report
-    readers = agents.targets(ctx, Report(), agents.enabled(ctx, Report(), detected)).blocks
+    enabled = agents.enabled(ctx, Report(), detected)
+    shown = {n for n in agents.loaded.adapters if every or detected[n] or n in enabled}
+    planned = {  # each adapter's targets, asked once
+        name: list(agents.call_adapter(name, reports[name], partial(a.targets, ctx), NO_TARGETS))
+        for name, a in agents.loaded.adapters.items()
+        if name in shown
+    }
+    readers = agents.targets(ctx, Report(), enabled, planned).blocks
     journal = agents.journal.load_all()
     out = []
     for name, adapter in agents.loaded.adapters.items():
@@ -152,7 +159,7 @@ def status(
             hidden=not present and not agents.settings.enabled(name, present),
         )
         if every or not st.hidden:
-            _fill(run, st, adapter, readers, journal, report)
+            _fill(run, st, (adapter, planned[name]), readers, journal, report)
         out.append(st)
     return out, list(agents.loaded.errors)
 
@@ -160,16 +167,14 @@ def status(
 def _fill(
     run: Run,
     st: AdapterStatus,
-    adapter: Adapter,
+    planned: tuple[Adapter, list[Target]],
     readers: dict[Path, list[Reader]],
     journal: list[JournalRecord],
     report: Report,
 ) -> None:
     agents, ctx, name = run.agents, run.ctx, st.name
+    adapter, targets = planned
     st.modes = _modes(agents, name, report, adapter)
-    targets: list[Target] = list(
-        agents.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
-    )
     for t in targets:
         st.targets.append(_target(run, t, readers.get(t.path) or [(name, t)]))
     native = agents.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
