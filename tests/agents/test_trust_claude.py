@@ -101,9 +101,12 @@ def test_an_entry_deleted_in_claudes_folder_is_back_in_its_prompt_after_restore(
     assert WALRUS in _session(recorder, repo)
 
     (_claude_memory(fake_home) / "walrus.md").unlink()  # as Claude's consolidation does
-    gone = _session(recorder, repo)  # its hook run keeps the version the deletion lost
-    assert WALRUS not in gone
+    # Claude loads its MEMORY.md before its SessionStart hook runs: the first session
+    # still lists the entry; its hook keeps the version the deletion lost and rewrites the
+    # index, so the next session has it no more.
+    _session(recorder, repo)
     assert "deleted" in _ok("history", "walrus", cwd=repo)
+    assert WALRUS not in _session(recorder, repo)
 
     _ok("restore", "walrus", cwd=repo)
     assert WALRUS in _session(recorder, repo)
