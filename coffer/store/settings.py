@@ -7,7 +7,6 @@ tiers that hold agents' writes until a person accepts them (``hold_agent_writes`
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -17,22 +16,47 @@ from coffer.base.errors import StoreError
 CONFIG = "config.json"
 
 
-@dataclass(slots=True)
 class Settings:
-    """The choices, mutable: a command changes them, then saves."""
+    """The choices, mutable: a command changes them, then saves. A plain class: every
+    command reads the settings, and a dataclass costs ``dataclasses`` and ``inspect`` at
+    start-up (tests/cli/test_imports.py holds the reads and a full projection to that)."""
 
-    adapters: dict[str, bool] = field(default_factory=dict)  # explicit enable/disable
-    paused: list[str] = field(default_factory=list)  # project roots `unproject` paused
-    # Directories outside git that `coffer init` made projects (no other is one).
-    opted_in: list[str] = field(default_factory=list)
-    # Project roots whose blocks git sees and commits (`coffer project --git-block commit`).
-    git_commit: list[str] = field(default_factory=list)
-    sync_interval: float | None = None  # None: coffer watch's default
-    # Tiers (a project root, or "global") whose stale entries leave what agents load at
-    # session start for what recall finds; every other tier marks them in place.
-    stale_recall: list[str] = field(default_factory=list)
-    # Tiers whose entries written by agents wait, pending, for a person (coffer.store.pending).
-    hold_agent_writes: list[str] = field(default_factory=list)
+    __slots__ = (
+        "adapters",
+        "git_commit",
+        "hold_agent_writes",
+        "opted_in",
+        "paused",
+        "stale_recall",
+        "sync_interval",
+    )
+
+    def __init__(  # noqa: PLR0913 - one argument per stored choice
+        self,
+        adapters: dict[str, bool] | None = None,
+        paused: list[str] | None = None,
+        opted_in: list[str] | None = None,
+        git_commit: list[str] | None = None,
+        sync_interval: float | None = None,
+        stale_recall: list[str] | None = None,
+        hold_agent_writes: list[str] | None = None,
+    ) -> None:
+        self.adapters = {} if adapters is None else adapters  # explicit enable/disable
+        self.paused = [] if paused is None else paused  # project roots `unproject` paused
+        # Directories outside git that `coffer init` made projects (no other is one).
+        self.opted_in = [] if opted_in is None else opted_in
+        # Project roots whose blocks git sees and commits (`coffer project --git-block commit`).
+        self.git_commit = [] if git_commit is None else git_commit
+        self.sync_interval = sync_interval  # None: coffer watch's default
+        # Tiers (a project root, or "global") whose stale entries leave what agents load at
+        # session start for what recall finds; every other tier marks them in place.
+        self.stale_recall = [] if stale_recall is None else stale_recall
+        # Tiers whose entries written by agents wait, pending, for a person (coffer.store.pending).
+        self.hold_agent_writes = [] if hold_agent_writes is None else hold_agent_writes
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"Settings({shown})"
 
     def enabled(self, name: str, detected: bool) -> bool:
         """Explicit choice wins; otherwise an adapter is on when its agent is present."""
