@@ -13,49 +13,42 @@ Names no agent; stdlib only (docs/adr/0027).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Literal, NamedTuple
 
-if TYPE_CHECKING:
-    from typing import Literal
+# How a fact was established, the status values of the reference runs:
+# Run = seen in a captured request or in files the agent wrote; Code = read in the shipped
+# package; Docs = the agent's own documentation; Inferred = reasoned from the others.
+How = Literal["Run", "Code", "Docs", "Inferred"]
 
-    # How a fact was established, the status values of the reference runs:
-    # Run = seen in a captured request or in files the agent wrote; Code = read in the shipped
-    # package; Docs = the agent's own documentation; Inferred = reasoned from the others.
-    How = Literal["Run", "Code", "Docs", "Inferred"]
+# Where a project file is looked for, relative to the session's start directory <cwd> and
+# the git root <root>:
+# - "root": only <root>;  "cwd": only <cwd> (a session in a subdirectory misses <root>'s);
+# - "cwd-up-to-root": every directory from <cwd> up to <root>;
+# - "cwd-up-past-root": the same, and the directory holding <root>;
+# - "root-down-to-cwd": every directory from <root> down to <cwd>;
+# - "fs-root-down-to-cwd": every directory from / down to <cwd>, no git boundary;
+# - "above-root-down-to-cwd": from the directory holding <root> down to <cwd>;
+# - "cwd-up-to-trusted": from <cwd> up to the closest trusted ancestor;
+# - "trusted-down-to-cwd": the same directories, outermost first.
+# The name says the order too: "cwd-up" nearest first, "down-to-cwd" outermost first. Where
+# trust is not known, explain takes <root> for the trusted ancestor.
+Walk = Literal[
+    "root",
+    "cwd",
+    "cwd-up-to-root",
+    "cwd-up-past-root",
+    "root-down-to-cwd",
+    "fs-root-down-to-cwd",
+    "above-root-down-to-cwd",
+    "cwd-up-to-trusted",
+    "trusted-down-to-cwd",
+]
 
-    # Where a project file is looked for, relative to the session's start directory <cwd> and
-    # the git root <root>:
-    # - "root": only <root>;  "cwd": only <cwd> (a session in a subdirectory misses <root>'s);
-    # - "cwd-up-to-root": every directory from <cwd> up to <root>;
-    # - "cwd-up-past-root": the same, and the directory holding <root>;
-    # - "root-down-to-cwd": every directory from <root> down to <cwd>;
-    # - "fs-root-down-to-cwd": every directory from / down to <cwd>, no git boundary;
-    # - "above-root-down-to-cwd": from the directory holding <root> down to <cwd>;
-    # - "cwd-up-to-trusted": from <cwd> up to the closest trusted ancestor;
-    # - "trusted-down-to-cwd": the same directories, outermost first.
-    # The name says the order too: "cwd-up" nearest first, "down-to-cwd" outermost first. Where
-    # trust is not known, explain takes <root> for the trusted ancestor.
-    Walk = Literal[
-        "root",
-        "cwd",
-        "cwd-up-to-root",
-        "cwd-up-past-root",
-        "root-down-to-cwd",
-        "fs-root-down-to-cwd",
-        "above-root-down-to-cwd",
-        "cwd-up-to-trusted",
-        "trusted-down-to-cwd",
-    ]
-
-    # In which order the files of consecutive walked Loads reach the context: "by-file" — every
-    # file of one Load before the next Load's (Qwen groups by name); "by-directory" — for each
-    # directory of the walk, the Loads in turn (Claude: CLAUDE.md, .claude/CLAUDE.md, … of `/`,
-    # then of the next directory down).
-    Order = Literal["by-file", "by-directory"]
-else:
-    How = str
-    Walk = str
-    Order = str
+# In which order the files of consecutive walked Loads reach the context: "by-file" — every
+# file of one Load before the next Load's (Qwen groups by name); "by-directory" — for each
+# directory of the walk, the Loads in turn (Claude: CLAUDE.md, .claude/CLAUDE.md, … of `/`,
+# then of the next directory down).
+Order = Literal["by-file", "by-directory"]
 
 
 # The placeholders a path template may start with: the home directory, the agent's config

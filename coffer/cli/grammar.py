@@ -24,6 +24,8 @@ from coffer.store.watch_state import EXIT_NOT_RUNNING
 
 GIT_BLOCK = ("hide", "commit")
 SCOPE_METAVAR = "[" + "|".join(SCOPES) + "]"
+# What converts to an int without a doubt: no sign, no leading zero, no digits beyond ASCII.
+_WHOLE_NUMBER = re.compile(r"[1-9][0-9]{0,17}", re.ASCII)
 
 
 class Option(NamedTuple):
@@ -57,10 +59,7 @@ class Option(NamedTuple):
         if self.choices:
             return value in self.choices
         if self.minimum is not None:
-            # [1-9][0-9]{0,17}: what converts to an int without a doubt
-            return re.fullmatch("[1-9][0-9]{0,17}", value, re.ASCII) is not None and (
-                int(value) >= self.minimum
-            )
+            return _WHOLE_NUMBER.fullmatch(value) is not None and int(value) >= self.minimum
         return True
 
 
