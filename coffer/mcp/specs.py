@@ -155,7 +155,8 @@ DESCRIPTIONS = {
     "stale_memory": "List entries that may no longer be true: a file they are anchored to "
     "changed or vanished, or their review date passed. Check each before relying on it.",
     "review_queue": "List what in coffer's memory needs a person (read only): conflict "
-    "copies, import collisions, duplicates, contradictions, stale entries. A person resolves "
+    "copies, import collisions, duplicates, contradictions, stale entries, agents' entries "
+    "pending acceptance. A person resolves "
     "them with `coffer review`.",
     "verify_memory": "Mark an entry as checked now, after confirming it is still true: its "
     "anchored files' current contents become the reference.",

@@ -136,3 +136,32 @@ def test_an_mcp_clients_held_entry_is_recalled_by_that_client_only(repo: Path) -
     assert theirs["results"] == []
     assert all(e["name"] != "lint" for t in listed["tiers"] for e in t["entries"])
     assert "ruff" not in _agents_md(repo)
+
+
+def test_forgetting_a_held_entry_removes_it_and_the_queue_lists_it_over_mcp(
+    repo: Path, fake_home: Path
+) -> None:
+    _ok("review", "--hold-agent-writes", "--scope", "project", cwd=repo)
+    path = _claude_writes(fake_home, repo)
+    (queued,) = _serve(repo, "codex", {"name": "review_queue", "arguments": {}})
+    (item,) = queued["items"]
+    assert item["kind"] == "pending" and [e["name"] for e in item["entries"]] == ["db-port"]
+
+    _ok("review", cwd=repo, stdin="f\n")  # forget
+    assert not path.exists()
+    assert "[db-port]" not in (_linked(fake_home) / "MEMORY.md").read_text()
+    assert "5433" not in _agents_md(repo)
+    assert json.loads(_ok("review", "--json", cwd=repo))["items"] == []
+
+
+def test_an_mcp_clients_held_entry_waits_in_the_queue_until_accepted(repo: Path) -> None:
+    _ok("review", "--hold-agent-writes", "--scope", "project", cwd=repo)
+    remember = {"name": "remember", "arguments": {"text": "Lint with ruff.", "name": "lint"}}
+    _serve(repo, "codex", remember)
+    (item,) = json.loads(_ok("review", "--json", cwd=repo))["items"]
+    assert item["kind"] == "pending" and "mcp:codex" in item["why"]
+    _ok("review", cwd=repo, stdin="a\n")
+    assert "ruff" in _agents_md(repo)
+    recall = {"name": "recall", "arguments": {"query": "ruff"}}
+    (theirs,) = _serve(repo, "gemini-cli", recall)
+    assert [r["name"] for r in theirs["results"]] == ["lint"]  # accepted: every client sees it
