@@ -78,6 +78,7 @@ COMMANDS: dict[str, str] = {
     "vault": "vault",
     "sync": "sync",
     "team": "team",
+    "ui": "ui",
 }
 _ROOT_FLAGS = frozenset({"--version"})
 
