@@ -116,7 +116,9 @@ def test_refusals_in_the_browser(page: Page, server: UIServer, driver: Playwrigh
     rebinding = [*ARGS, "--host-resolver-rules=MAP evil.example 127.0.0.1"]
     rebound = driver.chromium.launch(executable_path=str(CHROMIUM), args=rebinding)
     try:
-        foreign = rebound.new_page().goto(f"http://evil.example:{server.port}/?token={server.keys.token}")
+        foreign = rebound.new_page().goto(
+            f"http://evil.example:{server.port}/?token={server.keys.token}"
+        )
         assert foreign is not None and foreign.status == 421
     finally:
         rebound.close()

@@ -60,8 +60,8 @@ def test_edit_reaches_agents_md(server: UIServer, repo: Path) -> None:
     agents = repo / "AGENTS.md"
     page = call(server, "/entry?scope=project&name=deploy")
     assert page.status == 200 and "Deploys use make release." in page.body
-    done = post(server, "/update", scope="project", name="deploy",
-                text="Deploys use make ship.", description="How we deploy", type="project")  # fmt: skip
+    edit = {"text": "Deploys use make ship.", "description": "How we deploy", "type": "project"}
+    done = post(server, "/update", scope="project", name="deploy", **edit)
     assert done.status == 200, done.body
     assert str(agents) in updated(done)
     text = agents.read_text()
