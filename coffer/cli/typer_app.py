@@ -74,11 +74,11 @@ COMMANDS: dict[str, str] = {
     "uninstall": "uninstall",
     "watch": "watch",
     "explain": "explain",
+    "ui": "ui",
     "adapter": "adapter",
     "vault": "vault",
     "sync": "sync",
     "team": "team",
-    "ui": "ui",
 }
 _ROOT_FLAGS = frozenset({"--version"})
 
