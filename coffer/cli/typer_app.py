@@ -74,6 +74,7 @@ COMMANDS: dict[str, str] = {
     "uninstall": "uninstall",
     "watch": "watch",
     "explain": "explain",
+    "ui": "ui",
     "adapter": "adapter",
     "vault": "vault",
     "sync": "sync",

@@ -26,7 +26,8 @@ HEAVY = (
     "coffer.vault.api",
 )
 OTHER_COMMANDS = tuple(
-    f"coffer.cli.{m}" for m in ("memory", "health", "project", "setup", "watch", "adapter", "mcp")
+    f"coffer.cli.{m}"
+    for m in ("memory", "health", "project", "setup", "watch", "adapter", "mcp", "ui")
 )
 
 

@@ -1,0 +1,120 @@
+"""The page's HTML: server-rendered, every value through :func:`html.escape`, one stylesheet
+and one small script shipped beside this module (docs/adr/0056)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from coffer.store.entry import TYPES
+from coffer.store.tier import Found
+
+_VIEWS = (("/", "Memory"), ("/review", "Review"), ("/agents", "Agents"), ("/state", "State"))
+
+
+def e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def layout(title: str, body: str, current: str = "") -> str:
+    nav = "".join(
+        f'<a href="{path}"{" class=on" if path == current else ""}>{name}</a>'
+        for path, name in _VIEWS
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{e(title)} · coffer</title>"
+        '<link rel="stylesheet" href="/static/ui.css"><script src="/static/ui.js" defer></script>'
+        f"</head><body><header><b>coffer</b><nav>{nav}</nav></header>"
+        f"<main><h1>{e(title)}</h1>{body}</main></body></html>"
+    )
+
+
+def form(action: str, csrf: str, fields: dict[str, str], inner: str, confirm: str = "") -> str:
+    hidden = "".join(
+        f'<input type="hidden" name="{e(k)}" value="{e(v)}">'
+        for k, v in {"csrf": csrf, **fields}.items()
+    )
+    said = f' data-confirm="{e(confirm)}"' if confirm else ""
+    return f'<form method="post" action="{action}"{said}>{hidden}{inner}</form>'
+
+
+def _link(f: Found) -> str:
+    query = urlencode({"scope": f.tier.scope, "name": f.entry.name})
+    return f'<a class="entry" href="/entry?{query}">{e(f.entry.name)}</a>'
+
+
+def _origin(f: Found) -> str:
+    origin = f.entry.metadata.get("origin")
+    return str(origin) if isinstance(origin, str) and origin else "unknown"
+
+
+def memory(project: Path, query: str, found: Sequence[Found]) -> str:
+    rows = "".join(
+        f"<tr><td>{_link(f)}<div class=desc>{e(f.entry.description)}</div></td>"
+        f"<td>{e(f.tier.label)}</td><td>{e(f.entry.type or '')}</td><td>{e(_origin(f))}</td>"
+        f"<td>{e(f.entry.updated_at[:10])}</td>"
+        f"<td>{'<span class=stale>stale: ' + e(f.entry.stale) + '</span>' if f.entry.stale else 'fresh'}</td>"  # noqa: E501
+        "</tr>"
+        for f in found
+    )
+    search = (
+        '<form method="get" action="/" class="search">'
+        f'<input name="q" value="{e(query)}" placeholder="search as recall ranks" autofocus>'
+        "<button>Search</button></form>"
+    )
+    said = f"{len(found)} {'hits' if query else 'entries'} for {e(project)}"
+    table = (
+        "<table><tr><th>entry</th><th>tier</th><th>type</th><th>from</th><th>updated</th>"
+        f"<th>freshness</th></tr>{rows}</table>"
+    )
+    return layout("Memory", f"{search}<p class=count>{said}</p>{table}", "/")
+
+
+def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str) -> str:
+    keys = {"scope": f.tier.scope, "name": f.entry.name}
+    types = "".join(
+        f"<option{' selected' if t == f.entry.type else ''}>{e(t)}</option>" for t in ("", *TYPES)
+    )
+    edit = form(
+        "/update",
+        csrf,
+        keys,
+        f'<label>description <input name="description" value="{e(f.entry.description)}"></label>'
+        f'<label>type <select name="type">{types}</select></label>'
+        f'<textarea name="text" rows="10">{e(f.entry.body)}</textarea><button>Save</button>',
+    )
+    forget = form("/forget", csrf, keys, "<button class=danger>Forget</button>", "Forget it?")
+    versions = "".join(
+        f"<tr><td>{v['number']}</td><td>{e(v['when'])}</td><td>{e(v['event'])}</td>"
+        f"<td>{v['size']} B</td><td>{e(v['origin'])}</td><td>"
+        + form("/restore", csrf, {**keys, "version": str(v["number"])}, "<button>Restore</button>")
+        + "</td></tr>"
+        for v in history
+    )
+    about = (
+        f"<p>{e(f.tier.label)} · {e(f.path)} · from {e(_origin(f))}"
+        f"{' · stale: ' + e(f.entry.stale) if f.entry.stale else ''}</p>"
+    )
+    kept = f"<h2>History</h2><table>{versions}</table>" if versions else "<p>no kept version</p>"
+    return layout(f.entry.name, about + edit + forget + kept)
+
+
+def gone(scope: str, name: str, history: Iterable[dict[str, Any]], csrf: str) -> str:
+    """An entry that is not there (forgotten): its kept versions, to bring one back."""
+    keys = {"scope": scope, "name": name}
+    restore = form("/restore", csrf, keys, "<button>Restore the last version</button>")
+    shown = "".join(f"<li>{v['number']}: {e(v['when'])} {e(v['event'])}</li>" for v in history)
+    return layout(name, f"<p>{e(name)} is not in the {e(scope)} tier.</p><ul>{shown}</ul>{restore}")
+
+
+def done(what: str, updated: Sequence[Path], back: str) -> str:
+    files = "".join(f"<li>updated {e(p)}</li>" for p in updated) or "<li>no projected file</li>"
+    return layout(what, f'<ul class="updated">{files}</ul><p><a href="{e(back)}">back</a></p>')
+
+
+def refused(status: int, why: str) -> str:
+    return layout(f"{status}", f"<p>{e(why)}</p>")

@@ -1,0 +1,98 @@
+"""The Review, Agents and State views (the Memory views are coffer.ui.pages)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from coffer.ui.pages import e, form, layout
+
+if TYPE_CHECKING:
+    from coffer.store.review import Item
+
+
+def _side(item: Item) -> str:
+    cells = "".join(
+        f"<div><h3>#{n} {e(f.entry.name)} <small>{e(f.tier.label)}</small></h3>"
+        f"<pre>{e(f.entry.body)}</pre></div>"
+        for n, f in enumerate(item.entries, 1)
+    )
+    return f'<div class="side">{cells}</div>'
+
+
+def review(items: Sequence[Item], csrf: str) -> str:
+    from coffer.projection.review import merge_draft
+
+    out = []
+    for item in items:
+        keys = {"id": item.id}
+        buttons = "".join(
+            form("/resolve", csrf, {**keys, "action": a}, f"<button>{e(a)}</button>")
+            for a in item.actions
+            if a != "merge"
+        )
+        merge = ""
+        if "merge" in item.actions:
+            merge = form(
+                "/resolve",
+                csrf,
+                {**keys, "action": "merge"},
+                f'<textarea name="merged" rows="8">{e(merge_draft(item))}</textarea>'
+                "<button>merge</button>",
+            )
+        out.append(
+            f'<section class="item" data-kind="{e(item.kind)}"><h2>{e(item.kind)}: '
+            f"{e(item.why)}</h2>{_side(item)}<div class=actions>{buttons}</div>{merge}</section>"
+        )
+    return layout("Review", "".join(out) or "<p>nothing to review</p>", "/review")
+
+
+def _file(f: dict[str, Any]) -> str:
+    place = f["order"] if f["order"] is not None else "-"
+    note = f" · {e(f['state'])}" if f["state"] not in ("read", "cut") else ""
+    coffer = f" · coffer {e(f['coffer'])}" if f["coffer"] else ""
+    return (
+        f"<li><b>{e(place)}</b> {e(f['path'])} <small>{f['bytes']:,} B{coffer}{note}</small></li>"
+    )
+
+
+def agents(found: Sequence[dict[str, Any]]) -> str:
+    out = []
+    for a in found:
+        if not a["present"]:
+            continue
+        cost = a["coffer_memory"]
+        hints = "".join(f"<p class=hint>{e(h)}</p>" for h in a["hints"])
+        out.append(
+            f'<section class="agent" data-agent="{e(a["name"])}"><h2>{e(a["title"])}'
+            f" <small>{'ok' if a['ok'] else 'not loading coffer'}</small></h2>"
+            f"<ol class=files>{''.join(_file(f) for f in a['files'])}</ol>"
+            f"<p>coffer's memory: {cost['bytes']:,} bytes, about {cost['tokens']:,} tokens</p>"
+            f"{hints}</section>"
+        )
+    return layout("Agents", "".join(out) or "<p>no agent found on this machine</p>", "/agents")
+
+
+def state(found: dict[str, Any]) -> str:
+    from coffer.store.watch_state import status_lines
+
+    watch = "".join(f"<li>{e(line)}</li>" for line in status_lines(found["watch"]))
+    rows = "".join(
+        f"<tr><td>{e(r.kind)}</td><td>{e(getattr(r, 'path', '') or '')}</td>"
+        f"<td>{e(getattr(r, 'updated_at', None) or getattr(r, 'created_at', None) or '')}</td>"
+        f"<td><code>{e(_undo(r.kind))}</code></td></tr>"
+        for r in found["journal"]
+    )
+    journal = (
+        f"<table><tr><th>kind</th><th>file</th><th>when</th><th>undo</th></tr>{rows}</table>"
+        if rows
+        else "<p>coffer has changed no file outside its store yet</p>"
+    )
+    return layout(
+        "State", f"<h2>Watcher and sync</h2><ul>{watch}</ul><h2>Journal</h2>{journal}", "/state"
+    )
+
+
+def _undo(kind: str) -> str:
+    # Setup records are undone by `coffer setup --undo`; projections by `coffer project --undo`.
+    return "coffer setup --undo" if kind in ("setup", "service") else "coffer project --undo"

@@ -1,0 +1,131 @@
+"""`coffer ui` in a real browser: Debian's chromium, headless, driven by Playwright (never
+a downloaded browser). Skipped without /usr/bin/chromium, unless COFFER_UI_BROWSER_REQUIRED
+is set (CI sets it: there the skip would hide a broken page). COFFER_UI_SCREENSHOTS=DIR
+saves the main views there (docs/ui/*.png)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from coffer.store import Store
+from coffer.ui.server import UIServer
+from tests.ui.client import conflict_copy
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page, Playwright
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+
+if not CHROMIUM.exists():
+    if os.environ.get("COFFER_UI_BROWSER_REQUIRED"):
+        pytest.fail(f"COFFER_UI_BROWSER_REQUIRED is set but {CHROMIUM} is missing "
+                    "(apt-get install chromium)", pytrace=False)  # fmt: skip
+    pytest.skip(f"no {CHROMIUM} (Debian's chromium package) to drive", allow_module_level=True)
+
+
+@pytest.fixture
+def driver() -> Iterator[Playwright]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture
+def page(server: UIServer, driver: Playwright) -> Iterator[Page]:
+    browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    try:
+        tab = browser.new_page(viewport={"width": 1100, "height": 700})
+        tab.on("dialog", lambda dialog: dialog.accept())  # the forget confirmation
+        tab.goto(server.url)
+        yield tab
+    finally:
+        browser.close()
+
+
+def _shot(page: Page, name: str) -> None:
+    where = os.environ.get("COFFER_UI_SCREENSHOTS")
+    if where:
+        Path(where).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(where) / f"{name}.png"), full_page=True)
+
+
+def test_search_edit_forget_restore(page: Page, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    assert "?token=" not in page.url  # the cookie took over
+    assert page.locator("a.entry").count() == 2
+    _shot(page, "memory")
+    page.fill("input[name=q]", "python tabs")
+    page.click("form.search button")
+    assert page.locator("a.entry").first.inner_text() == "tabs"
+    page.goto(page.url.split("?")[0])
+    page.click("a.entry:text('deploy')")
+    page.fill("textarea[name=text]", "Deploys use make ship.")
+    page.click("form[action='/update'] button")
+    assert str(agents) in page.locator("ul.updated").inner_text()
+    assert "Deploys use make ship." in agents.read_text()
+    page.click("text=back")
+    page.click("button.danger")
+    assert "make ship" not in agents.read_text()
+    page.click("text=back")
+    page.click("button:text('Restore the last version')")
+    assert "Deploys use make ship." in agents.read_text()
+
+
+def test_resolve_a_conflict_copy(page: Page, repo: Path, server: UIServer) -> None:
+    copy = conflict_copy(Store.from_environ(os.environ), repo)
+    page.click("nav >> text=Review")
+    item = page.locator("section.item[data-kind=conflict]")
+    assert "Deploys use make ship." in item.inner_text()
+    _shot(page, "review")
+    item.locator("button:text('keep:2')").click()
+    assert page.locator("ul.updated").count() == 1
+    assert not copy.exists()
+    assert "Deploys use make ship." in (repo / "AGENTS.md").read_text()
+
+
+def test_agents_load_order_and_state(page: Page, repo: Path) -> None:
+    page.click("nav >> text=Agents")
+    for agent in ("claude", "codex"):
+        files = page.locator(f"section[data-agent={agent}] ol.files li").all_inner_texts()
+        assert files and files[0].startswith("1 ") and str(repo / "AGENTS.md") in files[0]
+    _shot(page, "agents")
+    page.click("nav >> text=State")
+    assert "coffer watch" in page.inner_text("main")
+    _shot(page, "state")
+
+
+def test_refusals_in_the_browser(page: Page, server: UIServer, driver: Playwright) -> None:
+    # A fresh context has no cookie: without the token, nothing.
+    browser = page.context.browser
+    assert browser is not None
+    other = browser.new_context()
+    try:
+        reply = other.new_page().goto(f"http://127.0.0.1:{server.port}/")
+        assert reply is not None and reply.status == 403
+    finally:
+        other.close()
+    # DNS rebinding: a foreign name that resolves to 127.0.0.1 reaches the port, token and all.
+    rebinding = [*ARGS, "--host-resolver-rules=MAP evil.example 127.0.0.1"]
+    rebound = driver.chromium.launch(executable_path=str(CHROMIUM), args=rebinding)
+    try:
+        foreign = rebound.new_page().goto(
+            f"http://evil.example:{server.port}/?token={server.keys.token}"
+        )
+        assert foreign is not None and foreign.status == 421
+    finally:
+        rebound.close()
+    # A form posted from another origin, even with the cookie and the CSRF token.
+    answer = page.request.post(f"http://127.0.0.1:{server.port}/forget",
+        form={"csrf": server.keys.csrf, "scope": "project", "name": "deploy"},
+        headers={"Origin": "http://evil.example"})  # fmt: skip
+    assert answer.status == 403
+    page.reload()
+    assert page.locator("a.entry:text('deploy')").count() == 1

@@ -1,0 +1,117 @@
+"""`coffer ui` over HTTP: who is served (token, cookie, Host, Origin, CSRF) and what the
+page's writes do on disk (the same write path as the CLI: AGENTS.md changes)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from coffer.store import Store
+from coffer.ui.server import UIServer
+from tests.ui.client import call, conflict_copy, post, updated
+
+
+def test_no_token_no_page(server: UIServer) -> None:
+    assert call(server, "/", cookie=False).status == 403
+    assert call(server, "/?token=wrong", cookie=False).status == 403
+    assert call(server, "/", cookie=False, headers={"Cookie": "coffer_ui=wrong"}).status == 403
+    assert call(server, "/static/ui.css", cookie=False).status == 403
+
+
+def test_token_in_url_becomes_a_strict_cookie(server: UIServer) -> None:
+    first = call(server, f"/?token={server.keys.token}", cookie=False)
+    assert first.status == 303
+    assert first.headers["Location"] == "/"  # the token leaves the address bar
+    cookie = first.headers["Set-Cookie"]
+    assert cookie.startswith(f"coffer_ui={server.keys.token};")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    page = call(server, "/")
+    assert page.status == 200 and "deploy" in page.body and "tabs" in page.body
+    assert "default-src 'self'" in page.headers["Content-Security-Policy"]
+
+
+def test_foreign_host_is_refused(server: UIServer) -> None:
+    # A DNS-rebinding page reaches 127.0.0.1 under its own name.
+    assert call(server, "/", headers={"Host": f"evil.example:{server.port}"}).status == 421
+    assert call(server, "/", headers={"Host": "127.0.0.1:1"}).status == 421
+    assert call(server, "/", headers={"Host": f"localhost:{server.port}"}).status == 200
+
+
+def test_foreign_origin_is_refused(server: UIServer) -> None:
+    evil = {"Origin": "http://evil.example"}
+    assert call(server, "/", headers=evil).status == 403
+    form = {"csrf": server.keys.csrf, "scope": "project", "name": "deploy"}
+    assert call(server, "/forget", form=form, headers=evil).status == 403
+    same = {"Origin": f"http://127.0.0.1:{server.port}"}
+    assert call(server, "/", headers=same).status == 200
+
+
+def test_writes_need_post_and_the_csrf_token(server: UIServer, repo: Path) -> None:
+    before = (repo / "AGENTS.md").read_text()
+    assert call(server, "/forget?scope=project&name=deploy").status == 404
+    form = {"scope": "project", "name": "deploy"}
+    assert call(server, "/forget", form=form).status == 403
+    assert call(server, "/forget", form={**form, "csrf": "wrong"}).status == 403
+    assert (repo / "AGENTS.md").read_text() == before
+    assert "Deploys use make release." in before
+
+
+def test_edit_reaches_agents_md(server: UIServer, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    page = call(server, "/entry?scope=project&name=deploy")
+    assert page.status == 200 and "Deploys use make release." in page.body
+    edit = {"text": "Deploys use make ship.", "description": "How we deploy", "type": "project"}
+    done = post(server, "/update", scope="project", name="deploy", **edit)
+    assert done.status == 200, done.body
+    assert str(agents) in updated(done)
+    text = agents.read_text()
+    assert "Deploys use make ship." in text and "make release" not in text
+    assert text.startswith("# Team rules\n\nRun the tests.\n")  # the person's part is kept
+
+
+def test_a_secret_is_refused_like_the_cli(server: UIServer, repo: Path) -> None:
+    secret = "token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    done = post(server, "/update", scope="project", name="deploy", text=secret)
+    assert done.status == 400
+    assert "ghp_" not in (repo / "AGENTS.md").read_text()
+
+
+def test_forget_and_restore(server: UIServer, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    gone = post(server, "/forget", scope="project", name="deploy")
+    assert gone.status == 200 and str(agents) in updated(gone)
+    assert "make release" not in agents.read_text()
+    page = call(server, "/entry?scope=project&name=deploy")
+    assert page.status == 200 and "Restore" in page.body
+    back = post(server, "/restore", scope="project", name="deploy")
+    assert back.status == 200 and str(agents) in updated(back)
+    assert "Deploys use make release." in agents.read_text()
+    history = call(server, "/entry?scope=project&name=deploy").body
+    assert "deleted" in history or "forgot" in history or "<h2>History</h2>" in history
+
+
+def test_search_ranks_as_recall(server: UIServer) -> None:
+    page = call(server, "/?q=python+tabs").body
+    names = re.findall(r'class="entry" href="[^"]*">([^<]+)</a>', page)
+    assert names[:1] == ["tabs"]
+
+
+def test_review_resolves_a_conflict_copy(server: UIServer, repo: Path) -> None:
+    copy = conflict_copy(Store.from_environ(__import__("os").environ), repo)
+    page = call(server, "/review").body
+    assert "conflict" in page and "Deploys use make ship." in page
+    item = re.search(r'name="id" value="([0-9a-f]+)"', page)
+    assert item is not None
+    done = post(server, "/resolve", id=item.group(1), action="keep:2")
+    assert done.status == 200, done.body
+    assert not copy.exists()
+    assert "Deploys use make ship." in (repo / "AGENTS.md").read_text()
+    assert "nothing to review" in call(server, "/review").body
+
+
+def test_agents_and_state(server: UIServer, repo: Path) -> None:
+    page = call(server, "/agents").body
+    assert 'data-agent="claude"' in page and 'data-agent="codex"' in page
+    assert str(repo / "AGENTS.md") in page
+    state = call(server, "/state").body
+    assert "coffer watch" in state and str(repo / "AGENTS.md") in state
