@@ -83,9 +83,10 @@ class AgentSet:
         self.journal = Journal(store.root, ledger_dir(environ, store.root))
         self.handoffs = handoffs
         self.deadline: Deadline | None = None
-        # The adapters each `project` run of this engine projected for, by project root:
-        # the no-op stamp written after the run signs their inputs without detecting again.
-        self.projected: dict[Path | None, frozenset[str]] = {}
+        # The adapters each `project` run of this engine projected for, with the targets
+        # they planned, by project root: the no-op stamp written after the run signs their
+        # inputs without detecting or asking for targets again.
+        self.projected: dict[Path | None, dict[str, Sequence[Target]]] = {}
 
     def context(self, project: Path | None) -> Context:
         return Context(home_dir(self.environ), self.environ, self.store.root, project)

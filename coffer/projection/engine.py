@@ -15,7 +15,14 @@ from coffer.adapter import Target
 from coffer.base.errors import CofferError, InvalidInputError, LockTimeoutError
 from coffer.base.report import Problem, Report
 from coffer.projection import kinds
-from coffer.projection.agents import AgentSet, BlockPlan, HandoffSource, Targets, block_title
+from coffer.projection.agents import (
+    NO_TARGETS,
+    AgentSet,
+    BlockPlan,
+    HandoffSource,
+    Targets,
+    block_title,
+)
 from coffer.projection.hook import Deadline
 from coffer.projection.kinds import Run
 from coffer.store import projects, settings
@@ -104,7 +111,7 @@ class Engine(AgentSet):
             return report
         ctx = self.context(root)
         adapters = self.enabled(ctx, report)
-        self.projected[root] = frozenset(adapters)
+        self.projected[root] = {}
         for err in self.loaded.errors:
             report.problems.append(Problem(Path("adapters"), "error", err))
         if not adapters:
@@ -127,7 +134,12 @@ class Engine(AgentSet):
             native = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
             if native is not None:
                 report.extend(kinds.NATIVES.establish(run, (name, native)))
-        targets = self.targets(ctx, report, adapters)
+        planned = {  # asked once: the no-op stamp signs these too (fastpath.record)
+            name: self.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
+            for name, adapter in adapters.items()
+        }
+        self.projected[root] = planned
+        targets = self.targets(ctx, report, adapters, planned)
         if root is not None:
             _in_worktree(targets, root, here.path)
             from coffer.projection.git import hiding as gitside

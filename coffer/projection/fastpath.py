@@ -257,15 +257,16 @@ def _adapter_paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str
     ctx = engine.context(root)
     env: set[str] = set()
     paths: set[str] = set()
-    # What the run just projected for (detecting all the agents again costs as much again).
-    enabled = engine.projected.get(root)
-    if enabled is None:
-        enabled = frozenset(engine.enabled(ctx, Report()))
+    # What the run just projected for, and the targets it planned (detecting all the
+    # agents again costs as much again).
+    planned = engine.projected.get(root)
+    if planned is None:
+        planned = {n: a.targets(ctx) for n, a in engine.enabled(ctx, Report()).items()}
     for name, adapter in engine.loaded.adapters.items():
-        if name not in enabled:
+        if name not in planned:
             paths |= _installed_later(adapter, ctx)
             continue
-        paths |= {str(t.path) for t in adapter.targets(ctx)}
+        paths |= {str(t.path) for t in planned[name]}
         env_names, files = adapter.inputs(ctx)
         env |= set(env_names)
         paths |= {str(f) for f in files}

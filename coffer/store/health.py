@@ -45,6 +45,12 @@ def _words(entry: Entry) -> frozenset[str]:
     return frozenset(_WORD_RE.findall(entry.body.lower()))
 
 
+def similarity(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard similarity of two word sets: the words both hold over the words either holds."""
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)
+
+
 def duplicates(
     entries: Sequence[Entry], threshold: float = NEAR
 ) -> tuple[list[tuple[Entry, Entry]], list[tuple[Entry, Entry, float]]]:
@@ -56,8 +62,9 @@ def duplicates(
     of one note gets 249 findings, not 31,000, and the search stops at the first match.
     Candidates come from prefix filtering (Chaudhuri et al. 2006; Bayardo et al. 2007): with
     words ordered rarest first, two sets that similar must share a word among the first
-    ``len - ceil(threshold * len) + 1`` of each, and their sizes differ by at most that
-    ratio, so a store of 10,000 entries is not checked pair by pair.
+    ``len - ceil(threshold * len) + 1`` of each, and the first word they share must leave
+    enough words after it in both, so a store of 10,000 entries is not checked pair by
+    pair, even when every entry holds the same frequent words.
     """
     exact: list[tuple[Entry, Entry]] = []
     first: dict[str, Entry] = {}
@@ -71,27 +78,36 @@ def duplicates(
             distinct.append(entry)
     sets = [_words(e) for e in distinct]
     freq = Counter(w for ws in sets for w in ws)
-    seen: dict[str, list[int]] = {}
+    # word -> (position in the entry's rarest-first order, entry size) -> entries, ascending
+    seen: dict[str, dict[tuple[int, int], list[int]]] = {}
     near: list[tuple[Entry, Entry, float]] = []
     for i, ws in enumerate(sets):
         if not ws:
             continue
         ordered = sorted(ws, key=lambda w: (freq[w], w))
         prefix = ordered[: len(ws) - math.ceil(threshold * len(ws)) + 1]
-        smallest, largest = threshold * len(ws), len(ws) / threshold
+        walks: list[list[int]] = []
+        for p, w in enumerate(prefix):
+            for (q, size), js in seen.get(w, {}).items():
+                # The first shared word sits at p here and at q there, so at most
+                # 1 + min(the words after each) are shared: too few, and no entry of this
+                # group can be near (positional filtering, Xiao et al. 2008). It also
+                # rules out sizes too different to be near.
+                most = 1 + min(len(ws) - p - 1, size - q - 1)
+                if most / (len(ws) + size - most) >= threshold:
+                    walks.append(js)
         checked: set[int] = set()
         # earliest first, lazily: the first match ends the walk (each list is ascending)
-        for j in heapq.merge(*(seen.get(w, ()) for w in prefix)):
-            if j in checked or not smallest <= len(sets[j]) <= largest:
-                continue  # met under another word, or too different in size to be near
+        for j in heapq.merge(*walks):
+            if j in checked:
+                continue  # met under another word
             checked.add(j)
-            shared = len(ws & sets[j])
-            similarity = shared / (len(ws) + len(sets[j]) - shared)
-            if similarity >= threshold:
-                near.append((distinct[j], distinct[i], similarity))
+            found = similarity(ws, sets[j])
+            if found >= threshold:
+                near.append((distinct[j], distinct[i], found))
                 break
-        for w in prefix:
-            seen.setdefault(w, []).append(i)
+        for p, w in enumerate(prefix):
+            seen.setdefault(w, {}).setdefault((p, len(ws)), []).append(i)
     return exact, near
 
 
