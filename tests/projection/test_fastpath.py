@@ -55,13 +55,14 @@ def test_a_recall_is_seen(repo):
     # start renders that order, and until then `adapter list` calls the block behind.
     s = store()
     tier = s.project_tier(repo)
-    s.remember(tier, "Prefer tabs.", name="tabs", type="project")  # newest: listed first
+    # newest, and first by name within the same second: listed first
+    s.remember(tier, "Prefer tabs.", name="a-tabs", type="project")
     assert coffer("project", cwd=repo).returncode == 0
     index = tier.dir / "MEMORY.md"
-    assert index.read_text().index("[tabs]") < index.read_text().index("[deploy]")
+    assert index.read_text().index("[a-tabs]") < index.read_text().index("[deploy]")
     assert coffer("recall", "deploy", cwd=repo).returncode == 0
     # the recall rewrote MEMORY.md in its new order: what is looked up comes first
-    assert index.read_text().index("[deploy]") < index.read_text().index("[tabs]")
+    assert index.read_text().index("[deploy]") < index.read_text().index("[a-tabs]")
     assert not noop(repo)
     listed = coffer("adapter", "list", cwd=repo)
     assert listed.returncode == 0, listed.stdout + listed.stderr
