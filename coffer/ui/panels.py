@@ -80,7 +80,7 @@ def state(found: dict[str, Any]) -> str:
     rows = "".join(
         f"<tr><td>{e(r.kind)}</td><td>{e(getattr(r, 'path', '') or '')}</td>"
         f"<td>{e(getattr(r, 'updated_at', None) or getattr(r, 'created_at', None) or '')}</td>"
-        f"<td><code>{e(_undo(r.kind))}</code></td></tr>"
+        f"<td><code>{e(_undo(r))}</code></td></tr>"
         for r in found["journal"]
     )
     journal = (
@@ -93,6 +93,13 @@ def state(found: dict[str, Any]) -> str:
     )
 
 
-def _undo(kind: str) -> str:
-    # Setup records are undone by `coffer setup --undo`; projections by `coffer project --undo`.
-    return "coffer setup --undo" if kind in ("setup", "service") else "coffer project --undo"
+def _undo(record: Any) -> str:
+    # Setup records are undone by `coffer setup --undo`; projections by `coffer unproject`,
+    # in the project for its tier, with --global for the global tier's.
+    if record.kind in ("setup", "service"):
+        return "coffer setup --undo"
+    return (
+        "coffer unproject --global"
+        if getattr(record, "tier", None) == "global"
+        else "coffer unproject"
+    )
