@@ -33,6 +33,9 @@ def test_coffer_ui_prints_its_address_and_stops_on_ctrl_c(tmp_path: Path) -> Non
     run = subprocess.Popen(
         [sys.executable, "-m", "coffer", "ui", "--no-open", "--project", str(repo)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+        # As a terminal's shell starts it: a run started in the background by a
+        # non-interactive shell (`nohup … &`) inherits SIGINT ignored, and so would coffer.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         assert run.stdout is not None
