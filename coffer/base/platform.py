@@ -142,3 +142,22 @@ if sys.platform == "win32":
             return code.value == _STILL_ACTIVE
         finally:
             _kernel32.CloseHandle(handle)
+
+
+def fit_output_streams() -> None:
+    """Keep non-ASCII text from crashing output under a legacy code page (cp1252, GBK):
+    a pipe or file gets UTF-8, which every reader of coffer's output expects; a console
+    keeps its code page, with what it cannot show replaced."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if encoding in {"utf-8", "utf8"} or reconfigure is None:
+            continue
+        try:
+            console = stream.isatty()
+        except (OSError, ValueError):
+            continue  # closed or detached: nothing will be written through it
+        if console:
+            reconfigure(errors="replace")
+        else:
+            reconfigure(encoding="utf-8")

@@ -25,10 +25,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX host bran
 @pytest.fixture(params=["native", "windows"])
 def seam(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each test runs once as this host is and once as Windows is."""
-    if request.param == "windows":
-        monkeypatch.setattr(platform, "NOFOLLOW", 0)
-        monkeypatch.setattr(platform, "UTIME_NOFOLLOW", False)
-        monkeypatch.setattr(platform, "RETRY_REPLACE", True)
+    native = request.param == "native"
+    monkeypatch.setattr(platform, "NOFOLLOW", os.O_NOFOLLOW if native else 0)
+    monkeypatch.setattr(platform, "UTIME_NOFOLLOW", native)
+    monkeypatch.setattr(platform, "RETRY_REPLACE", not native)
+    if not native:
         monkeypatch.setattr(platform, "REPLACE_DELAYS", (0.0, 0.0, 0.0))
     return str(request.param)
 
