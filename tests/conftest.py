@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+from tests.simulate import sitecustomize as simulation
 
 _ISOLATED = (
     "XDG_DATA_HOME",
@@ -58,3 +61,15 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
     return home
+
+
+if simulation.SIMULATE == "windows":
+
+    @pytest.fixture(autouse=True)
+    def simulated_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+        """``COFFER_SIMULATE=windows``: the seam as on Windows, here and in every coffer
+        subprocess (tests/simulate/sitecustomize.py runs first in each of them)."""
+        simulation.simulate_windows(monkeypatch.setattr)
+        here = str(Path(simulation.__file__).parent)
+        inherited = os.environ.get("PYTHONPATH")
+        monkeypatch.setenv("PYTHONPATH", os.pathsep.join([here, *filter(None, [inherited])]))

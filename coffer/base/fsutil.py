@@ -19,7 +19,7 @@ import os
 import stat
 from pathlib import Path
 
-from coffer.base import faults
+from coffer.base import faults, platform
 from coffer.base.errors import CofferError, StoreError
 from coffer.base.tmpfiles import STALE_TMP_SECONDS as STALE_TMP_SECONDS
 from coffer.base.tmpfiles import fsync_dir, write_tmp
@@ -86,7 +86,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = PRIVATE_FILE_
     try:
         os.chmod(tmp, mode)
         faults.step(f"replace {path}")
-        os.replace(tmp, path)
+        platform.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -125,7 +125,7 @@ def mode_for(path: Path, st: os.stat_result | None, mode: int | None) -> int:
 def rename(src: Path, dst: Path) -> None:
     """``os.replace`` as one counted change (see :mod:`coffer.base.faults`)."""
     faults.step(f"rename {src} {dst}")
-    os.replace(src, dst)
+    platform.replace(src, dst)
 
 
 def unlink(path: Path) -> None:
@@ -235,7 +235,7 @@ def read_bytes_or_none(path: Path) -> bytes | None:
     Never follows a final symlink.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = platform.open_nofollow(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -13,7 +13,7 @@ import errno
 import os
 from pathlib import Path
 
-from coffer.base import faults, fsutil
+from coffer.base import faults, fsutil, platform
 from coffer.base.errors import CofferError
 from coffer.base.tmpfiles import TMP_PREFIX, fsync_dir, sweep_stale_tmp, write_tmp
 
@@ -70,7 +70,7 @@ def _swap(tmp: Path, path: Path) -> tuple[str, bytes | None]:
             if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
                 raise
             if not os.path.lexists(path):
-                os.replace(tmp, path)
+                platform.replace(tmp, path)
                 return "replace", None
         try:
             if exchange(tmp, path):
@@ -79,7 +79,7 @@ def _swap(tmp: Path, path: Path) -> tuple[str, bytes | None]:
             continue  # removed since: create it
         current = fsutil.read_bytes_or_none(path)
         faults.step(f"replace {path}")
-        os.replace(tmp, path)
+        platform.replace(tmp, path)
         return "replace", current
     raise CofferError(f"{path} keeps appearing and disappearing; coffer left it alone")
 

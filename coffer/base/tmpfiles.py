@@ -10,6 +10,8 @@ import stat
 import time
 from pathlib import Path
 
+from coffer.base import platform
+
 TMP_PREFIX = ".coffer-tmp-"
 # A temp file lives for one write (milliseconds); one older than this whose writer cannot be
 # identified (an old name without a pid, or a pid that is alive but reused) is stale.
@@ -23,7 +25,7 @@ def create_tmp(parent: Path) -> tuple[int, str]:
     while True:
         tmp = os.path.join(parent, f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
         try:
-            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), tmp
+            return platform.open_nofollow(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600), tmp
         except FileExistsError:
             continue
 
@@ -41,13 +43,8 @@ def _writer_alive(name: str) -> bool | None:
     pid = int(pid_text)
     if pid == os.getpid():
         return True  # maybe a write of ours in another thread: never ours to remove
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True
-    return True
+    alive = platform.process_alive(pid)
+    return True if alive is None else alive  # cannot tell: never remove a live write
 
 
 def sweep_stale_tmp(directory: Path, now: float | None = None) -> list[str]:

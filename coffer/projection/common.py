@@ -7,7 +7,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.base.errors import CofferError
 from coffer.base.report import Diff
 from coffer.store.projects import now_iso
@@ -51,7 +51,7 @@ def restore_mtime(path: Path, data: bytes, before_sha256: str | None, mtime: int
     import hashlib
 
     if mtime is not None and before_sha256 == hashlib.sha256(data).hexdigest():
-        os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
+        platform.set_mtime_ns(path, mtime)
 
 
 def recorded_target(recorded: str, link: Mapping[str, str] | None) -> Path:

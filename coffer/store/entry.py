@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base.errors import InvalidInputError
+from coffer.base.platform import reserved_name
 from coffer.secrets import find_secrets, redact, visible
 
 if TYPE_CHECKING:
@@ -186,6 +187,10 @@ def check_name(name: str) -> str:
         raise InvalidInputError(
             f"invalid entry name {shown!r}: use lowercase letters, digits and single dashes "
             f"(at most {MAX_NAME} characters), e.g. {example or 'release-process'!r}"
+        )
+    if reserved_name(name):  # refused everywhere, so a store syncs to Windows machines too
+        raise InvalidInputError(
+            f"invalid entry name {name!r}: Windows reserves it for a device; e.g. {name}-notes"
         )
     return name
 

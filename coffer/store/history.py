@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from coffer.base import faults, fsutil
+from coffer.base import faults, fsutil, platform
 from coffer.base.tmpfiles import create_tmp, fsync_dir, is_tmp_name, sweep_stale_tmp
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class History:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             faults.step(f"replace {path}")
-            os.replace(tmp, path)
+            platform.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)

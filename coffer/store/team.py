@@ -22,6 +22,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
+from coffer.base import platform
 from coffer.base.reads import read_at_most
 from coffer.secrets import redact
 from coffer.store.entry import Entry, EntryParseError, parse
@@ -85,7 +86,7 @@ def refusal(root: Path) -> str | None:
 def _read(path: Path, budget: int) -> tuple[Entry | None, str | None]:
     """One team file, parsed, or why not; never follows a link or blocks on a FIFO."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = platform.open_nofollow(path, os.O_RDONLY | platform.NONBLOCK | platform.CLOEXEC)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return None, "is a symlink; coffer does not follow links in the team tier"

@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.store.incoming import MAX_FILE, entry_name_ok, entry_problem, too_large
 from coffer.store.sync_keys import project_key
 
@@ -53,7 +53,7 @@ def dirname(key: str) -> str:
 def read_plain(path: Path) -> bytes | str:
     """The bytes of the regular file ``path`` within the size cap, else why not."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        fd = platform.open_nofollow(path, os.O_RDONLY | platform.NONBLOCK)
     except OSError as exc:
         return "a link" if os.path.islink(path) else f"unreadable ({exc.strerror or exc})"
     with os.fdopen(fd, "rb") as fh:

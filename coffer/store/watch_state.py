@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.base.errors import CofferError
 
 if TYPE_CHECKING:
@@ -80,15 +80,7 @@ def lock_held(store_root: Path) -> bool:
 
 
 def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    except OSError:
-        return False
-    return True
+    return platform.process_alive(pid) is True
 
 
 # ---- status -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.base import fsutil, identity
+from coffer.base import fsutil, identity, platform
 from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.secrets import find_secrets, redact
 from coffer.store import projects, trash
@@ -156,7 +156,7 @@ def write_entries(store: Store, tier: Tier, writes: Sequence[Write]) -> int:
         with ThreadPoolExecutor(max_workers=8) as pool:
             tmps = list(pool.map(lambda wt: _flushed_tmp(tier.dir, wt[0].data or b""), ready))
         for (_w, target), tmp in zip(ready, tmps, strict=True):
-            os.replace(tmp, target)
+            platform.replace(tmp, target)
             done += 1
         if ready:
             fsync_dir(tier.dir)

@@ -15,6 +15,7 @@ import stat
 import sys
 from typing import TYPE_CHECKING
 
+from coffer.base import platform
 from coffer.base.reads import read_at_most
 from coffer.vault.errors import VaultError, raw_os_error
 from coffer.vault.jscompat import encode_utf8
@@ -23,8 +24,6 @@ from coffer.vault.roots import assert_contained, is_within
 if TYPE_CHECKING:
     from typing import Any
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _PROC_FD = "/proc/self/fd" if sys.platform.startswith("linux") else None
 
 
@@ -73,7 +72,7 @@ def safe_read_bytes(
     if trusted_root is not None and not fast:
         assert_contained(path, trusted_root, f"read {label}")
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        fd = platform.open_nofollow(path, os.O_RDONLY | platform.NONBLOCK)
     except OSError as exc:
         raise raw_os_error(exc, "open", path) from None
     try:
@@ -116,7 +115,7 @@ def create_only_write(final: str, content: str, trusted_root: str) -> None:
     error: BaseException | None = None
     try:
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+            fd = platform.open_nofollow(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except OSError as exc:
             raise raw_os_error(exc, "open", temp) from None
         st = os.fstat(fd)

@@ -1,0 +1,163 @@
+"""The platform seam: every call whose behaviour differs between Linux, macOS and Windows.
+
+Standard library only and cheap to import: the session-start no-op writes through it. Each
+difference is a module-level switch read at call time (``NOFOLLOW``, ``UTIME_NOFOLLOW``,
+``RETRY_REPLACE``), so tests can run the Windows branches on Linux by
+patching the switches (tests/conftest.py, ``COFFER_SIMULATE=windows``; docs/adr/0057).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+import time
+
+# Windows has no O_NOFOLLOW: there ``open_nofollow`` refuses links by lstat instead.
+NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
+# Not on Windows either; there no handle is inherited by default and reads do not block.
+NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)
+CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
+# Windows' os.utime cannot act on a link itself.
+UTIME_NOFOLLOW: bool = os.utime in os.supports_follow_symlinks
+# On Windows a rename fails while another program (an editor, an indexer, a virus scanner)
+# holds the target open; it is let go within milliseconds, so a replace is retried briefly.
+RETRY_REPLACE: bool = sys.platform == "win32"
+REPLACE_DELAYS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
+
+_REPARSE_POINT: int = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+# Device names Windows reserves in every directory, with or without an extension.
+RESERVED_NAMES: frozenset[str] = frozenset(
+    {"CON", "PRN", "AUX", "NUL"}
+    | {f"COM{i}" for i in range(1, 10)}
+    | {f"LPT{i}" for i in range(1, 10)}
+)
+
+
+def is_link(st: os.stat_result) -> bool:
+    """Whether an lstat result is a symlink, or a reparse point such as a junction."""
+    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & _REPARSE_POINT)
+
+
+def _loop(path: str | os.PathLike[str]) -> OSError:
+    # ELOOP is what O_NOFOLLOW raises on a link: callers test for it on every platform.
+    return OSError(errno.ELOOP, "refusing to follow a link", os.fspath(path))
+
+
+def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -> int:
+    """``os.open`` that never follows a final link (ELOOP instead), on every platform.
+
+    Without ``O_NOFOLLOW`` the path is lstat-checked before the open and the opened file
+    is checked, through fstat, to be the one lstat saw (no link swapped in between).
+    """
+    if NOFOLLOW:
+        return os.open(path, flags | NOFOLLOW, mode)
+    try:
+        before: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        before = None
+    if before is not None and is_link(before):
+        raise _loop(path)
+    fd = os.open(path, flags, mode)
+    try:
+        opened = os.fstat(fd)
+        after = before if before is not None else os.lstat(path)
+        if is_link(after) or (after.st_ino, after.st_dev) != (opened.st_ino, opened.st_dev):
+            raise _loop(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def set_mtime_ns(path: str | os.PathLike[str], ns: int) -> None:
+    """Give ``path`` itself (never a link's target) the mtime ``ns``; a link is left alone
+    where the platform cannot set a link's own times."""
+    if UTIME_NOFOLLOW:
+        os.utime(path, ns=(ns, ns), follow_symlinks=False)
+    elif not is_link(os.lstat(path)):
+        os.utime(path, ns=(ns, ns))
+
+
+def replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """``os.replace``, retried briefly where another program's open handle blocks it."""
+    if RETRY_REPLACE:
+        for delay in REPLACE_DELAYS:
+            try:
+                os.replace(src, dst)
+                return
+            except PermissionError:
+                time.sleep(delay)
+    os.replace(src, dst)
+
+
+def process_alive(pid: int) -> bool | None:
+    """Whether process ``pid`` runs (None: cannot tell), without signalling it."""
+    if pid <= 0:
+        return None  # os.kill(0, 0) would probe our own process group
+    if sys.platform == "win32":
+        # os.kill(pid, 0) is no probe there: it sends CTRL_C_EVENT or calls TerminateProcess.
+        return _windows_alive(pid)
+    else:  # if/else, not an early return: mypy then checks each branch on its platform
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True  # exists, owned by someone else
+        except (OverflowError, OSError):
+            return None
+        return True
+
+
+def reserved_name(name: str) -> bool:
+    """Whether Windows reserves ``name`` as a device (``nul.md`` is ``NUL`` there too)."""
+    return name.split(".", 1)[0].rstrip(" ").upper() in RESERVED_NAMES
+
+
+if sys.platform == "win32":
+    import ctypes
+    from ctypes import wintypes
+
+    _kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    _kernel32.OpenProcess.restype = wintypes.HANDLE
+    _kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+    _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+    _QUERY_LIMITED = 0x1000  # PROCESS_QUERY_LIMITED_INFORMATION: granted to standard users
+    _STILL_ACTIVE = 259
+    _ACCESS_DENIED = 5
+    _INVALID_PARAMETER = 87  # what OpenProcess says for a pid no process has
+
+    def _windows_alive(pid: int) -> bool | None:
+        handle = _kernel32.OpenProcess(_QUERY_LIMITED, False, pid)
+        if not handle:
+            err = ctypes.get_last_error()
+            return True if err == _ACCESS_DENIED else False if err == _INVALID_PARAMETER else None
+        try:
+            code = wintypes.DWORD()
+            if not _kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+                return None
+            return code.value == _STILL_ACTIVE
+        finally:
+            _kernel32.CloseHandle(handle)
+
+
+def fit_output_streams() -> None:
+    """Keep non-ASCII text from crashing output under a legacy code page (cp1252, GBK):
+    a pipe or file gets UTF-8, which every reader of coffer's output expects; a console
+    keeps its code page, with what it cannot show replaced."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if encoding in {"utf-8", "utf8"} or reconfigure is None:
+            continue
+        try:
+            console = stream.isatty()
+        except (OSError, ValueError):
+            continue  # closed or detached: nothing will be written through it
+        if console:
+            reconfigure(errors="replace")
+        else:
+            reconfigure(encoding="utf-8")

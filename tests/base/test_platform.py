@@ -1,0 +1,172 @@
+"""The platform seam, each branch: the native one, and the Windows one run on this host by
+patching the seam's switches (the same switches ``COFFER_SIMULATE=windows`` patches)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+
+from coffer.base import platform
+from coffer.base.errors import InvalidInputError
+from coffer.store.entry import check_name
+from tests.helpers import coffer
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX host branches")
+
+
+@pytest.fixture(params=["native", "windows"])
+def seam(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test runs once as this host is and once as Windows is."""
+    native = request.param == "native"
+    monkeypatch.setattr(platform, "NOFOLLOW", os.O_NOFOLLOW if native else 0)
+    monkeypatch.setattr(platform, "UTIME_NOFOLLOW", native)
+    monkeypatch.setattr(platform, "RETRY_REPLACE", not native)
+    if not native:
+        monkeypatch.setattr(platform, "REPLACE_DELAYS", (0.0, 0.0, 0.0))
+    return str(request.param)
+
+
+def test_open_nofollow_reads_a_file_and_refuses_a_link(seam: str, tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    target.write_text("secret")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    fd = platform.open_nofollow(target, os.O_RDONLY)
+    with os.fdopen(fd) as fh:
+        assert fh.read() == "secret"
+    with pytest.raises(OSError, match="link") as caught:
+        platform.open_nofollow(link, os.O_RDONLY)
+    assert caught.value.errno == errno.ELOOP
+
+
+def test_open_nofollow_creates_exclusively(seam: str, tmp_path: Path) -> None:
+    new = tmp_path / "new"
+    os.close(platform.open_nofollow(new, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    assert stat.S_IMODE(new.stat().st_mode) == 0o600
+    with pytest.raises(FileExistsError):
+        platform.open_nofollow(new, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+
+
+def test_without_nofollow_a_link_swapped_in_after_the_check_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(platform, "NOFOLLOW", 0)
+    path, elsewhere = tmp_path / "file", tmp_path / "elsewhere"
+    path.write_text("mine")
+    elsewhere.write_text("not mine")
+    real_open = os.open
+
+    def racing_open(p: Any, flags: int, mode: int = 0o777) -> int:
+        path.unlink()  # another process swaps a link in between the lstat and the open
+        path.symlink_to(elsewhere)
+        return real_open(p, flags, mode)
+
+    monkeypatch.setattr(os, "open", racing_open)
+    with pytest.raises(OSError, match="link") as caught:
+        platform.open_nofollow(path, os.O_RDONLY)
+    assert caught.value.errno == errno.ELOOP
+
+
+def test_a_reparse_point_counts_as_a_link() -> None:
+    junction = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x400)
+    plain = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x10)
+    assert platform.is_link(cast(os.stat_result, junction))
+    assert not platform.is_link(cast(os.stat_result, plain))
+
+
+def test_set_mtime_never_touches_a_link_target(seam: str, tmp_path: Path) -> None:
+    target = tmp_path / "target"
+    target.write_text("x")
+    before = target.stat().st_mtime_ns
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    platform.set_mtime_ns(link, 1_000_000_000)
+    assert target.stat().st_mtime_ns == before
+    platform.set_mtime_ns(target, 2_000_000_000)
+    assert target.stat().st_mtime_ns == 2_000_000_000
+
+
+def test_replace_waits_for_a_briefly_held_file(
+    seam: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    src.write_text("new")
+    dst.write_text("old")
+    real_replace, calls = os.replace, []
+
+    def held_twice(a: Any, b: Any) -> None:
+        calls.append(a)
+        if len(calls) <= 2:
+            raise PermissionError(errno.EACCES, "in use by another process", str(b))
+        real_replace(a, b)
+
+    monkeypatch.setattr(os, "replace", held_twice)
+    if seam == "native":
+        with pytest.raises(PermissionError):
+            platform.replace(src, dst)
+        return
+    platform.replace(src, dst)
+    assert dst.read_text() == "new"
+    assert len(calls) == 3
+
+
+def test_replace_gives_up_on_a_file_held_for_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(platform, "RETRY_REPLACE", True)
+    monkeypatch.setattr(platform, "REPLACE_DELAYS", (0.0, 0.0))
+    calls: list[object] = []
+
+    def held(a: Any, b: Any) -> None:
+        calls.append(a)
+        raise PermissionError(errno.EACCES, "in use", str(b))
+
+    monkeypatch.setattr(os, "replace", held)
+    with pytest.raises(PermissionError):
+        platform.replace(tmp_path / "a", tmp_path / "b")
+    assert len(calls) == 3
+
+
+def test_process_alive_tells_live_dead_and_unknown() -> None:
+    assert platform.process_alive(os.getpid()) is True
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    assert platform.process_alive(child.pid) is False
+    assert platform.process_alive(0) is None
+    assert platform.process_alive(-1) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "reserved"),
+    [
+        ("con", True),
+        ("NUL", True),
+        ("nul.md", True),
+        ("com1", True),
+        ("lpt9.txt", True),
+        ("aux ", True),
+        ("com0", False),
+        ("console", False),
+        ("con-notes", False),
+        ("lpt10", False),
+    ],
+)
+def test_reserved_device_names(name: str, reserved: bool) -> None:
+    assert platform.reserved_name(name) is reserved
+
+
+def test_a_reserved_name_is_refused_as_an_entry_name(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="Windows reserves"):
+        check_name("nul")
+    assert check_name("nul-notes") == "nul-notes"
+    result = coffer("remember", "--name", "con", "a fact", cwd=tmp_path)
+    assert result.returncode != 0
+    assert "Windows reserves" in result.stderr + result.stdout
