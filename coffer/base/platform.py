@@ -59,6 +59,10 @@ def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -
         before = None
     if before is not None and is_link(before):
         raise _loop(path)
+    if before is not None and not NONBLOCK and stat.S_ISFIFO(before.st_mode):
+        # Without O_NONBLOCK opening a FIFO waits for a writer, for ever: refuse it unopened.
+        # (Windows has no FIFOs on disk; a host that lacks only the flag must not hang.)
+        raise OSError(errno.ENXIO, "not a regular file (a FIFO)", os.fspath(path))
     fd = os.open(path, flags, mode)
     try:
         opened = os.fstat(fd)

@@ -75,6 +75,20 @@ def test_without_nofollow_a_link_swapped_in_after_the_check_is_refused(
     assert caught.value.errno == errno.ELOOP
 
 
+def test_without_nonblock_a_fifo_is_refused_unopened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The simulation's host has FIFOs but no O_NONBLOCK in the seam: an open would wait for
+    # a writer for ever, so the no-follow open refuses the FIFO before opening it.
+    monkeypatch.setattr(platform, "NOFOLLOW", 0)
+    monkeypatch.setattr(platform, "NONBLOCK", 0)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match="regular file") as caught:
+        platform.open_nofollow(fifo, os.O_RDONLY)
+    assert caught.value.errno == errno.ENXIO
+
+
 def test_a_reparse_point_counts_as_a_link() -> None:
     junction = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x400)
     plain = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x10)
