@@ -165,3 +165,52 @@ def fit_output_streams() -> None:
             reconfigure(errors="replace")
         else:
             reconfigure(encoding="utf-8")
+
+
+# ---- WSL: Linux on a Windows machine, whose drives are mounted under WINDOWS_MOUNTS ------
+
+# None: probe (the kernel's release names Microsoft, or WSL set WSL_DISTRO_NAME); tests
+# set True or False. Read only by doctor, adapter list and setup, never at session start.
+WSL: bool | None = None
+OSRELEASE: str = "/proc/sys/kernel/osrelease"
+# Where WSL mounts Windows' drives (its automount root; /etc/wsl.conf may move it).
+WINDOWS_MOUNTS: str = "/mnt"
+# Entries of C:\Users that are no one's home.
+_NOT_HOMES: frozenset[str] = frozenset({"all users", "default", "default user", "public"})
+
+
+def in_wsl() -> bool:
+    """Whether this Linux runs inside WSL, beside a Windows whose programs do not see it."""
+    if WSL is not None:
+        return WSL
+    if os.environ.get("WSL_DISTRO_NAME"):
+        return True
+    try:
+        with open(OSRELEASE, encoding="utf-8", errors="replace") as f:
+            return "microsoft" in f.read().lower()
+    except OSError:
+        return False
+
+
+def windows_drive(path: str | os.PathLike[str]) -> str | None:
+    """The Windows drive letter ``path`` lies on as WSL mounts it (``/mnt/c/...``: ``c``);
+    None outside WSL or off those drives."""
+    if not in_wsl():
+        return None
+    rel = os.path.relpath(os.path.abspath(path), WINDOWS_MOUNTS)
+    drive = rel.split(os.sep, 1)[0]
+    return drive.lower() if len(drive) == 1 and drive.isalpha() else None
+
+
+def windows_homes() -> list[str]:
+    """Windows users' home directories as WSL sees them (``/mnt/c/Users/<name>``); none
+    outside WSL."""
+    if not in_wsl():
+        return []
+    users = os.path.join(WINDOWS_MOUNTS, "c", "Users")
+    try:
+        with os.scandir(users) as it:
+            names = [e.name for e in it if e.is_dir() and e.name.lower() not in _NOT_HOMES]
+    except OSError:
+        return []
+    return [os.path.join(users, n) for n in sorted(names)]

@@ -147,7 +147,11 @@ def exchange(a: Path, b: Path) -> bool:
             at_fdcwd = -100
             args: tuple[object, ...] = (at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), 2)
         elif sys.platform == "darwin":
+            # int renamex_np(const char *from, const char *to, unsigned int flags), RENAME_SWAP
+            # 0x2 (rename(2), <stdio.h>); typed so arm64's calling convention is respected.
             fn = libc.renamex_np
+            fn.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint)
+            fn.restype = ctypes.c_int
             args = (os.fsencode(a), os.fsencode(b), 2)
         else:
             return False

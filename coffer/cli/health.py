@@ -68,6 +68,7 @@ def doctor(
     more = [*journal_check.check_journal(s), *conflict_copies.findings(s, tiers)]
     more += _team_findings(project)
     more += _sync_findings(s.root)
+    more += _windows_side_findings()
     findings = doctor_mod.run(s, tiers, more)
     bad = any(f.level != "info" for f in findings)
     if as_json:
@@ -113,3 +114,16 @@ def _team_findings(project: Path | None) -> list[Finding]:
             why = f"looks like a secret ({', '.join(labels)}); never rendered"
             out.append(Finding("warning", "team", str(scan.dir / e.filename), why))
     return out
+
+
+def _windows_side_findings() -> list[Finding]:
+    """WSL: agents installed on the Windows side, which do not see this store."""
+    from coffer.adapter import registry, wsl
+    from coffer.base import platform
+    from coffer.store import Finding
+
+    if not platform.in_wsl():
+        return []  # not worth loading every adapter for
+    found = wsl.windows_side(registry.load_adapters())
+    why = wsl.notice(found)
+    return [Finding("info", "platform", str(found[0][1].parent), why)] if why else []

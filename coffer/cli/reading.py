@@ -195,6 +195,7 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
 
     watch = watch_info(engine.store.root, os.environ)
     shown = [s for s in statuses if every or not s.hidden]
+    platform_notes = _platform_notes(engine, root)
     hidden = [s.name for s in statuses if s.hidden and not every]
     if as_json:
         emit_json(
@@ -207,6 +208,7 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
                 "watch": watch,
                 "adapters": [s.as_json() for s in shown],
                 "hidden": hidden,
+                "platform": platform_notes,
             }
         )
         say_errors(problems, "adapter list says more")
@@ -218,6 +220,8 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
     echo(_watch_line(watch))
     for e in errors:
         echo(f"error: {e}")
+    for note in platform_notes:
+        echo(f"note: {note}")
     if pending:
         n = len(pending)
         echo(
@@ -226,6 +230,17 @@ def adapter_list(project: Path | None, as_json: bool, every: bool = False) -> in
         )
     say_errors(problems, "adapter list says more")
     return code
+
+
+def _platform_notes(engine: Any, root: Path | None) -> list[str]:
+    """What this platform keeps from working (WSL: agents on the Windows side, a
+    repository on a Windows drive)."""
+    from coffer.adapter import wsl
+    from coffer.projection.checkup import windows_git
+
+    notes = [wsl.notice(wsl.windows_side(engine.loaded))]
+    notes.append(windows_git(root) if root is not None else None)
+    return [n for n in notes if n is not None]
 
 
 def _adapter_lines(statuses: Sequence[Any]) -> None:

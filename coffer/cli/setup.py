@@ -16,6 +16,7 @@ from coffer.cli._common import complete_agent, echo, print_report, store
 from coffer.cli.typer_app import app
 
 if TYPE_CHECKING:
+    from coffer.adapter.registry import Loaded
     from coffer.projection.journal import Journal
 
 
@@ -100,6 +101,15 @@ def _undo(journal: Journal, agents: Sequence[str], *, service: bool, dry_run: bo
     return 0 if report.ok else 1
 
 
+def _windows_side(loaded: Loaded) -> list[str]:
+    """WSL: agents on the Windows side, not wired by this setup. Said once: a later run's
+    notes leave it out (_notices)."""
+    from coffer.adapter import wsl
+
+    why = wsl.notice(wsl.windows_side(loaded))
+    return [why] if why is not None else []
+
+
 def _wire(root: Path, agents: Sequence[str], *, service: bool, dry_run: bool, yes: bool) -> int:
     from coffer.adapter import registry
     from coffer.projection.journal import Journal
@@ -112,6 +122,7 @@ def _wire(root: Path, agents: Sequence[str], *, service: bool, dry_run: bool, ye
     svc = service_mod.plan(root, os.environ, loaded, plan.launch) if service else None
     if svc is not None:
         plan.report.extend(svc.report)
+    plan.report.notices += _windows_side(loaded)
     _problems(plan.report)
     changes = plan.changes() + (svc.changes() if svc else [])
     if not changes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from coffer.base import platform
 from coffer.projection.git.files import broken_filter
 from coffer.projection.journal import Journal
 from coffer.store import Finding, Store
@@ -24,6 +25,10 @@ def check_journal(store: Store) -> list[Finding]:
     ]
     for record in journal.records():
         if record.get("kind") == "git-config" and isinstance(record.get("path"), str):
+            common = Path(record["path"]).parent
+            why = windows_git(common.parent if common.name == ".git" else common)
+            if why is not None:
+                out.append(Finding("warning", "git", str(record["path"]), why))
             broken = broken_filter(Path(record["path"]))
             if broken is not None:
                 out.append(
@@ -49,3 +54,16 @@ def check_journal(store: Store) -> list[Finding]:
                 )
             )
     return out
+
+
+def windows_git(repo: Path) -> str | None:
+    """Why a repository on a Windows drive mounted into WSL is a problem for coffer's git
+    filter, or None: Windows git runs its filters itself, and cannot run a WSL command."""
+    drive = platform.windows_drive(repo)
+    if drive is None:
+        return None
+    return (
+        f"{repo} is on the Windows drive {drive.upper()}: (mounted into WSL): Windows git "
+        "cannot run coffer's clean filter, a WSL command, so it refuses to add files that "
+        "hold coffer's block (filter.coffer.required); commit from WSL's git instead"
+    )
