@@ -114,6 +114,7 @@ def plan(
         return out
     m = found
     out = ServicePlan(m)
+    out.report.notices.extend(_privacy_notes(store_root, m))
     before = m.read()
     after = m.render(launch.argv, service_env(environ, loaded, launch))
     record = Journal(store_root).load(key(m.path), ServiceRecord)
@@ -146,6 +147,18 @@ def plan(
             f"{shlex.join(_short(m.start(update=True)[-1]))})"
         )
     return out
+
+
+def _privacy_notes(store_root: Path, m: sm.Manager) -> list[str]:
+    """Before loading a launchd agent: the projects macOS may keep from it."""
+    if m.kind != "launchd":
+        return []
+    from coffer.setup import service_privacy as privacy
+    from coffer.store.projects import all_projects
+
+    roots = [p.root for p in all_projects(store_root)]
+    warning = privacy.install_warning(roots, m.home, privacy.executable())
+    return [warning] if warning else []
 
 
 # ---- applying -------------------------------------------------------------------------------
@@ -218,6 +231,11 @@ def apply(
         started = "; ".join(shlex.join(_short(c)) for c in commands)
         report.changes.append(Change(path, "start", f"{m.describe()} ({started})"))
         report.notices.append(f"coffer watch's log: {m.log_hint()}")
+        if m.kind == "launchd":  # a denial the watcher met at its start, or last time
+            from coffer.setup.service_privacy import denial_lines
+
+            store = journal.dir.parent
+            report.notices.extend(denial_lines(watch_state.read_status(store)))
     return report
 
 

@@ -210,9 +210,10 @@ def default_log_file(environ: Mapping[str, str], platform: str | None = None) ->
     home = home_dir(environ)
     if platform == "darwin":
         return home / "Library" / "Logs" / "coffer-watch.log"
-    local = environ.get("LOCALAPPDATA", "").strip()
-    if platform == "win32" and local:
-        return Path(local) / "coffer" / "watch.log"
+    if platform == "win32":
+        from coffer.setup.service_winrun import log_file
+
+        return log_file(environ)
     state = environ.get("XDG_STATE_HOME", "").strip()
     base = Path(state) if state and os.path.isabs(state) else home / ".local" / "state"
     return base / "coffer" / "watch.log"

@@ -137,4 +137,6 @@ def status_lines(info: Mapping[str, Any], watcher: Mapping[str, Any]) -> list[st
         lines.append("this daemon is the service's process")
     if not watcher.get("running") and info.get("instead"):
         lines.append(f"run it yourself: {info['instead']}")
-    return lines
+    from coffer.setup.service_privacy import denial_lines
+
+    return lines + denial_lines(watcher)

@@ -23,6 +23,7 @@ from typing import Protocol, cast
 
 from coffer.base import platform as seam
 from coffer.setup.service_base import Manager, Ran, Runner, State
+from coffer.store.paths import home_dir
 
 RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
 VALUE = "coffer-watch"
@@ -100,6 +101,13 @@ def _spawn(argv: Sequence[str]) -> Ran:
 SPAWN: Callable[[Sequence[str]], Ran] = _spawn
 
 
+def log_file(environ: Mapping[str, str]) -> Path:
+    """Where the watcher logs on Windows: the user's local application data."""
+    local = environ.get("LOCALAPPDATA", "").strip()
+    base = Path(local) if local else home_dir(environ) / "AppData" / "Local"
+    return base / "coffer" / "watch.log"
+
+
 def windowless(executable: str) -> str:
     """``pythonw.exe`` beside ``python.exe`` when there is one: it opens no console."""
     folder, name = os.path.split(executable)
@@ -137,9 +145,7 @@ class WinRun(Manager):
         return f"logon entry {VALUE} (HKCU\\{RUN_KEY})"
 
     def log_hint(self) -> str:
-        from coffer.setup.service_managers import default_log_file
-
-        return f"type {subprocess.list2cmdline([str(default_log_file(self.environ, 'win32'))])}"
+        return f"type {subprocess.list2cmdline([str(log_file(self.environ))])}"
 
     def unreachable(self, run: Runner) -> str | None:
         return None  # the user's own hive is always writable by the user
@@ -150,9 +156,7 @@ class WinRun(Manager):
     def command(self, env: Mapping[str, str]) -> list[str]:
         """The argv the Run value holds: this module sets the environment the watcher needs
         (a logon process sees only the user's registry environment), then runs coffer."""
-        from coffer.setup.service_managers import default_log_file
-
-        log = str(default_log_file(self.environ, "win32"))
+        log = str(log_file(self.environ))
         # PATH is left out: the logon environment has the user's own, and a Run value is a
         # command line, where a shell's long PATH does not fit.
         pairs = [f"{k}={v}" for k, v in sorted(env.items()) if k.upper() != "PATH"]
@@ -247,10 +251,10 @@ def main(argv: Sequence[str]) -> None:
     for pair in args[:cut]:
         name, _, value = pair.partition("=")
         os.environ[name] = value
-    from coffer.main import main as coffer_main
+    import runpy
 
     sys.argv = ["coffer", *args[cut + 1 :]]
-    coffer_main()
+    runpy.run_module("coffer", run_name="__main__", alter_sys=True)
 
 
 if __name__ == "__main__":
