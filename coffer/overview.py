@@ -37,6 +37,9 @@ def watch_info(
         "running": running,
         "pid": data.get("pid") if running else None,
         "service": service.status(root, environ),
+        # Projects macOS privacy controls keep from the watcher (coffer.setup.service_privacy).
+        "denied": list(data.get("denied") or []),
+        "denied_exe": data.get("denied_exe"),
     }
 
 

@@ -25,6 +25,9 @@ UTIME_NOFOLLOW: bool = os.utime in os.supports_follow_symlinks
 # holds the target open; it is let go within milliseconds, so a replace is retried briefly.
 RETRY_REPLACE: bool = sys.platform == "win32"
 REPLACE_DELAYS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
+# Which operating system's conventions apply (the watcher's service manager, macOS privacy
+# checks): sys.platform, a switch so tests run the Windows and macOS branches on Linux.
+SYSTEM: str = sys.platform
 
 _REPARSE_POINT: int = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
 # Device names Windows reserves in every directory, with or without an extension.

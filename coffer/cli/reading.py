@@ -274,9 +274,11 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
 
 def _watch_line(watch: dict[str, Any]) -> str:
     from coffer.setup import service_status as service
+    from coffer.setup.service_privacy import denial_lines
 
     head = f"watch: running (pid {watch['pid']})" if watch["running"] else "watch: not running"
-    return f"{head}; service: {service.describe(watch['service'])}"
+    line = f"{head}; service: {service.describe(watch['service'])}"
+    return "\n".join([line, *(f"  {d}" for d in denial_lines(watch))])
 
 
 def watch_status(as_json: bool) -> int:

@@ -20,9 +20,8 @@ from pathlib import Path
 
 from coffer.adapter import Context, Launch
 from coffer.adapter.registry import Loaded
-from coffer.base import fsutil
 from coffer.base.report import Change, Problem, Report
-from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs, text_diff
+from coffer.projection.common import now_iso, remove_created_dirs, text_diff
 from coffer.projection.journal import Journal, ServiceRecord, sha256
 from coffer.setup import service_managers as sm
 from coffer.setup.service_status import (
@@ -115,10 +114,16 @@ def plan(
         return out
     m = found
     out = ServicePlan(m)
-    before = fsutil.read_bytes_or_none(m.path)
+    out.report.notices.extend(_privacy_notes(store_root, m))
+    before = m.read()
     after = m.render(launch.argv, service_env(environ, loaded, launch))
     record = Journal(store_root).load(key(m.path), ServiceRecord)
-    if before is not None and (record is None or sha256(before) != record.after_sha256):
+    if before is not None and record is None and m.replaces_foreign and before != after:
+        out.report.notices.append(
+            f"coffer watch: {m.path} held another command; the journal keeps it and "
+            "`coffer setup --undo` puts it back"
+        )
+    elif before is not None and (record is None or sha256(before) != record.after_sha256):
         whose = "coffer did not write it" if record is None else "it was edited since"
         out.report.notices.append(
             f"coffer watch: left {m.path} alone: {whose}. Remove it and run `coffer setup` "
@@ -144,18 +149,50 @@ def plan(
     return out
 
 
+def _privacy_notes(store_root: Path, m: sm.Manager) -> list[str]:
+    """Before loading a launchd agent: the projects macOS may keep from it."""
+    if m.kind != "launchd":
+        return []
+    from coffer.setup import service_privacy as privacy
+    from coffer.store.projects import all_projects
+
+    roots = [p.root for p in all_projects(store_root)]
+    warning = privacy.install_warning(roots, m.home, privacy.executable())
+    return [warning] if warning else []
+
+
 # ---- applying -------------------------------------------------------------------------------
 
 
-def _run_all(run: sm.Runner, commands: list[tuple[str, ...]], report: Report, path: Path) -> bool:
+def _run_all(
+    m: sm.Manager, run: sm.Runner, commands: list[tuple[str, ...]], report: Report
+) -> bool:
+    path = m.path
     for argv in commands:
-        ran = run(argv)
+        ran = m.execute(run, argv)
         if not ran.ok:
             report.problems.append(
                 Problem(path, "error", f"`{shlex.join(_short(argv))}` failed: {ran.why()}")
             )
             return False
     return True
+
+
+def _new_record(m: sm.Manager, before: bytes | None) -> ServiceRecord:
+    """The record of a definition coffer is about to write; a foreign one it replaces
+    (``replaces_foreign``) is kept in it, to be put back on undo."""
+    kept = {"previous": dict(m.previous())} if before is not None else {}
+    return ServiceRecord(
+        key=key(m.path),
+        path=str(m.path),
+        manager=m.kind,
+        service=m.name,
+        created_file=before is None,
+        before_sha256=None if before is None else sha256(before),
+        created_dirs=tuple(m.prepare()),
+        created_at=now_iso(),
+        extra=kept,
+    )
 
 
 def apply(
@@ -173,22 +210,15 @@ def apply(
     path = m.path
     update = the_plan.action == "update"
     if the_plan.action != "start":
-        if fsutil.read_bytes_or_none(path) != the_plan.before or the_plan.after is None:
+        if m.read() != the_plan.before or the_plan.after is None:
             report.problems.append(
                 Problem(path, "refused", "changed since the plan was made; run coffer setup again")
             )
             return report
-        record = journal.load(key(path), ServiceRecord) or ServiceRecord(
-            key=key(path),
-            path=str(path),
-            manager=m.kind,
-            service=m.name,
-            created_dirs=tuple(ensure_parent(path)),
-            created_at=now_iso(),
-        )
+        record = journal.load(key(path), ServiceRecord) or _new_record(m, the_plan.before)
         record = record.but(after_sha256=None, updated_at=now_iso(), seq=time.time_ns())
         journal.save(record)  # before the write: a crash leaves a record of what was there
-        fsutil.atomic_write_bytes(path, the_plan.after, mode=FILE_MODE)
+        m.write(the_plan.after, FILE_MODE)
         journal.save(record.but(after_sha256=sha256(the_plan.after)))
         report.changes.append(Change(path, the_plan.action, f"coffer watch as a {m.describe()}"))
     commands = m.start(update=update)
@@ -197,10 +227,15 @@ def apply(
         made = [str(d) for d in m.side_dirs() if not d.exists()]
         if made:
             journal.save(installed.but(created_dirs=(*installed.created_dirs, *made)))
-    if _run_all(run, commands, report, path):
+    if _run_all(m, run, commands, report):
         started = "; ".join(shlex.join(_short(c)) for c in commands)
         report.changes.append(Change(path, "start", f"{m.describe()} ({started})"))
         report.notices.append(f"coffer watch's log: {m.log_hint()}")
+        if m.kind == "launchd":  # a denial the watcher met at its start, or last time
+            from coffer.setup.service_privacy import denial_lines
+
+            store = journal.dir.parent
+            report.notices.extend(denial_lines(watch_state.read_status(store)))
     return report
 
 
@@ -242,7 +277,7 @@ def _undo_record(
             Problem(path, "refused", f"cannot stop the service: {found} (the journal keeps it)")
         )
         return report
-    data = fsutil.read_bytes_or_none(path)
+    data = found.read()
     if data is not None and sha256(data) != record.after_sha256:
         report.problems.append(
             Problem(
@@ -296,15 +331,20 @@ def _stop_and_remove(
         )
         return report
     stop = m.stop()
-    if (state.loaded or m.kind == "systemd") and not _run_all(run, stop, report, path):
+    if (state.loaded or m.kind == "systemd") and not _run_all(m, run, stop, report):
         return report  # still running or still enabled: keep the file and the record
     shown = "; ".join(shlex.join(_short(c)) for c in stop)
     report.changes.append(Change(path, "stop", f"{m.describe()} ({shown})"))
-    fsutil.unlink(path)
+    previous = record.extra.get("previous")
+    if not record.created_file and isinstance(previous, dict):
+        m.restore(previous)
+        report.changes.append(Change(path, "restore", "put back what was there before coffer"))
+    else:
+        m.remove()
+        report.changes.append(Change(path, "remove", "deleted the service file coffer created"))
     remove_created_dirs(list(record.created_dirs))
     for argv in m.after_remove():
         run(argv)  # only tidies the manager's view; the service is already stopped
-    report.changes.append(Change(path, "remove", "deleted the service file coffer created"))
     journal.drop(record.key)
     return report
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from coffer.base import fsutil
 from coffer.store.paths import home_dir
 
 UNIT = "coffer-watch.service"
@@ -79,6 +80,9 @@ class Manager:
 
     kind = ""
     name = ""
+    # Whether a definition coffer did not write may be replaced, its previous value kept in
+    # the journal and put back on undo (a registry value has no ".legacy" place beside it).
+    replaces_foreign = False
 
     def __init__(self, exe: str, environ: Mapping[str, str]) -> None:
         self.exe = exe
@@ -110,6 +114,35 @@ class Manager:
 
     def after_remove(self) -> list[tuple[str, ...]]:
         return []
+
+    # ---- the service's definition: a file, unless a manager keeps it elsewhere ----------
+
+    def prepare(self) -> list[str]:
+        """Create what the definition's place needs; return the directories made (undo
+        removes them)."""
+        from coffer.projection.common import ensure_parent
+
+        return ensure_parent(self.path)
+
+    def read(self) -> bytes | None:
+        return fsutil.read_bytes_or_none(self.path)
+
+    def write(self, data: bytes, mode: int) -> None:
+        fsutil.atomic_write_bytes(self.path, data, mode=mode)
+
+    def remove(self) -> None:
+        fsutil.unlink(self.path)
+
+    def previous(self) -> Mapping[str, object]:
+        """What undo needs to put a foreign definition back (``replaces_foreign`` only)."""
+        raise NotImplementedError
+
+    def restore(self, previous: Mapping[str, object]) -> None:
+        raise NotImplementedError
+
+    def execute(self, run: Runner, argv: Sequence[str]) -> Ran:
+        """Run one of this manager's commands (a manager may start a process instead)."""
+        return run(argv)
 
     def elsewhere(self) -> list[Path]:
         """Other files the manager would load this service from (installed by hand or by

@@ -1,5 +1,6 @@
 """The service managers `coffer setup` can run ``coffer watch`` under: a systemd user unit on
-Linux, a launchd agent on macOS.
+Linux, a launchd agent on macOS, the per-user Run key on Windows
+(coffer.setup.service_winrun).
 
 Each says where its file goes, renders it, names the exact commands that start, stop and
 query the service, and checks honestly whether it can be reached from here (a container or
@@ -13,10 +14,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from coffer.base import platform as seam
 from coffer.setup.service_base import LABEL, UNIT, Manager, Ran, Runner, State, runner
 from coffer.store.paths import home_dir
 
@@ -160,7 +161,12 @@ class Systemd(Manager):
 def find(environ: Mapping[str, str], platform: str | None = None) -> Manager | str:
     """The manager for this platform with its executable on ``PATH``, or why there is none.
     Cheap: looks at ``PATH`` only, runs nothing."""
-    platform = sys.platform if platform is None else platform
+    platform = seam.SYSTEM if platform is None else platform
+    if platform == "win32":
+        # No service manager a standard user may use: the per-user Run key starts it at logon.
+        from coffer.setup.service_winrun import WinRun
+
+        return WinRun.here(environ)
     if platform.startswith("linux"):
         cls: type[Manager] = Systemd
         exe_name = "systemctl"
@@ -169,7 +175,10 @@ def find(environ: Mapping[str, str], platform: str | None = None) -> Manager | s
 
         cls, exe_name = Launchd, "launchctl"
     else:
-        return f"coffer knows no service manager on {platform} (systemd on Linux, launchd on macOS)"
+        return (
+            f"coffer knows no service manager on {platform} (systemd on Linux, launchd on "
+            "macOS, the Run key on Windows)"
+        )
     exe = shutil.which(exe_name, path=environ.get("PATH", os.defpath))
     if exe is None:
         return f"no `{exe_name}` on PATH"
@@ -178,6 +187,10 @@ def find(environ: Mapping[str, str], platform: str | None = None) -> Manager | s
 
 def by_kind(kind: str, environ: Mapping[str, str]) -> Manager | str:
     """The manager a journal record names (for undo, whatever the platform says now)."""
+    if kind == "winrun":
+        from coffer.setup.service_winrun import WinRun
+
+        return WinRun.here(environ)
     exe_name = {"systemd": "systemctl", "launchd": "launchctl"}.get(kind)
     if exe_name is None:
         return f"unknown service manager {kind!r}"
@@ -193,10 +206,14 @@ def by_kind(kind: str, environ: Mapping[str, str]) -> Manager | str:
 
 def default_log_file(environ: Mapping[str, str], platform: str | None = None) -> Path:
     """Where the watcher started by hand should log."""
-    platform = sys.platform if platform is None else platform
+    platform = seam.SYSTEM if platform is None else platform
     home = home_dir(environ)
     if platform == "darwin":
         return home / "Library" / "Logs" / "coffer-watch.log"
+    if platform == "win32":
+        from coffer.setup.service_winrun import log_file
+
+        return log_file(environ)
     state = environ.get("XDG_STATE_HOME", "").strip()
     base = Path(state) if state and os.path.isabs(state) else home / ".local" / "state"
     return base / "coffer" / "watch.log"

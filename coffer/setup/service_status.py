@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer.base import fsutil
 from coffer.setup import service_managers as sm
 
 if TYPE_CHECKING:
@@ -73,7 +72,7 @@ def status(
         "active": None,
         "pid": None,
     }
-    data = fsutil.read_bytes_or_none(m.path)
+    data = m.read()
     if data is not None:
         from coffer.projection.journal import Journal, ServiceRecord, sha256
 
@@ -98,6 +97,11 @@ def status(
     return info
 
 
+_WHAT = {
+    "systemd": "systemd user service",
+    "launchd": "launchd agent",
+    "winrun": "Windows logon entry",
+}
 _FILE = {
     "coffer": "installed by coffer setup",
     "edited": "installed by coffer setup, edited since",
@@ -110,7 +114,7 @@ def describe(info: Mapping[str, Any]) -> str:
     """One line: the service as the manager sees it."""
     if info.get("manager") is None:
         return f"no service manager ({info.get('problem')})"
-    what = f"{info['manager']} {'user service' if info['manager'] == 'systemd' else 'agent'}"
+    what = _WHAT.get(str(info["manager"]), str(info["manager"]))
     if info.get("file") == "absent":
         if info.get("reachable") is None:
             return f"no {what} installed (`coffer setup` installs one where the manager runs)"
@@ -133,4 +137,6 @@ def status_lines(info: Mapping[str, Any], watcher: Mapping[str, Any]) -> list[st
         lines.append("this daemon is the service's process")
     if not watcher.get("running") and info.get("instead"):
         lines.append(f"run it yourself: {info['instead']}")
-    return lines
+    from coffer.setup.service_privacy import denial_lines
+
+    return lines + denial_lines(watcher)

@@ -40,6 +40,10 @@ class Status:
     updated_at: str = ""
     stopped_at: str | None = None
     sync: dict[str, Any] | None = None  # the background sync's state (None: not set up)
+    # Projected projects macOS privacy controls keep from the watcher, and the program to
+    # grant access to (coffer.setup.service_privacy).
+    denied: list[str] = field(default_factory=list)
+    denied_exe: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"version": STATUS_VERSION, **asdict(self)}

@@ -16,6 +16,7 @@ from coffer.base.errors import CofferError
 from coffer.base.report import Problem
 from coffer.projection.blocks import waiting as waiting_blocks
 from coffer.store import Store, Tier
+from coffer.store.paths import home_dir
 from coffer.store.settings import CONFIG
 from coffer.store.ulid import GLOBAL_ID
 from coffer.watch.daemon import Coalescer
@@ -60,6 +61,7 @@ class WatchSet:
         self._drop_unwanted(wanted)
         self._add_wanted(wanted)
         self._rescan_handoffs(wanted)
+        self._check_privacy(wanted)
         self.observers.status.projects = sum(
             1 for w in self.watches.values() if w.tier is not None and w.tier.scope == "project"
         )
@@ -137,6 +139,21 @@ class WatchSet:
         for role, (directory, tier) in want.items():
             if role not in self.watches and self.observers.add(role, directory, recursive=True):
                 self.log.info("watching handoffs for %s: %s", tier.label, directory)
+
+    def _check_privacy(self, wanted: Mapping[str, Tier]) -> None:
+        """Record the projects macOS privacy controls keep from this process, once each."""
+        from coffer.setup import service_privacy as privacy
+
+        if not privacy.applies():
+            return
+        roots = [t.info.root for t in wanted.values() if t.scope == "project" and t.info.root]
+        denied = privacy.denied_roots(roots, home_dir(self.environ))
+        status = self.observers.status
+        exe = privacy.executable()
+        for root in sorted(set(denied) - set(status.denied)):
+            why = privacy.grant(exe)
+            self.log.warning("macOS privacy controls deny access to %s: %s", root, why)
+        status.denied, status.denied_exe = denied, (exe if denied else None)
 
     def _signature(self, engine: Engine) -> object:
         # Cheap: a listing and two stats, so coffer's own journal updates cost no parsing.

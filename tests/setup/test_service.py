@@ -497,7 +497,8 @@ def test_launchd_refuses_a_home_that_is_not_the_accounts(tmp_path: Path, sm: Pat
 
 
 def test_other_platforms_say_which_managers_coffer_knows(tmp_path: Path) -> None:
-    found = service_managers.find({"PATH": ""}, "win32")
+    found = service_managers.find({"PATH": ""}, "freebsd14")
     assert found == (
-        "coffer knows no service manager on win32 (systemd on Linux, launchd on macOS)"
+        "coffer knows no service manager on freebsd14 (systemd on Linux, launchd on macOS, "
+        "the Run key on Windows)"
     )
