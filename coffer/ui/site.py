@@ -13,7 +13,11 @@ from coffer.store.tier import Found, Tier
 
 if TYPE_CHECKING:
     from coffer.app import App
+    from coffer.store.entry import Entry
     from coffer.store.review import Item
+    from coffer.store.team import TeamScan
+
+PAGE = 100  # rows of the Memory view per page: 10,000 rows would be a page nobody reads
 
 
 class Site:
@@ -39,6 +43,43 @@ class Site:
         if query.strip():
             return store.recall(self.tiers(), query, limit=50)
         return [Found(t, e) for t in self.tiers() for e in store.scan(t).entries]
+
+    def team(self) -> TeamScan | None:
+        """The project's team tier (docs/adr/0036), or None where it has none."""
+        from coffer.store import team
+
+        root = self.app.here(self.project).project
+        return team.scan(root) if root is not None else None
+
+    def team_entries(self, query: str) -> list[Entry]:
+        """The team tier's entries, or its hits of ``query`` as `coffer recall` ranks them."""
+        from coffer.store import team_search
+
+        scan = self.team()
+        if scan is None or not query.strip():
+            return list(scan.entries) if scan is not None else []
+        root = self.app.here(self.project).require()
+        return [h.entry for h in team_search.recall(self.app.store, root, query, 50)]
+
+    def team_remove(self, name: str) -> list[Path]:
+        """`coffer team remove`: the file goes, then the projections show the team without it.
+        The only team edit the CLI offers (the text is the team's, reviewed in git)."""
+        from coffer.store import team_write
+
+        return self._team_projected(team_write.remove(self.app.here(self.project).require(), name))
+
+    def team_add(self, scope: str, name: str) -> list[Path]:
+        """`coffer team add`: a personal entry promoted into the team tier (the secret gate,
+        the name clash and the pending check are team_write's, as for the CLI)."""
+        from coffer.store import team_write
+
+        root = self.app.here(self.project).require()
+        return self._team_projected(team_write.add(root, self.found(scope, name).entry))
+
+    def _team_projected(self, changed: Path) -> list[Path]:
+        # As the CLI does after a team change: `coffer project`, so the team block shows it.
+        report = self.app.engine().project(self.project)
+        return [changed, *dict.fromkeys(c.path for c in report.changes)]
 
     def found(self, scope: str, name: str) -> Found:
         return self.app.store.find([self.tier(scope)], name)
