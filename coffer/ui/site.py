@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coffer.base.errors import InvalidInputError
+from coffer.base.errors import CofferError, InvalidInputError
 from coffer.store import Revision
 from coffer.store.tier import Found, Tier
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from coffer.store.entry import Entry
     from coffer.store.review import Item
     from coffer.store.team import TeamScan
+    from coffer.sync.control import Status
 
 PAGE = 100  # rows of the Memory view per page: 10,000 rows would be a page nobody reads
 
@@ -131,4 +132,17 @@ class Site:
         from coffer.store.watch_state import read_status
 
         records = Journal(self.app.store.root).load_all()
-        return {"watch": read_status(self.app.store.root), "journal": records}
+        watch = read_status(self.app.store.root)
+        return {"watch": watch, "sync": self.sync(), "journal": records}
+
+    def sync(self) -> Status | str:
+        """`coffer sync status`: the last round, what it moved, the conflict copies waiting;
+        or why there is none (not set up, or the sync repository cannot be read)."""
+        from coffer.sync import api, control
+
+        if not api.configured(self.app):
+            return "not set up (`coffer sync init REMOTE` starts it)"
+        try:
+            return control.status(self.app)
+        except CofferError as exc:
+            return f"cannot be read: {exc}"

@@ -5,7 +5,9 @@ saves the main views there (docs/ui/*.png)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -184,3 +186,28 @@ def test_memory_pages_through_many_entries(page: Page, repo: Path) -> None:
     page.fill("input[name=q]", "number 117")
     page.click("form.search button")
     assert page.locator("a.entry").first.inner_text() == "note-117"
+
+
+def test_sync_panel_last_round_and_conflicts(page: Page, repo: Path, tmp_path: Path) -> None:
+    page.click("nav >> text=State")
+    assert "sync: not set up" in page.locator("#sync").inner_text()
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, timeout=60)
+    for args in (("sync", "init", str(remote), "--host", "desk"), ("sync", "link", "app"),
+                 ("sync",)):  # fmt: skip
+        done = coffer(*args, cwd=repo)
+        assert done.returncode == 0, done.stderr
+    said = coffer("sync", "status", "--json", cwd=repo)
+    assert said.returncode == 0, said.stderr
+    last = json.loads(said.stdout)
+    page.reload()
+    panel = page.locator("#sync")
+    assert last["last_round"] and panel.locator(".when").inner_text() == last["last_round"]
+    assert panel.locator(".moved").inner_text() == last["last_summary"]
+    assert "no conflict waiting" in panel.inner_text()
+    conflict_copy(Store.from_environ(os.environ), repo, "deploy.conflict-laptop")
+    page.reload()
+    assert "deploy.conflict-laptop" in panel.locator("ul.conflicts").inner_text()
+    _shot(page, "state")
+    panel.locator("a:text('resolve them in Review')").click()
+    assert page.locator("section.item[data-kind=conflict]").count() == 1
