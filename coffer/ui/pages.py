@@ -145,9 +145,14 @@ def gone(scope: str, name: str, history: Iterable[dict[str, Any]], csrf: str) ->
     return layout(name, f"<p>{e(name)} is not in the {e(scope)} tier.</p><ul>{shown}</ul>{restore}")
 
 
-def done(what: str, updated: Sequence[Path], back: str) -> str:
+def done(what: str, updated: Sequence[Path], back: str, said: Sequence[str] = ()) -> str:
+    """What a write did: the files it updated, and ``said`` (how, and what was refused)."""
     files = "".join(f"<li>updated {e(p)}</li>" for p in updated) or "<li>no projected file</li>"
-    return layout(what, f'<ul class="updated">{files}</ul><p><a href="{e(back)}">back</a></p>')
+    how = "".join(f"<li>{e(line)}</li>" for line in said)
+    notes = f'<ul class="said">{how}</ul>' if how else ""
+    return layout(
+        what, f'<ul class="updated">{files}</ul>{notes}<p><a href="{e(back)}">back</a></p>'
+    )
 
 
 def refused(status: int, why: str) -> str:

@@ -74,14 +74,14 @@ def agents(found: Sequence[dict[str, Any]]) -> str:
     return layout("Agents", "".join(out) or "<p>no agent found on this machine</p>", "/agents")
 
 
-def state(found: dict[str, Any]) -> str:
+def state(found: dict[str, Any], csrf: str) -> str:
     from coffer.store.watch_state import status_lines
 
     watch = "".join(f"<li>{e(line)}</li>" for line in status_lines(found["watch"]))
     rows = "".join(
         f"<tr><td>{e(r.kind)}</td><td>{e(getattr(r, 'path', '') or '')}</td>"
         f"<td>{e(getattr(r, 'updated_at', None) or getattr(r, 'created_at', None) or '')}</td>"
-        f"<td><code>{e(_undo(r))}</code></td></tr>"
+        f"<td><code>{e(_undo(r))}</code></td><td>{_undo_button(r, csrf)}</td></tr>"
         for r in found["journal"]
     )
     journal = (
@@ -117,6 +117,14 @@ def _sync(st: Status | str) -> str:
     )
     said = "".join(f"<li>{line}</li>" for line in lines)
     return f'<section id="sync"><h2>Sync</h2><ul>{said}</ul>{waiting}</section>'
+
+
+def _undo_button(record: Any, csrf: str) -> str:
+    """Undo exactly this record (setup's and projections'; the service's is the CLI's)."""
+    if record.kind == "service":
+        return ""
+    ask = f"Undo what coffer wrote in {record.path}?"
+    return form("/undo", csrf, {"key": record.key}, "<button>Undo</button>", ask)
 
 
 def _undo(record: Any) -> str:

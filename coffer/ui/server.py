@@ -144,7 +144,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/agents":
             return panels.agents(site.agents())
         if path == "/state":
-            return panels.state(site.state())
+            return panels.state(site.state(), csrf)
         return None
 
     def _write(self, path: str, form: dict[str, str]) -> str | None:
@@ -164,6 +164,12 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/resolve":
             updated = site.resolve(form.get("id", ""), form.get("action", ""), form.get("merged"))
             return pages.done(f"resolved: {form.get('action')}", updated, "/review")
+        if path == "/undo":
+            report = site.undo(form.get("key", ""))
+            changed = list(dict.fromkeys(c.path for c in report.changes))
+            said = [c.line() for c in report.changes]
+            said += [p.line() for p in report.problems] + list(report.notices)
+            return pages.done("undone", changed, "/state", said)
         if path == "/team/add":
             return pages.done(f"shared {name} with the team", site.team_add(scope, name), back)
         if path == "/team/remove":

@@ -13,6 +13,7 @@ from coffer.store.tier import Found, Tier
 
 if TYPE_CHECKING:
     from coffer.app import App
+    from coffer.base.report import Report
     from coffer.store.entry import Entry
     from coffer.store.review import Item
     from coffer.store.team import TeamScan
@@ -134,6 +135,22 @@ class Site:
         records = Journal(self.app.store.root).load_all()
         watch = read_status(self.app.store.root)
         return {"watch": watch, "sync": self.sync(), "journal": records}
+
+    def undo(self, key: str) -> Report:
+        """Undo exactly the journal record ``key``: a setup edit as `coffer setup --undo`
+        reverses it, a projection as `coffer unproject` does, and nothing else."""
+        from coffer.projection.journal import Journal, SetupRecord, parse
+
+        journal = Journal(self.app.store.root)
+        raw = journal.get(key)
+        if raw is None:
+            raise InvalidInputError("that journal record is gone (undone elsewhere?)")
+        if isinstance(parse(raw), SetupRecord):
+            from coffer.setup import unwiring
+
+            journal.sweep_tmp()
+            return unwiring.undo_one(journal, key)
+        return self.app.engine().undo_record(key)
 
     def sync(self) -> Status | str:
         """`coffer sync status`: the last round, what it moved, the conflict copies waiting;

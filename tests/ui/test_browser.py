@@ -211,3 +211,20 @@ def test_sync_panel_last_round_and_conflicts(page: Page, repo: Path, tmp_path: P
     _shot(page, "state")
     panel.locator("a:text('resolve them in Review')").click()
     assert page.locator("section.item[data-kind=conflict]").count() == 1
+
+
+def test_undo_one_journal_record(page: Page, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    assert "Deploys use make release." in agents.read_text()
+    page.click("nav >> text=State")
+    rows = page.locator("table tr", has=page.locator(f"td:text-is('{agents}')"))
+    assert rows.count() == 1
+    others = page.locator("form[action='/undo']").count()
+    assert others > 1  # Claude's memory link is journaled too, and stays
+    rows.locator("button:text('Undo')").click()
+    assert str(agents) in page.locator("ul.updated").inner_text()
+    assert f"{agents}: without the coffer block" in page.locator("ul.said").inner_text()
+    assert agents.read_text() == "# Team rules\n\nRun the tests.\n"  # exactly as it was
+    page.click("text=back")
+    assert page.locator(f"td:text-is('{agents}')").count() == 0
+    assert page.locator("form[action='/undo']").count() == others - 1
