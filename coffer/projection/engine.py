@@ -312,6 +312,17 @@ class Engine(AgentSet):
             self.journal.sweep_tmp()
             return _settled(unproject.run(self, here, choice))
 
+    def undo_record(self, key: str, *, dry_run: bool = False) -> Report:
+        """Undo the one journal record ``key`` (the page's per-record Undo): exactly what
+        `coffer unproject` would do for it, and only it."""
+        from coffer.projection import unproject
+
+        if dry_run:
+            return unproject.one(self, key, dry_run=True)
+        with self.store.projection_lock():
+            self.journal.sweep_tmp()
+            return _settled(unproject.one(self, key))
+
     # ---- status ------------------------------------------------------------------------
 
     def status(

@@ -13,11 +13,11 @@ from typing import NamedTuple
 
 from coffer.adapter import registry
 from coffer.base import fsutil
-from coffer.base.errors import CofferError, UnknownNameError
+from coffer.base.errors import CofferError, InvalidInputError, UnknownNameError
 from coffer.base.report import Problem, Report
 from coffer.projection import kinds, orphans
 from coffer.projection.agents import AgentSet
-from coffer.projection.journal import Damage, JournalRecord, moves
+from coffer.projection.journal import Damage, JournalRecord, moves, parse
 from coffer.store import Here, projects, settings
 
 
@@ -92,6 +92,17 @@ def _scope(agents: AgentSet, here: Here, choice: Choice, report: Report) -> Scop
             project_id = moved.id
             report.extend(moves.relocate(agents.journal, moved))
     return Scope(root, project_id)
+
+
+def one(agents: AgentSet, key: str, *, dry_run: bool = False) -> Report:
+    """Undo exactly the one projection journaled under ``key`` (a block, a link, a native
+    memory switch, a team block), for every agent it serves; nothing else is touched."""
+    raw = agents.journal.get(key)
+    record = parse(raw) if raw is not None else None
+    if record is None or record.kind not in kinds.KINDS:
+        raise InvalidInputError(f"no projection is journaled for {key}")
+    choice = Choice(set(), dry_run=dry_run)
+    return _undo_one(kinds.Undo(agents, dry_run), record, choice)
 
 
 def _undo_one(undo: kinds.Undo, record: JournalRecord, choice: Choice) -> Report:

@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from coffer.base import fsutil, swaps
-from coffer.base.errors import CofferError
+from coffer.base.errors import CofferError, InvalidInputError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
-from coffer.projection.journal import Journal, SetupRecord, sha256
+from coffer.projection.journal import Journal, SetupRecord, parse, sha256
 from coffer.setup.config_docs import _Changed, _remove, load
 from coffer.setup.file_apply import ATTEMPTS
 from coffer.setup.file_plan import KIND
@@ -58,6 +58,28 @@ def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False)
         # A directory created for one file may have held another coffer file: try again
         # once every file is gone (still only directories coffer created, only if empty).
         for d in sorted(set(dirs), key=len, reverse=True):
+            with contextlib.suppress(OSError):
+                fsutil.rmdir(Path(d))
+    return report
+
+
+def undo_one(journal: Journal, key: str, *, dry_run: bool = False) -> Report:
+    """Reverse exactly the one setup edit journaled under ``key`` (the other agents' wiring
+    stays); a refused path keeps its record and is reported, as :func:`undo` does."""
+    raw = journal.get(key)
+    record = parse(raw) if raw is not None else None
+    if not isinstance(record, SetupRecord):
+        raise InvalidInputError(f"no setup edit is journaled for {key}")
+    try:
+        report = _undo_record(journal, record, dry_run=dry_run)
+    except CofferError as exc:
+        report = Report()
+        report.problems.append(
+            Problem(Path(record.path), "refused", f"{exc} (the journal keeps this path)")
+        )
+        return report
+    if not dry_run and journal.get(record.key) is None:
+        for d in sorted(record.created_dirs, key=len, reverse=True):
             with contextlib.suppress(OSError):
                 fsutil.rmdir(Path(d))
     return report

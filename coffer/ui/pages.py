@@ -6,11 +6,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from coffer.store.entry import TYPES
 from coffer.store.tier import Found
+
+
+class Shown(NamedTuple):
+    """One page of the Memory view: its rows, its number (from 1), how many, of how many rows."""
+
+    rows: Sequence[Found]
+    page: int
+    pages: int
+    total: int
+
+    @classmethod
+    def of(cls, found: Sequence[Found], page: int, size: int) -> Shown:
+        pages = max(1, -(-len(found) // size))
+        page = min(max(page, 1), pages)
+        return cls(found[(page - 1) * size : page * size], page, pages, len(found))
+
 
 _VIEWS = (("/", "Memory"), ("/review", "Review"), ("/agents", "Agents"), ("/state", "State"))
 
@@ -52,29 +68,45 @@ def _origin(f: Found) -> str:
     return str(origin) if isinstance(origin, str) and origin else "unknown"
 
 
-def memory(project: Path, query: str, found: Sequence[Found]) -> str:
+def pager(query: str, page: int, pages: int) -> str:
+    """Links to the previous and next page of the Memory view (none when one page holds all)."""
+    if pages <= 1:
+        return ""
+
+    def to(n: int, label: str) -> str:
+        return f'<a class="page" href="/?{urlencode({"q": query, "page": n})}">{label}</a>'
+
+    back = to(page - 1, "previous") if page > 1 else ""
+    more = to(page + 1, "next") if page < pages else ""
+    return f'<nav class="pager">{back} page {page} of {pages} {more}</nav>'
+
+
+def memory(project: Path, query: str, shown: Shown, team: str = "") -> str:
+    """The Memory view: one page of ``shown`` (every row is escaped), then the team tier."""
     rows = "".join(
         f"<tr><td>{_link(f)}<div class=desc>{e(f.entry.description)}</div></td>"
         f"<td>{e(f.tier.label)}</td><td>{e(f.entry.type or '')}</td><td>{e(_origin(f))}</td>"
         f"<td>{e(f.entry.updated_at[:10])}</td>"
         f"<td>{'<span class=stale>stale: ' + e(f.entry.stale) + '</span>' if f.entry.stale else 'fresh'}</td>"  # noqa: E501
         "</tr>"
-        for f in found
+        for f in shown.rows
     )
     search = (
         '<form method="get" action="/" class="search">'
         f'<input name="q" value="{e(query)}" placeholder="search as recall ranks" autofocus>'
         "<button>Search</button></form>"
     )
-    said = f"{len(found)} {'hits' if query else 'entries'} for {e(project)}"
+    said = f"{shown.total:,} {'hits' if query else 'entries'} for {e(project)}"
     table = (
         "<table><tr><th>entry</th><th>tier</th><th>type</th><th>from</th><th>updated</th>"
         f"<th>freshness</th></tr>{rows}</table>"
     )
-    return layout("Memory", f"{search}<p class=count>{said}</p>{table}", "/")
+    paging = pager(query, shown.page, shown.pages)
+    body = f"{search}<p class=count>{said}</p>{paging}{table}{paging}{team}"
+    return layout("Memory", body, "/")
 
 
-def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str) -> str:
+def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str, team: bool = False) -> str:
     keys = {"scope": f.tier.scope, "name": f.entry.name}
     types = "".join(
         f"<option{' selected' if t == f.entry.type else ''}>{e(t)}</option>" for t in ("", *TYPES)
@@ -88,6 +120,8 @@ def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str) -> str:
         f'<textarea name="text" rows="10">{e(f.entry.body)}</textarea><button>Save</button>',
     )
     forget = form("/forget", csrf, keys, "<button class=danger>Forget</button>", "Forget it?")
+    if team:  # `coffer team add`: the project has a team tier to promote it into
+        forget += form("/team/add", csrf, keys, "<button>Share with the team</button>")
     versions = "".join(
         f"<tr><td>{v['number']}</td><td>{e(v['when'])}</td><td>{e(v['event'])}</td>"
         f"<td>{v['size']} B</td><td>{e(v['origin'])}</td><td>"
@@ -111,9 +145,14 @@ def gone(scope: str, name: str, history: Iterable[dict[str, Any]], csrf: str) ->
     return layout(name, f"<p>{e(name)} is not in the {e(scope)} tier.</p><ul>{shown}</ul>{restore}")
 
 
-def done(what: str, updated: Sequence[Path], back: str) -> str:
+def done(what: str, updated: Sequence[Path], back: str, said: Sequence[str] = ()) -> str:
+    """What a write did: the files it updated, and ``said`` (how, and what was refused)."""
     files = "".join(f"<li>updated {e(p)}</li>" for p in updated) or "<li>no projected file</li>"
-    return layout(what, f'<ul class="updated">{files}</ul><p><a href="{e(back)}">back</a></p>')
+    how = "".join(f"<li>{e(line)}</li>" for line in said)
+    notes = f'<ul class="said">{how}</ul>' if how else ""
+    return layout(
+        what, f'<ul class="updated">{files}</ul>{notes}<p><a href="{e(back)}">back</a></p>'
+    )
 
 
 def refused(status: int, why: str) -> str:

@@ -9,6 +9,7 @@ from coffer.ui.pages import e, form, layout
 
 if TYPE_CHECKING:
     from coffer.store.review import Item
+    from coffer.sync.control import Status
 
 
 def _side(item: Item) -> str:
@@ -73,14 +74,14 @@ def agents(found: Sequence[dict[str, Any]]) -> str:
     return layout("Agents", "".join(out) or "<p>no agent found on this machine</p>", "/agents")
 
 
-def state(found: dict[str, Any]) -> str:
+def state(found: dict[str, Any], csrf: str) -> str:
     from coffer.store.watch_state import status_lines
 
     watch = "".join(f"<li>{e(line)}</li>" for line in status_lines(found["watch"]))
     rows = "".join(
         f"<tr><td>{e(r.kind)}</td><td>{e(getattr(r, 'path', '') or '')}</td>"
         f"<td>{e(getattr(r, 'updated_at', None) or getattr(r, 'created_at', None) or '')}</td>"
-        f"<td><code>{e(_undo(r))}</code></td></tr>"
+        f"<td><code>{e(_undo(r))}</code></td><td>{_undo_button(r, csrf)}</td></tr>"
         for r in found["journal"]
     )
     journal = (
@@ -88,9 +89,42 @@ def state(found: dict[str, Any]) -> str:
         if rows
         else "<p>coffer has changed no file outside its store yet</p>"
     )
-    return layout(
-        "State", f"<h2>Watcher and sync</h2><ul>{watch}</ul><h2>Journal</h2>{journal}", "/state"
+    body = f"<h2>Watcher</h2><ul>{watch}</ul>{_sync(found['sync'])}<h2>Journal</h2>{journal}"
+    return layout("State", body, "/state")
+
+
+def _sync(st: Status | str) -> str:
+    """The sync panel: as `coffer sync status` says it (its remote already shown without a
+    password), and each conflict copy waiting, resolved in the Review view."""
+    from coffer.secrets import redact
+
+    if isinstance(st, str):
+        return f'<section id="sync"><h2>Sync</h2><p>sync: {e(st)}</p></section>'
+    moved = f"<span class=moved>{e(redact(st.last_summary))}</span>"
+    last = f"<span class=when>{e(st.last_round)}</span>: {moved}" if st.last_round else "never"
+    lines = [f"remote: {e(redact(st.remote))} (this machine: {e(st.host)})", f"last round: {last}"]
+    lines += [f"synced: {e(key)} &lt;- {e(label)}" for key, label in st.synced]
+    lines += [f"local only: {e(label)}" for label in (*st.unkeyed, *st.doubles)]
+    lines += [f"waiting: {e(key)} (no project here yet)" for key in st.waiting]
+    if st.unpushed:
+        lines.append(f"not pushed yet: {st.unpushed} commit(s)")
+    copies = "".join(f"<li>{e(redact(c))}</li>" for c in st.conflict_copies)
+    waiting = (
+        f'<h3>Conflicts waiting</h3><ul class=conflicts>{copies}</ul><p><a href="/review">'
+        "resolve them in Review</a></p>"
+        if copies
+        else "<p class=conflicts>no conflict waiting</p>"
     )
+    said = "".join(f"<li>{line}</li>" for line in lines)
+    return f'<section id="sync"><h2>Sync</h2><ul>{said}</ul>{waiting}</section>'
+
+
+def _undo_button(record: Any, csrf: str) -> str:
+    """Undo exactly this record (setup's and projections'; the service's is the CLI's)."""
+    if record.kind == "service":
+        return ""
+    ask = f"Undo what coffer wrote in {record.path}?"
+    return form("/undo", csrf, {"key": record.key}, "<button>Undo</button>", ask)
 
 
 def _undo(record: Any) -> str:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from coffer.base.errors import CofferError, InvalidInputError
-from coffer.ui import guard, pages, panels
-from coffer.ui.site import Site
+from coffer.ui import guard, pages, panels, teamview
+from coffer.ui.site import PAGE, Site
 
 if TYPE_CHECKING:
     from coffer.app import App
@@ -125,21 +125,26 @@ class Handler(BaseHTTPRequestHandler):
     def _read(self, path: str, query: dict[str, str]) -> str | None:
         site, csrf = self.server.site, self.server.keys.csrf
         if path == "/":
-            q = query.get("q", "")
-            return pages.memory(site.project, q, site.entries(q))
+            q, number = query.get("q", ""), query.get("page", "1")
+            shown = pages.Shown.of(site.entries(q), int(number) if number.isdigit() else 1, PAGE)
+            team = teamview.table(site.team(), site.team_entries(q), q)
+            return pages.memory(site.project, q, shown, team)
         if path == "/entry":
             scope, name = query.get("scope", "project"), query.get("name", "")
             history = site.history(scope, name)
             try:
-                return pages.entry(site.found(scope, name), history, csrf)
+                found = site.found(scope, name)
             except CofferError:
                 return pages.gone(scope, name, history, csrf)
+            return pages.entry(found, history, csrf, site.team() is not None)
+        if path == "/team":
+            return self._team_entry(query.get("name", ""))
         if path == "/review":
             return panels.review(site.queue(), csrf)
         if path == "/agents":
             return panels.agents(site.agents())
         if path == "/state":
-            return panels.state(site.state())
+            return panels.state(site.state(), csrf)
         return None
 
     def _write(self, path: str, form: dict[str, str]) -> str | None:
@@ -159,7 +164,26 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/resolve":
             updated = site.resolve(form.get("id", ""), form.get("action", ""), form.get("merged"))
             return pages.done(f"resolved: {form.get('action')}", updated, "/review")
+        if path == "/undo":
+            report = site.undo(form.get("key", ""))
+            changed = list(dict.fromkeys(c.path for c in report.changes))
+            said = [c.line() for c in report.changes]
+            said += [p.line() for p in report.problems] + list(report.notices)
+            return pages.done("undone", changed, "/state", said)
+        if path == "/team/add":
+            return pages.done(f"shared {name} with the team", site.team_add(scope, name), back)
+        if path == "/team/remove":
+            return pages.done(f"removed {name} from the team", site.team_remove(name), "/#team")
         return None
+
+    def _team_entry(self, name: str) -> str | None:
+        from coffer.store import team
+
+        scan = self.server.site.team()
+        found = team.find(scan, name) if scan is not None else None
+        if scan is None or found is None:
+            return None
+        return teamview.entry(found, scan, self.server.keys.csrf)
 
 
 def serve(app: App, project: Path, port: int = 0, open_browser: bool = True,

@@ -7,13 +7,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coffer.base.errors import InvalidInputError
+from coffer.base.errors import CofferError, InvalidInputError
 from coffer.store import Revision
 from coffer.store.tier import Found, Tier
 
 if TYPE_CHECKING:
     from coffer.app import App
+    from coffer.base.report import Report
+    from coffer.store.entry import Entry
     from coffer.store.review import Item
+    from coffer.store.team import TeamScan
+    from coffer.sync.control import Status
+
+PAGE = 100  # rows of the Memory view per page: 10,000 rows would be a page nobody reads
 
 
 class Site:
@@ -39,6 +45,43 @@ class Site:
         if query.strip():
             return store.recall(self.tiers(), query, limit=50)
         return [Found(t, e) for t in self.tiers() for e in store.scan(t).entries]
+
+    def team(self) -> TeamScan | None:
+        """The project's team tier (docs/adr/0036), or None where it has none."""
+        from coffer.store import team
+
+        root = self.app.here(self.project).project
+        return team.scan(root) if root is not None else None
+
+    def team_entries(self, query: str) -> list[Entry]:
+        """The team tier's entries, or its hits of ``query`` as `coffer recall` ranks them."""
+        from coffer.store import team_search
+
+        scan = self.team()
+        if scan is None or not query.strip():
+            return list(scan.entries) if scan is not None else []
+        root = self.app.here(self.project).require()
+        return [h.entry for h in team_search.recall(self.app.store, root, query, 50)]
+
+    def team_remove(self, name: str) -> list[Path]:
+        """`coffer team remove`: the file goes, then the projections show the team without it.
+        The only team edit the CLI offers (the text is the team's, reviewed in git)."""
+        from coffer.store import team_write
+
+        return self._team_projected(team_write.remove(self.app.here(self.project).require(), name))
+
+    def team_add(self, scope: str, name: str) -> list[Path]:
+        """`coffer team add`: a personal entry promoted into the team tier (the secret gate,
+        the name clash and the pending check are team_write's, as for the CLI)."""
+        from coffer.store import team_write
+
+        root = self.app.here(self.project).require()
+        return self._team_projected(team_write.add(root, self.found(scope, name).entry))
+
+    def _team_projected(self, changed: Path) -> list[Path]:
+        # As the CLI does after a team change: `coffer project`, so the team block shows it.
+        report = self.app.engine().project(self.project)
+        return [changed, *dict.fromkeys(c.path for c in report.changes)]
 
     def found(self, scope: str, name: str) -> Found:
         return self.app.store.find([self.tier(scope)], name)
@@ -90,4 +133,33 @@ class Site:
         from coffer.store.watch_state import read_status
 
         records = Journal(self.app.store.root).load_all()
-        return {"watch": read_status(self.app.store.root), "journal": records}
+        watch = read_status(self.app.store.root)
+        return {"watch": watch, "sync": self.sync(), "journal": records}
+
+    def undo(self, key: str) -> Report:
+        """Undo exactly the journal record ``key``: a setup edit as `coffer setup --undo`
+        reverses it, a projection as `coffer unproject` does, and nothing else."""
+        from coffer.projection.journal import Journal, SetupRecord, parse
+
+        journal = Journal(self.app.store.root)
+        raw = journal.get(key)
+        if raw is None:
+            raise InvalidInputError("that journal record is gone (undone elsewhere?)")
+        if isinstance(parse(raw), SetupRecord):
+            from coffer.setup import unwiring
+
+            journal.sweep_tmp()
+            return unwiring.undo_one(journal, key)
+        return self.app.engine().undo_record(key)
+
+    def sync(self) -> Status | str:
+        """`coffer sync status`: the last round, what it moved, the conflict copies waiting;
+        or why there is none (not set up, or the sync repository cannot be read)."""
+        from coffer.sync import api, control
+
+        if not api.configured(self.app):
+            return "not set up (`coffer sync init REMOTE` starts it)"
+        try:
+            return control.status(self.app)
+        except CofferError as exc:
+            return f"cannot be read: {exc}"

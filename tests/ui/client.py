@@ -48,13 +48,14 @@ def updated(reply: Reply) -> list[str]:
     return re.findall(r"<li>updated ([^<]+)</li>", reply.body)
 
 
-def conflict_copy(store: Store, repo: Path) -> Path:
-    """What `coffer sync` leaves when another machine changed ``deploy`` at the same time."""
+def conflict_copy(store: Store, repo: Path, name: str = "deploy-conflict-laptop") -> Path:
+    """What `coffer sync` leaves when another machine changed ``deploy`` at the same time
+    (``name``: sync itself names it ``deploy.conflict-laptop``)."""
     tier = store.project_tier(repo)
     assert tier is not None
-    path = tier.dir / "deploy-conflict-laptop.md"
+    path = tier.dir / f"{name}.md"
     path.write_text(
-        "---\nname: deploy-conflict-laptop\n"
+        f"---\nname: {name}\n"
         "description: 'Conflict copy from laptop: Deploys use make ship.'\n"
         "metadata:\n  type: project\n  conflict_of: deploy.md\n  conflict_from: laptop\n"
         "  conflict_at: '2026-12-01T10:00:00+00:00'\n---\n\nDeploys use make ship.\n"

@@ -5,7 +5,9 @@ saves the main views there (docs/ui/*.png)."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +16,7 @@ import pytest
 
 from coffer.store import Store
 from coffer.ui.server import UIServer
+from tests.helpers import coffer
 from tests.ui.client import conflict_copy
 
 if TYPE_CHECKING:
@@ -129,3 +132,99 @@ def test_refusals_in_the_browser(page: Page, server: UIServer, driver: Playwrigh
     assert answer.status == 403
     page.reload()
     assert page.locator("a.entry:text('deploy')").count() == 1
+
+
+def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:
+    done = coffer("team", "init", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    shared = repo / ".coffer" / "memory" / "deploy.md"
+    page.reload()
+    assert page.locator("#team a.team-entry").count() == 0  # opted in, nothing shared yet
+    page.click("a.entry:text('deploy')")
+    page.click("button:text('Share with the team')")
+    assert shared.exists() and "Deploys use make release." in shared.read_text()
+    assert str(shared) in page.locator("ul.updated").inner_text()
+    assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
+    page.click("nav >> text=Memory")
+    row = page.locator("#team tr", has=page.locator("a.team-entry:text('deploy')"))
+    assert row.locator("td.by").inner_text().startswith("team:")  # its provenance
+    _shot(page, "memory")
+    page.fill("input[name=q]", "make release")
+    page.click("form.search button")
+    assert page.locator("#team a.team-entry").all_inner_texts() == ["deploy"]
+    page.fill("input[name=q]", "python tabs")
+    page.click("form.search button")
+    assert page.locator("#team a.team-entry").count() == 0
+    page.goto(page.url.split("?")[0])
+    page.click("#team a.team-entry:text('deploy')")
+    assert "Deploys use make release." in page.inner_text("main")
+    page.click("button:text('Remove from the team tier')")
+    assert not shared.exists()
+    assert str(repo / "AGENTS.md") in page.locator("ul.updated").inner_text()  # its team block
+    page.click("text=back")
+    assert page.locator("#team a.team-entry").count() == 0
+
+
+def test_memory_pages_through_many_entries(page: Page, repo: Path) -> None:
+    tier = Store.from_environ(os.environ).project_tier(repo)
+    assert tier is not None
+    for n in range(248):  # with deploy and tabs: 250 entries, three pages of 100
+        (tier.dir / f"note-{n:03}.md").write_text(
+            f"---\nname: note-{n:03}\ndescription: note {n}\n---\n\nNote number {n}.\n"
+        )
+    page.reload()
+    assert page.locator("p.count").inner_text().startswith("250 entries")
+    assert page.locator("a.entry").count() == 100
+    assert "page 1 of 3" in page.locator("nav.pager").first.inner_text()
+    page.locator("nav.pager").first.locator("a:text('next')").click()
+    page.locator("nav.pager").first.locator("a:text('next')").click()
+    assert page.locator("a.entry").count() == 50
+    assert "page 3 of 3" in page.locator("nav.pager").first.inner_text()
+    seen = set(page.locator("a.entry").all_inner_texts())
+    page.locator("nav.pager").first.locator("a:text('previous')").click()
+    assert not seen & set(page.locator("a.entry").all_inner_texts())  # pages do not overlap
+    page.fill("input[name=q]", "number 117")
+    page.click("form.search button")
+    assert page.locator("a.entry").first.inner_text() == "note-117"
+
+
+def test_sync_panel_last_round_and_conflicts(page: Page, repo: Path, tmp_path: Path) -> None:
+    page.click("nav >> text=State")
+    assert "sync: not set up" in page.locator("#sync").inner_text()
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, timeout=60)
+    for args in (("sync", "init", str(remote), "--host", "desk"), ("sync", "link", "app"),
+                 ("sync",)):  # fmt: skip
+        done = coffer(*args, cwd=repo)
+        assert done.returncode == 0, done.stderr
+    said = coffer("sync", "status", "--json", cwd=repo)
+    assert said.returncode == 0, said.stderr
+    last = json.loads(said.stdout)
+    page.reload()
+    panel = page.locator("#sync")
+    assert last["last_round"] and panel.locator(".when").inner_text() == last["last_round"]
+    assert panel.locator(".moved").inner_text() == last["last_summary"]
+    assert "no conflict waiting" in panel.inner_text()
+    conflict_copy(Store.from_environ(os.environ), repo, "deploy.conflict-laptop")
+    page.reload()
+    assert "deploy.conflict-laptop" in panel.locator("ul.conflicts").inner_text()
+    _shot(page, "state")
+    panel.locator("a:text('resolve them in Review')").click()
+    assert page.locator("section.item[data-kind=conflict]").count() == 1
+
+
+def test_undo_one_journal_record(page: Page, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    assert "Deploys use make release." in agents.read_text()
+    page.click("nav >> text=State")
+    rows = page.locator("table tr", has=page.locator(f"td:text-is('{agents}')"))
+    assert rows.count() == 1
+    others = page.locator("form[action='/undo']").count()
+    assert others > 1  # Claude's memory link is journaled too, and stays
+    rows.locator("button:text('Undo')").click()
+    assert str(agents) in page.locator("ul.updated").inner_text()
+    assert f"{agents}: without the coffer block" in page.locator("ul.said").inner_text()
+    assert agents.read_text() == "# Team rules\n\nRun the tests.\n"  # exactly as it was
+    page.click("text=back")
+    assert page.locator(f"td:text-is('{agents}')").count() == 0
+    assert page.locator("form[action='/undo']").count() == others - 1
