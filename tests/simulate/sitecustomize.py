@@ -43,7 +43,7 @@ def _recorded() -> list[str]:
 def refuse_symlink(target: str | os.PathLike[str], link: str | os.PathLike[str]) -> None:
     """Windows without Developer Mode: ERROR_PRIVILEGE_NOT_HELD."""
     exc = OSError(errno.EACCES, "A required privilege is not held by the client", os.fspath(link))
-    setattr(exc, "winerror", 1314)  # what Windows sets; an ordinary attribute on this host
+    exc.winerror = 1314  # type: ignore[attr-defined]  # Windows sets it; a plain attribute here
     raise exc
 
 

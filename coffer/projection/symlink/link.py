@@ -5,8 +5,8 @@ refused, coffer.base.platform); only then are a real directory's files merged in
 (coffer/projection/symlink/merge.py) and the original directory moved, whole, into
 coffer's backups by the swap (coffer/projection/symlink/swap.py). So a link that cannot be
 made merges nothing (a refused link never imports the same files at every start), and a
-failure before the swap leaves the directory untouched. ``plan`` decides everything first, so ``--dry-run`` shows exactly
-what a real run does (docs/adr/0013, 0024).
+failure before the swap leaves the directory untouched. ``plan`` decides everything first,
+so ``--dry-run`` shows exactly what a real run does (docs/adr/0013, 0024).
 """
 
 from __future__ import annotations
