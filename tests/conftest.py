@@ -66,9 +66,12 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 if simulation.SIMULATE == "windows":
 
     @pytest.fixture(autouse=True)
-    def simulated_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    def simulated_windows(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         """``COFFER_SIMULATE=windows``: the seam as on Windows, here and in every coffer
         subprocess (tests/simulate/sitecustomize.py runs first in each of them)."""
+        # Beside the test's directory, not in it: tests compare its contents before and after.
+        junctions = tmp_path.with_name(tmp_path.name + ".simulated-junctions")
+        monkeypatch.setenv(simulation.JUNCTIONS_FILE, str(junctions))
         simulation.simulate_windows(monkeypatch.setattr)
         here = str(Path(simulation.__file__).parent)
         inherited = os.environ.get("PYTHONPATH")

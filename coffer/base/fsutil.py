@@ -146,9 +146,17 @@ def rmtree(path: Path) -> None:
     shutil.rmtree(path)
 
 
-def symlink(target: Path, link: Path) -> None:
+def symlink(target: Path, link: Path) -> str:
+    """Link the directory ``link`` to ``target``: a symlink, or a junction where symlinks
+    are refused (coffer.base.platform); which one."""
     faults.step(f"symlink {link}")
-    os.symlink(target, link, target_is_directory=True)
+    return platform.make_dir_link(target, link)
+
+
+def remove_link(path: Path) -> None:
+    """Remove coffer's link ``path`` (symlink or junction), never what it points to."""
+    faults.step(f"unlink {path}")
+    platform.remove_link(path)
 
 
 def move_dir(src: Path, dst: Path) -> None:

@@ -2,7 +2,8 @@
 
 Standard library only and cheap to import: the session-start no-op writes through it. Each
 difference is a module-level switch read at call time (``NOFOLLOW``, ``UTIME_NOFOLLOW``,
-``RETRY_REPLACE``), so tests can run the Windows branches on Linux by
+``RETRY_REPLACE``, ``JUNCTIONS``) or a seam function (``make_junction``, ``is_junction``,
+``remove_junction``), so tests can run the Windows branches on Linux by
 patching the switches (tests/conftest.py, ``COFFER_SIMULATE=windows``; docs/adr/0057).
 """
 
@@ -29,6 +30,16 @@ REPLACE_DELAYS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
 # checks): sys.platform, a switch so tests run the Windows and macOS branches on Linux.
 SYSTEM: str = sys.platform
 
+# Where a symlink is refused (Windows without Developer Mode: ERROR_PRIVILEGE_NOT_HELD), a
+# directory junction takes its place: it needs no privilege on NTFS and ReFS.
+JUNCTIONS: bool = sys.platform == "win32"
+PRIVILEGE_NOT_HELD = 1314
+_MOUNT_POINT: int = getattr(stat, "IO_REPARSE_TAG_MOUNT_POINT", 0xA0000003)
+NO_DIR_LINK = (
+    "Windows refused a symlink (turn on Developer Mode: Settings > System > For developers) "
+    "and a directory junction (the volume is not NTFS or ReFS)"
+)
+
 _REPARSE_POINT: int = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
 # Device names Windows reserves in every directory, with or without an extension.
 RESERVED_NAMES: frozenset[str] = frozenset(
@@ -41,6 +52,92 @@ RESERVED_NAMES: frozenset[str] = frozenset(
 def is_link(st: os.stat_result) -> bool:
     """Whether an lstat result is a symlink, or a reparse point such as a junction."""
     return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & _REPARSE_POINT)
+
+
+def is_junction(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a directory junction (never on a POSIX system)."""
+    check = getattr(os.path, "isjunction", None)  # Python 3.12+
+    if check is not None:
+        return bool(check(path))
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    reparse = getattr(st, "st_file_attributes", 0) & _REPARSE_POINT
+    return bool(reparse) and getattr(st, "st_reparse_tag", 0) == _MOUNT_POINT
+
+
+def link_at(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` itself is a link: a symlink or a junction (never followed)."""
+    try:
+        return is_link(os.lstat(path)) or is_junction(path)
+    except OSError:
+        return False
+
+
+def read_link(path: str | os.PathLike[str]) -> str:
+    """What the symlink or junction ``path`` points to; OSError when it is neither."""
+    text = os.readlink(path)  # reads junctions too on Windows (Python 3.8+)
+    # A junction's target comes back in the NT form, ``\\?\C:\...``: shown without it.
+    return text[4:] if text.startswith("\\\\?\\") and text[5:6] == ":" else text
+
+
+def make_junction(link: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Make ``link`` a directory junction to ``target`` (OSError when it cannot be made).
+
+    The standard library has no public call for it; cmd's ``mklink /J`` is the public
+    way, and needs no privilege (a symlink does, without Developer Mode)."""
+    if not JUNCTIONS:
+        raise OSError(errno.ENOTSUP, "no directory junctions on this system", os.fspath(link))
+    import subprocess  # only here: the session-start no-op imports this module
+
+    argv = ["cmd", "/c", "mklink", "/J", os.fspath(link), os.fspath(target)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not link_at(link):
+        said = (done.stderr or done.stdout).strip() or "mklink /J failed"
+        raise OSError(errno.EPERM, said, os.fspath(link))
+
+
+def remove_junction(path: str | os.PathLike[str]) -> None:
+    """Remove the junction ``path`` itself: rmdir removes a junction, never what it holds."""
+    os.rmdir(path)
+
+
+def remove_link(path: str | os.PathLike[str]) -> None:
+    """Remove the symlink or junction ``path``, never the directory it points to."""
+    if is_junction(path):
+        remove_junction(path)
+    else:
+        os.unlink(path)  # Windows' os.unlink removes a directory symlink too
+
+
+def symlink_dir(target: str | os.PathLike[str], link: str | os.PathLike[str]) -> None:
+    """``os.symlink`` to a directory (a seam function: the Windows refusal is simulated)."""
+    os.symlink(target, link, target_is_directory=True)
+
+
+def privilege_refused(exc: OSError) -> bool:
+    """Whether ``exc`` is Windows refusing a symlink to an account without the privilege."""
+    return getattr(exc, "winerror", None) == PRIVILEGE_NOT_HELD
+
+
+def make_dir_link(target: str | os.PathLike[str], link: str | os.PathLike[str]) -> str:
+    """Make ``link`` point to the directory ``target``: a symlink, or where symlinks are
+    refused a junction; which one ("symlink", "junction"). OSError naming the fix when
+    neither can be made."""
+    try:
+        symlink_dir(target, link)
+        return "symlink"
+    except OSError as exc:
+        if not (JUNCTIONS and privilege_refused(exc)):
+            raise
+    try:
+        make_junction(link, target)
+    except OSError as exc:
+        raise OSError(
+            errno.EPERM, f"{NO_DIR_LINK}: {exc.strerror or exc}", os.fspath(link)
+        ) from exc
+    return "junction"
 
 
 def _loop(path: str | os.PathLike[str]) -> OSError:

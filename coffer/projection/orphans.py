@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 
 from coffer.adapter import Mode, NativeMemory
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.base.errors import BlockError, CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection import managed_block as block_format
@@ -69,13 +69,13 @@ def _block(path: Path, *, dry_run: bool, force: bool) -> Report:
 def _link(path: Path, store: Path, *, dry_run: bool) -> Report:
     report = Report()
     st = lstat_or_none(path)
-    if st is None or not stat.S_ISLNK(st.st_mode) or not _inside(os.readlink(path), store):
+    if st is None or not platform.is_link(st) or not _inside(platform.read_link(path), store):
         return report
     report.changes.append(
         Change(path, "restore", "an empty directory in place of coffer's link into the store")
     )
     if not dry_run:
-        os.unlink(path)
+        platform.remove_link(path)  # a junction too, never what it points to
         fsutil.ensure_dir(path)
     return report
 

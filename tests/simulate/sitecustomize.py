@@ -7,16 +7,78 @@ and patches the seam there too (docs/platforms.md). Standard library only.
 
 from __future__ import annotations
 
+import errno
 import os
+import tempfile
 from collections.abc import Callable
 
 SIMULATE = os.environ.get("COFFER_SIMULATE", "")
+# The junctions the fake junction maker made, one ``dev ino target`` a line: set per test by
+# tests/conftest.py, so every coffer subprocess of a test sees the same ones.
+JUNCTIONS_FILE = "COFFER_SIMULATE_JUNCTIONS"
+
+
+def _junctions_file() -> str:
+    return os.environ.get(JUNCTIONS_FILE) or os.path.join(
+        tempfile.gettempdir(), f"coffer-simulated-junctions-{os.getuid()}"
+    )
+
+
+def _key(path: str | os.PathLike[str]) -> str | None:
+    try:
+        st = os.lstat(path)
+        return f"{st.st_dev} {st.st_ino} {os.readlink(path)}"  # kept by a rename, as a junction
+    except OSError:
+        return None
+
+
+def _recorded() -> list[str]:
+    try:
+        with open(_junctions_file(), encoding="utf-8") as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def refuse_symlink(target: str | os.PathLike[str], link: str | os.PathLike[str]) -> None:
+    """Windows without Developer Mode: ERROR_PRIVILEGE_NOT_HELD."""
+    exc = OSError(errno.EACCES, "A required privilege is not held by the client", os.fspath(link))
+    exc.winerror = 1314  # type: ignore[attr-defined]  # Windows sets it; a plain attribute here
+    raise exc
+
+
+def make_junction(link: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """``mklink /J`` as this host can: a symlink to the absolute target, recorded as a
+    junction (a directory mount point cannot be made here without root)."""
+    os.symlink(os.path.abspath(target), link)
+    with open(_junctions_file(), "a", encoding="utf-8") as f:
+        f.write(f"{_key(link)}\n")
+
+
+def is_junction(path: str | os.PathLike[str]) -> bool:
+    key = _key(path)
+    return key is not None and key in _recorded()
+
+
+def remove_junction(path: str | os.PathLike[str]) -> None:
+    """``os.rmdir`` as it acts on a junction: the link goes, never what it points to; on
+    anything else it is the real ``os.rmdir``."""
+    key = _key(path)
+    kept = _recorded()
+    if key is None or key not in kept:
+        os.rmdir(path)
+        return
+    os.unlink(path)
+    kept.remove(key)
+    with open(_junctions_file(), "w", encoding="utf-8") as f:
+        f.write("".join(f"{line}\n" for line in kept))
 
 
 def simulate_windows(setattr_: Callable[[object, str, object], None]) -> None:
     """What Windows' ``os`` lacks, removed from the seam: no ``O_NOFOLLOW`` (the lstat and
     fstat checks run instead), no ``O_NONBLOCK``/``O_CLOEXEC``, no ``utime`` on a link
-    itself; and ``os.replace`` retried as on Windows."""
+    itself; ``os.replace`` retried as on Windows; and symlinks refused as without Developer
+    Mode, so coffer's links are directory junctions (from the fake maker above)."""
     from coffer.base import platform
 
     setattr_(platform, "NOFOLLOW", 0)
@@ -24,6 +86,11 @@ def simulate_windows(setattr_: Callable[[object, str, object], None]) -> None:
     setattr_(platform, "CLOEXEC", 0)
     setattr_(platform, "UTIME_NOFOLLOW", False)
     setattr_(platform, "RETRY_REPLACE", True)
+    setattr_(platform, "JUNCTIONS", True)
+    setattr_(platform, "symlink_dir", refuse_symlink)
+    setattr_(platform, "make_junction", make_junction)
+    setattr_(platform, "is_junction", is_junction)
+    setattr_(platform, "remove_junction", remove_junction)
 
 
 if SIMULATE == "windows" and __name__ == "sitecustomize":  # imported by conftest: it patches

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coffer.adapter import Mode, Target
+from coffer.base import platform
 from coffer.projection.explain.caps import Measured
 
 PROJECT = "`coffer project`"
@@ -140,7 +141,7 @@ def _holds_memory(target: Target) -> bool:
     from coffer.projection import managed_block as block_format
 
     if target.mode is Mode.SYMLINK:
-        return target.path.is_symlink()
+        return platform.link_at(target.path)
     try:
         data = target.path.read_bytes()
         return block_format.find(data) is not None

@@ -1,10 +1,12 @@
 """SYMLINK targets: an agent's memory directory becomes a link to a tier directory.
 
-Before a real directory is replaced, its files are merged into the tier
-(coffer/projection/symlink/merge.py), and only then is the original directory moved, whole,
-into coffer's backups by the swap (coffer/projection/symlink/swap.py). A failure before
-that leaves it untouched. ``plan`` decides everything first, so ``--dry-run`` shows exactly
-what a real run does (docs/adr/0013, 0024).
+The link is made first, under a sibling name (a directory junction where symlinks are
+refused, coffer.base.platform); only then are a real directory's files merged into the tier
+(coffer/projection/symlink/merge.py) and the original directory moved, whole, into
+coffer's backups by the swap (coffer/projection/symlink/swap.py). So a link that cannot be
+made merges nothing (a refused link never imports the same files at every start), and a
+failure before the swap leaves the directory untouched. ``plan`` decides everything first,
+so ``--dry-run`` shows exactly what a real run does (docs/adr/0013, 0024).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from coffer.base import faults, fsutil, swaps
+from coffer.base import faults, fsutil, platform, swaps
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.projection.journal import Journal, LinkRecord
@@ -69,13 +71,13 @@ def plan(journal: Journal, job: LinkJob) -> LinkSwap:
     link, tier_dir = job.link, job.tier_dir
     out = LinkSwap(job, journal.load(link, LinkRecord))
     st = lstat_or_none(link)
-    if st is not None and stat.S_ISLNK(st.st_mode):
+    if st is not None and platform.is_link(st):  # before S_ISDIR: a junction is one too
         if points_to(link, tier_dir):
             out.adopt = out.record is None
             return out
         state = "broken" if not os.path.exists(link) else "foreign"
         why = (
-            f"a symlink to {os.readlink(link)}, not to coffer's store ({tier_dir}); left "
+            f"a link to {platform.read_link(link)}, not to coffer's store ({tier_dir}); left "
             "alone. Move it aside and rerun `coffer project` to project here"
         )
         out.report.problems.append(Problem(link, state, why))
@@ -112,48 +114,66 @@ def establish(
 
 
 def apply(journal: Journal, swap: LinkSwap) -> Report:
-    """Merge, journal, then swap the link in; the backup loses only what was held."""
+    """Make the link, then merge, journal and swap it in; the backup loses only what was
+    held. The link comes first on every platform: where it cannot be made, nothing is
+    merged, so a refusal repeated at every session start never imports the files again."""
     job, report = swap.job, swap.report
     if swap.adopt:
         journal.save(_record(job, "unknown", None, []))
     if swap.before is None:
         return report
-    held: dict[str, Path] = {}
-    record = _record(job, swap.before, None, [])
-    if swap.merge is not None and swap.backup is not None:
-        # Before the merge adds to the tier: what the tier or an earlier backup of this
-        # directory already holds is not the user's only copy (docs/adr/0016).
-        earlier = dirbackup.earlier_backups(swap.backup)
-        held = dirbackup.already_held(job.link, job.tier_dir, earlier)
-        symlink_merge.merge(job.link, job.tier_dir, swap.merge)
-        _record_merge(job, swap.merge)
-        fsutil.ensure_dir(swap.backup.parent)
-        # The modes are put back by undo (issue 9, point 9); the subdirectories and links
-        # the merge leaves out are copied back from the backup holding each (issue 10).
-        rest = {n: str(held.get(n, swap.backup)) for n in swap.merge.skipped}
-        modes = dirbackup.modes(job.link)
-        record = record.but(backup=str(swap.backup), modes=modes, rest=rest)
-    record = record.but(created_dirs=tuple(ensure_parent(job.link)))
+    record = _record(job, swap.before, None, []).but(created_dirs=tuple(ensure_parent(job.link)))
     if swap.record is not None and swap.before == "absent":
         record = swap.record  # the link was removed by hand: keep what the first run recorded
-    journal.save(record)  # before the swap: a cut run's next run knows where the directory goes
+    if swap.before == "absent":
+        journal.save(record)  # before the link: a cut run's parents are undone too
     try:
         fsutil.symlink(job.tier_dir, symlink_swap.new_link(job.link))
     except OSError as exc:
-        # No symlinks here (a Windows account without the privilege, an odd file system):
-        # the agent's own directory was not touched; its files are in the store anyway.
-        journal.drop(record.key)
-        report.changes = [c for c in report.changes if c.action != "link"]
-        why = (
-            f"cannot create a symlink here ({exc.strerror or exc}); the agent's directory "
-            "was left as it was"
-        )
-        # "refused": known and explained, so a hook says it once, not every session
-        report.problems.append(Problem(job.link, "refused", why))
-        return report
+        if swap.before == "absent":
+            journal.drop(record.key)
+        return _refused(report, job.link, exc)
+    # A run cut from here to the swap leaves a spare link beside the untouched directory:
+    # the next run's ``recover`` removes it and merges again.
+    held: dict[str, Path] = {}
+    if swap.merge is not None and swap.backup is not None:
+        record, held = _merge(job, swap.merge, swap.backup, record)
+    journal.save(record)  # before the swap: a cut run's next run knows where the directory goes
     symlink_swap.swap_in(job.link, record.backup)
     if record.backup is not None:
         report.notices.append(_keep_backup(journal, record, Path(record.backup), held))
+    return report
+
+
+def _merge(
+    job: LinkJob, plan: MergePlan, backup: Path, record: LinkRecord
+) -> tuple[LinkRecord, dict[str, Path]]:
+    """Merge the agent's directory into the tier; the record with where it goes, and what
+    the tier or an earlier backup already held."""
+    # Before the merge adds to the tier: what the tier or an earlier backup of this
+    # directory already holds is not the user's only copy (docs/adr/0016).
+    earlier = dirbackup.earlier_backups(backup)
+    held = dirbackup.already_held(job.link, job.tier_dir, earlier)
+    symlink_merge.merge(job.link, job.tier_dir, plan)
+    _record_merge(job, plan)
+    fsutil.ensure_dir(backup.parent)
+    # The modes are put back by undo (issue 9, point 9); the subdirectories and links
+    # the merge leaves out are copied back from the backup holding each (issue 10).
+    rest = {n: str(held.get(n, backup)) for n in plan.skipped}
+    modes = dirbackup.modes(job.link)
+    return record.but(backup=str(backup), modes=modes, rest=rest), held
+
+
+def _refused(report: Report, link: Path, exc: OSError) -> Report:
+    # No link here (a Windows account without the privilege on a volume without
+    # junctions, an odd file system): nothing was merged, the directory was not touched.
+    report.changes = [c for c in report.changes if c.action not in ("link", "merge")]
+    why = (
+        f"cannot create a symlink here ({exc.strerror or exc}); the agent's directory "
+        "was left as it was and nothing was merged"
+    )
+    # "refused": known and explained, so a hook says it once, not every session
+    report.problems.append(Problem(link, "refused", why))
     return report
 
 
@@ -209,7 +229,7 @@ def plan_undo(record: LinkRecord) -> LinkRestore:
     if st is None:
         out.report.notices.append(f"{link}: already gone; nothing to undo")
         out.forget = True
-    elif not stat.S_ISLNK(st.st_mode) or not points_to(link, Path(record.link_target)):
+    elif not platform.is_link(st) or not points_to(link, Path(record.link_target)):
         why = (
             "no longer coffer's link to the store (changed since coffer made it); left alone "
             "and kept in the journal"
@@ -247,7 +267,7 @@ def _finish_cut_undo(journal: Journal, record: LinkRecord) -> Report | None:
         return None
     for spare in spares:
         if points_to(spare, tier_dir):
-            fsutil.unlink(spare)
+            fsutil.remove_link(spare)
     journal.drop(record.key)
     report = Report()
     report.notices.append(f"{link}: finished an undo an interrupted run left")
@@ -266,14 +286,14 @@ def apply_undo(journal: Journal, restore: LinkRestore) -> Report:
     # and knows the undo is done, not that someone replaced the link.
     journal.save(record.but(restoring=True))
     if swaps.exchange(staging, link):
-        fsutil.unlink(staging)  # ``staging`` now holds coffer's link
+        fsutil.remove_link(staging)  # ``staging`` now holds coffer's link
     else:
         # A directory cannot be renamed over a symlink: move the link aside first; a run
         # cut in between leaves both pieces, and ``recover`` finishes the swap.
         parked = symlink_swap.parked(link)
         fsutil.rename(link, parked)
         fsutil.rename(staging, link)
-        fsutil.unlink(parked)
+        fsutil.remove_link(parked)
     if record.before == "dir":
         dirbackup.note_restored(journal.backups, link)  # what `coffer uninstall` checks
     journal.drop(record.key)

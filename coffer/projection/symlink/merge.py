@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.base.report import Change, plural
 from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal, sha256
@@ -232,7 +232,7 @@ def merge_change(link: Path, tier_dir: Path | None, plan: MergePlan, backup: Pat
 def preview(journal: Journal, link: Path) -> tuple[Change | None, MergePlan | None]:
     """The merge a first run would make into a store that does not exist yet (--dry-run)."""
     st = lstat_or_none(link)
-    if st is None or not stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode):
+    if st is None or not stat.S_ISDIR(st.st_mode) or platform.is_link(st):
         return None, None
     plan = plan_merge(link, None, ())
     return merge_change(link, None, plan, backup_dir(journal, link)), plan

@@ -8,6 +8,7 @@ import os
 import stat
 from pathlib import Path
 
+from coffer.base import platform
 from coffer.base.report import plural
 from coffer.projection.common import lstat_or_none
 
@@ -23,12 +24,12 @@ def state(link: Path, tier_dir: Path) -> tuple[str, str]:
     st = lstat_or_none(link)
     if st is None:
         return "missing", "not linked yet"
-    if stat.S_ISLNK(st.st_mode):
+    if platform.is_link(st):  # a symlink, or the junction made where symlinks are refused
         if not os.path.exists(link):
-            return "broken", f"dangling link to {os.readlink(link)}"
+            return "broken", f"dangling link to {platform.read_link(link)}"
         if points_to(link, tier_dir):
             return "ok", f"-> {tier_dir}"
-        return "foreign", f"links to {os.readlink(link)}"
+        return "foreign", f"links to {platform.read_link(link)}"
     if stat.S_ISDIR(st.st_mode):
         count = sum(1 for _ in os.scandir(link))
         files = plural(count, "file")

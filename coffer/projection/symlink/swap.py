@@ -13,7 +13,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from coffer.base import fsutil, swaps
+from coffer.base import fsutil, platform, swaps
 from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal, LinkRecord
 from coffer.projection.symlink.merge import backup_dir
@@ -22,12 +22,13 @@ from coffer.projection.symlink.state import points_to
 
 def is_dir(path: Path) -> bool:
     st = lstat_or_none(path)
-    return st is not None and stat.S_ISDIR(st.st_mode)
+    # On Windows a junction is a directory too (its lstat says so): not one here.
+    return st is not None and stat.S_ISDIR(st.st_mode) and not platform.is_link(st)
 
 
 def is_link(path: Path) -> bool:
     st = lstat_or_none(path)
-    return st is not None and stat.S_ISLNK(st.st_mode)
+    return st is not None and platform.is_link(st)
 
 
 def new_link(link: Path) -> Path:
@@ -72,7 +73,7 @@ def recover(journal: Journal, link: Path, tier_dir: Path) -> list[str]:
         st = lstat_or_none(sibling)
         if st is None:
             continue
-        if stat.S_ISLNK(st.st_mode):
+        if platform.is_link(st):  # tested first: a junction is also a directory
             notices += _recover_link(link, sibling, tier_dir)
         elif stat.S_ISDIR(st.st_mode):
             notices += _recover_dir(journal, link, sibling, tier_dir)
@@ -85,7 +86,7 @@ def _recover_link(link: Path, sibling: Path, tier_dir: Path) -> list[str]:
     if lstat_or_none(link) is None:
         fsutil.rename(sibling, link)
         return [f"{link}: finished a link swap an interrupted run left half done"]
-    fsutil.unlink(sibling)  # a spare link to the store: nothing of the user's
+    fsutil.remove_link(sibling)  # a spare link to the store: nothing of the user's
     return []
 
 
@@ -97,7 +98,7 @@ def _recover_dir(journal: Journal, link: Path, sibling: Path, tier_dir: Path) ->
     if sibling == staging(link):
         fsutil.rmtree(sibling)  # undo's copy of the store, made again by the next undo
         return []
-    if not (stat.S_ISLNK(here.st_mode) and points_to(link, tier_dir)):
+    if not (platform.is_link(here) and points_to(link, tier_dir)):
         return []
     record = journal.load(link, LinkRecord)
     dest = record.backup if record else None
