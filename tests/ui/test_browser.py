@@ -53,6 +53,13 @@ def page(server: UIServer, driver: Playwright) -> Iterator[Page]:
         browser.close()
 
 
+def _open(page: Page, view: str) -> None:
+    """Follow the nav link to ``view`` and wait for its page: a click only starts the
+    navigation, and reading the old page's elements meanwhile finds none."""
+    with page.expect_navigation():
+        page.click(f"nav >> text={view}")
+
+
 def _shot(page: Page, name: str) -> None:
     where = os.environ.get("COFFER_UI_SCREENSHOTS")
     if where:
@@ -84,7 +91,7 @@ def test_search_edit_forget_restore(page: Page, repo: Path) -> None:
 
 def test_resolve_a_conflict_copy(page: Page, repo: Path, server: UIServer) -> None:
     copy = conflict_copy(Store.from_environ(os.environ), repo)
-    page.click("nav >> text=Review")
+    _open(page, "Review")
     item = page.locator("section.item[data-kind=conflict]")
     assert "Deploys use make ship." in item.inner_text()
     _shot(page, "review")
@@ -95,12 +102,12 @@ def test_resolve_a_conflict_copy(page: Page, repo: Path, server: UIServer) -> No
 
 
 def test_agents_load_order_and_state(page: Page, repo: Path) -> None:
-    page.click("nav >> text=Agents")
+    _open(page, "Agents")
     for agent in ("claude", "codex"):
         files = page.locator(f"section[data-agent={agent}] ol.files li").all_inner_texts()
         assert files and files[0].startswith("1 ") and str(repo / "AGENTS.md") in files[0]
     _shot(page, "agents")
-    page.click("nav >> text=State")
+    _open(page, "State")
     assert "coffer watch" in page.inner_text("main")
     _shot(page, "state")
 
@@ -145,7 +152,7 @@ def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:
     assert shared.exists() and "Deploys use make release." in shared.read_text()
     assert str(shared) in page.locator("ul.updated").inner_text()
     assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
-    page.click("nav >> text=Memory")
+    _open(page, "Memory")
     row = page.locator("#team tr", has=page.locator("a.team-entry:text('deploy')"))
     assert row.locator("td.by").inner_text().startswith("team:")  # its provenance
     _shot(page, "memory")
@@ -189,7 +196,7 @@ def test_memory_pages_through_many_entries(page: Page, repo: Path) -> None:
 
 
 def test_sync_panel_last_round_and_conflicts(page: Page, repo: Path, tmp_path: Path) -> None:
-    page.click("nav >> text=State")
+    _open(page, "State")
     assert "sync: not set up" in page.locator("#sync").inner_text()
     remote = tmp_path / "remote.git"
     subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, timeout=60)
@@ -216,7 +223,7 @@ def test_sync_panel_last_round_and_conflicts(page: Page, repo: Path, tmp_path: P
 def test_undo_one_journal_record(page: Page, repo: Path) -> None:
     agents = repo / "AGENTS.md"
     assert "Deploys use make release." in agents.read_text()
-    page.click("nav >> text=State")
+    _open(page, "State")
     rows = page.locator("table tr", has=page.locator(f"td:text-is('{agents}')"))
     assert rows.count() == 1
     others = page.locator("form[action='/undo']").count()
