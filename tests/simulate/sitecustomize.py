@@ -16,6 +16,8 @@ SIMULATE = os.environ.get("COFFER_SIMULATE", "")
 # The junctions the fake junction maker made, one ``dev ino target`` a line: set per test by
 # tests/conftest.py, so every coffer subprocess of a test sees the same ones.
 JUNCTIONS_FILE = "COFFER_SIMULATE_JUNCTIONS"
+# Set (to anything): the junction maker fails too, as ``mklink /J`` does off NTFS/ReFS.
+NO_JUNCTIONS = "COFFER_SIMULATE_NO_JUNCTIONS"
 
 
 def _junctions_file() -> str:
@@ -50,6 +52,9 @@ def refuse_symlink(target: str | os.PathLike[str], link: str | os.PathLike[str])
 def make_junction(link: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
     """``mklink /J`` as this host can: a symlink to the absolute target, recorded as a
     junction (a directory mount point cannot be made here without root)."""
+    if os.environ.get(NO_JUNCTIONS):
+        # What mklink prints on a FAT32 or network volume.
+        raise OSError(errno.EINVAL, "Local NTFS volumes are required to complete the operation")
     os.symlink(os.path.abspath(target), link)
     with open(_junctions_file(), "a", encoding="utf-8") as f:
         f.write(f"{_key(link)}\n")

@@ -1,0 +1,139 @@
+"""Claude's memory directory where symlinks are refused (Windows without Developer Mode),
+through the CLI: a directory junction instead, recognised as coffer's own link by every
+command; and where no link can be made at all, one refusal and nothing merged, however
+many session starts follow (issue 27 point 5).
+
+Every ``coffer`` here runs under ``COFFER_SIMULATE=windows`` (tests/simulate/): symlinks
+refused with Windows' ERROR_PRIVILEGE_NOT_HELD, junctions made by the fake ``mklink /J``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import coffer, make_repo, store
+from tests.simulate import sitecustomize as simulation
+
+NATIVE = {
+    "deploy.md": "---\nname: deploy\ndescription: how we ship\n---\nTag, push.\n",
+    "MEMORY.md": "# Memory Index\n\n- [Deploy](deploy.md) — how we ship\n",
+}
+
+
+@pytest.fixture
+def windows(tmp_path: Path) -> dict[str, str]:
+    """The environment of a coffer subprocess on the simulated Windows."""
+    here = str(Path(simulation.__file__).parent)
+    return {
+        "COFFER_SIMULATE": "windows",
+        "PYTHONPATH": os.pathsep.join([here, *filter(None, [os.environ.get("PYTHONPATH")])]),
+        simulation.JUNCTIONS_FILE: str(tmp_path.with_name(tmp_path.name + ".junctions")),
+    }
+
+
+@pytest.fixture
+def repo(tmp_path: Path, fake_home: Path) -> Path:
+    (fake_home / ".claude").mkdir()
+    return make_repo(tmp_path / "repo")
+
+
+def native_dir(home: Path, root: Path) -> Path:
+    from coffer_adapters.claude_code import slug
+
+    d = home / ".claude" / "projects" / slug(str(root)) / "memory"
+    d.mkdir(parents=True)
+    for name, text in NATIVE.items():
+        (d / name).write_text(text, encoding="utf-8")
+    return d
+
+
+def snapshot(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
+
+
+def junctions(env: dict[str, str]) -> list[str]:
+    path = Path(env[simulation.JUNCTIONS_FILE])
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def tier_files(root: Path) -> list[str]:
+    tier = store().project_tier(root)
+    return [] if tier is None else sorted(p.name for p in tier.dir.glob("*.md"))
+
+
+def test_symlinks_refused_a_junction_is_made_seen_and_undone(repo, fake_home, windows):
+    native = native_dir(fake_home, repo)
+    before = snapshot(native)
+
+    first = coffer("project", cwd=repo, env=windows)
+    assert first.returncode == 0, first.stderr
+    made = junctions(windows)
+    assert len(made) == 1 and made[0].endswith(str(store().project_tier(repo).dir))  # type: ignore[union-attr]
+    assert "deploy.md" in tier_files(repo)  # merged once the link existed
+    assert (native / "deploy.md").read_text(encoding="utf-8") == NATIVE["deploy.md"]
+
+    listed = coffer("adapter", "list", "--json", cwd=repo, env=windows)
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    claude = next(a for a in json.loads(listed.stdout)["adapters"] if a["name"] == "claude")
+    project_row = next(t for t in claude["targets"] if t["path"] == str(native))
+    assert project_row["state"] == "ok", project_row
+
+    again = coffer("project", "--quiet", cwd=repo, env=windows)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    assert tier_files(repo).count("deploy.md") == 1 and len(junctions(windows)) == 1
+
+    undone = coffer("unproject", cwd=repo, env=windows)
+    assert undone.returncode == 0, undone.stderr
+    # A real directory again, holding what Claude had (its index is the store's, regenerated).
+    assert not native.is_symlink() and snapshot(native)["deploy.md"] == before["deploy.md"]
+    assert junctions(windows) == []  # removed as a junction is, by rmdir of the link
+    assert "deploy.md" in tier_files(repo)  # the store's copy was never deleted through it
+
+
+def test_no_link_possible_refuses_once_and_merges_nothing_at_any_start(repo, fake_home, windows):
+    native = native_dir(fake_home, repo)
+    before = snapshot(native)
+    env = {**windows, simulation.NO_JUNCTIONS: "1"}
+
+    first = coffer("project", cwd=repo, env=env)
+    said = first.stdout + first.stderr
+    assert "Developer Mode" in said, said
+    hooks = [coffer("project", "--hook", cwd=repo, env=env) for _ in range(5)]
+
+    assert all(h.returncode == 0 for h in hooks), [h.stderr for h in hooks]
+    entries = [n for n in tier_files(repo) if n != "MEMORY.md"]
+    assert entries == [], entries  # not one import of Claude's files, let alone five
+    assert not native.is_symlink() and snapshot(native) == before
+    assert junctions(env) == []
+
+
+@pytest.mark.xfail(strict=True, reason="issue 27 point 5, open: the hook repeats the refusal")
+def test_the_hook_says_the_refusal_once(repo, fake_home, windows):
+    native_dir(fake_home, repo)
+    env = {**windows, simulation.NO_JUNCTIONS: "1"}
+    hooks = [coffer("project", "--hook", cwd=repo, env=env) for _ in range(3)]
+    assert sum("Developer Mode" in h.stdout + h.stderr for h in hooks) <= 1
+
+
+def test_the_fake_junction_maker_is_removed_only_as_a_junction(tmp_path, windows, monkeypatch):
+    for key, value in windows.items():
+        monkeypatch.setenv(key, value)
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "kept.md").write_text("kept\n", encoding="utf-8")
+    link = tmp_path / "link"
+    simulation.make_junction(link, target)
+    assert simulation.is_junction(link)
+    other = tmp_path / "plain"
+    other.symlink_to(target)
+    assert not simulation.is_junction(other)  # a symlink is not a junction
+    with pytest.raises(NotADirectoryError):
+        simulation.remove_junction(other)  # rmdir of a symlink fails, as on Windows
+    simulation.remove_junction(link)
+    assert not link.exists() and (target / "kept.md").read_text(encoding="utf-8") == "kept\n"
+    with pytest.raises(OSError, match="privilege"):
+        simulation.refuse_symlink(target, tmp_path / "refused")
