@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -106,36 +106,52 @@ class Entry(NamedTuple):
         return str(value)
 
 
-# The gate's verdicts on entries' text, by (name, description, body): a command renders each
-# entry up to three times (MEMORY.md twice, the block once), and the search cache hands in
-# the verdict it took when the file last changed, so no entry is scanned again unchanged.
-_VERDICTS: dict[tuple[str, str, str], tuple[str, ...]] = {}
+class Verdict(NamedTuple):
+    """The gate's labels for one entry: in its text (what a rendered body shows), and in its
+    text or its file name (what keeps the entry out of every rendered file and message)."""
+
+    content: tuple[str, ...]
+    withheld: tuple[str, ...]
+
+
+# The gate's verdicts on entries, by (file name, name, description, body): a command renders
+# each entry up to three times (MEMORY.md twice, the block once) and `doctor` checks each one
+# twice, and the search cache hands in the verdict it took when the file last changed, so no
+# entry is scanned again unchanged.
+_VERDICTS: dict[tuple[str, str, str, str], Verdict] = {}
 _MAX_VERDICTS = 20_000  # a long-running watcher or MCP server starts over past this
+
+
+def verdict(entry: Entry) -> Verdict:
+    """The gate's verdict on ``entry``: taken once per text, or handed in by the search cache."""
+    key = (entry.filename, entry.name, entry.description, entry.body)
+    found = _VERDICTS.get(key)
+    if found is None:
+        # ``type`` is one of TYPES or nothing, so it holds no secret.
+        content = tuple(find_secrets("\n".join(key[1:])))
+        named = tuple(x for x in find_secrets(entry.filename) if x not in content)
+        found = Verdict(content, content + named)
+        known_secrets(entry, found)
+    return found
+
+
+def known_secrets(entry: Entry, found: Verdict) -> None:
+    """Record the gate's verdict on ``entry``, taken earlier (the search cache's)."""
+    if len(_VERDICTS) >= _MAX_VERDICTS:
+        _VERDICTS.clear()
+    _VERDICTS[(entry.filename, entry.name, entry.description, entry.body)] = found
 
 
 def content_secrets(entry: Entry) -> list[str]:
     """Secret labels in the text of ``entry`` that reaches a rendered file (name,
-    description, body; ``type`` is one of TYPES or nothing, so it holds no secret)."""
-    key = (entry.name, entry.description, entry.body)
-    found = _VERDICTS.get(key)
-    if found is None:
-        found = tuple(find_secrets("\n".join(key)))
-        known_secrets(entry, found)
-    return list(found)
-
-
-def known_secrets(entry: Entry, labels: Sequence[str]) -> None:
-    """Record the gate's verdict on ``entry``'s text, taken earlier (the search cache's)."""
-    if len(_VERDICTS) >= _MAX_VERDICTS:
-        _VERDICTS.clear()
-    _VERDICTS[(entry.name, entry.description, entry.body)] = tuple(labels)
+    description, body)."""
+    return list(verdict(entry).content)
 
 
 def withheld(entry: Entry) -> list[str]:
     """Secret labels found in any part of ``entry`` that can reach a rendered file (name,
     description, type, body) or a message (its file name); empty when it may be shown."""
-    labels = content_secrets(entry)
-    return labels + [x for x in find_secrets(entry.filename) if x not in labels]
+    return list(verdict(entry).withheld)
 
 
 def slugify(text: str, limit: int = MAX_NAME) -> str:

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.base import fsutil
 from coffer.base.text import check_utf8
 from coffer.store import cache_gate, tier_listing
-from coffer.store.entry import Entry, EntryParseError, content_secrets, known_secrets, parse
+from coffer.store.entry import Entry, EntryParseError, Verdict, known_secrets, parse, verdict
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 
 if TYPE_CHECKING:
     from typing import Any
 
-_SCHEMA_VERSION = 4
+_SCHEMA_VERSION = 5  # 5: the gate's verdict on the file name too (withheld)
 SYNC_BATCH = 1000  # files parsed per committed transaction
 # ... and bytes read: 300 entries at the size limit are 19 MiB to parse and gate, more than a
 # hook's deadline may allow; a batch this size is well under a second (docs/adr/0043).
@@ -41,7 +41,7 @@ CREATE TABLE files (
   ino INTEGER, size INTEGER, mtime_ns INTEGER,
   error TEXT,
   name TEXT, description TEXT, metadata TEXT, body TEXT,
-  secrets TEXT
+  secrets TEXT, withheld TEXT
 );
 CREATE VIRTUAL TABLE fts USING fts5(
   name, description, body, tokenize = 'porter unicode61 remove_diacritics 2'
@@ -49,7 +49,9 @@ CREATE VIRTUAL TABLE fts USING fts5(
 CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _WORDS = re.compile(r"\w+")
-_ROWS_SQL = "SELECT filename, name, description, metadata, body, secrets FROM files WHERE id = ?"
+_ROWS_SQL = (
+    "SELECT filename, name, description, metadata, body, secrets, withheld FROM files WHERE id = ?"
+)
 
 
 class UnusableFile(NamedTuple):
@@ -209,10 +211,11 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
 def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_result) -> None:
     """The file's row (parsed, or why it is not an entry) and its full-text row."""
     entry, error = _read_entry(tier_dir / name, name, st)
+    found = verdict(entry) if entry else None
     _delete(conn, name)
     cur = conn.execute(
         "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
-        " metadata, body, secrets) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        " metadata, body, secrets, withheld) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         (
             name,
             st.st_ino,
@@ -223,7 +226,8 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
             entry.description if entry else None,
             json.dumps(dict(entry.metadata), default=str) if entry else None,
             entry.body if entry else None,
-            json.dumps(content_secrets(entry)) if entry else None,
+            json.dumps(found.content) if found else None,
+            json.dumps(found.withheld) if found else None,
         ),
     )
     if entry is not None:
@@ -260,7 +264,7 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
 
 
 def _entry(row: Any, trusted: bool = True) -> Entry:
-    filename, name, description, metadata, body, secrets = row
+    filename, name, description, metadata, body, secrets, withheld = row
     entry = Entry(
         name=name,
         description=description,
@@ -268,11 +272,11 @@ def _entry(row: Any, trusted: bool = True) -> Entry:
         metadata=json.loads(metadata),
         filename=filename,
     )
-    if secrets is not None and trusted:
+    if secrets is not None and withheld is not None and trusted:
         # The gate's verdict on this text, taken when the file last changed: every render
         # of this run reuses it, so a command costs what changed, not the tier's size
         # (docs/adr/0043).
-        known_secrets(entry, json.loads(secrets))
+        known_secrets(entry, Verdict(tuple(json.loads(secrets)), tuple(json.loads(withheld))))
     return entry
 
 
@@ -283,8 +287,8 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     entries = tuple(
         _entry(row, trusted)
         for row in conn.execute(
-            "SELECT filename, name, description, metadata, body, secrets FROM files"
-            " WHERE error IS NULL ORDER BY filename"
+            "SELECT filename, name, description, metadata, body, secrets, withheld"
+            " FROM files WHERE error IS NULL ORDER BY filename"
         )
     )
     problems = tuple(
@@ -317,8 +321,8 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         )
         rows = conn.execute(
-            "SELECT filename, name, description, metadata, body, secrets FROM files"
-            " WHERE error IS NULL AND (name LIKE :p ESCAPE '\\' OR description LIKE :p"
+            "SELECT filename, name, description, metadata, body, secrets, withheld"
+            " FROM files WHERE error IS NULL AND (name LIKE :p ESCAPE '\\' OR description LIKE :p"
             " ESCAPE '\\' OR body LIKE :p ESCAPE '\\') ORDER BY name LIMIT :limit",
             # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.
             {"p": pattern, "limit": limit},
