@@ -16,7 +16,8 @@ SIMULATE = os.environ.get("COFFER_SIMULATE", "")
 def simulate_windows(setattr_: Callable[[object, str, object], None]) -> None:
     """What Windows' ``os`` lacks, removed from the seam: no ``O_NOFOLLOW`` (the lstat and
     fstat checks run instead), no ``O_NONBLOCK``/``O_CLOEXEC``, no ``utime`` on a link
-    itself; and ``os.replace`` retried as on Windows."""
+    itself; ``os.replace`` retried as on Windows; and hook commands rendered for the
+    agents' Windows shells."""
     from coffer.base import platform
 
     setattr_(platform, "NOFOLLOW", 0)
@@ -24,6 +25,7 @@ def simulate_windows(setattr_: Callable[[object, str, object], None]) -> None:
     setattr_(platform, "CLOEXEC", 0)
     setattr_(platform, "UTIME_NOFOLLOW", False)
     setattr_(platform, "RETRY_REPLACE", True)
+    setattr_(platform, "WINDOWS", True)  # hooks rendered for cmd.exe / PowerShell
 
 
 if SIMULATE == "windows" and __name__ == "sitecustomize":  # imported by conftest: it patches
