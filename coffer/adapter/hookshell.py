@@ -83,13 +83,16 @@ def _cmd_path(path: str) -> str:
     return f'{head}\\"{inside}\\"{tail}'
 
 
-def _cmd(argv: Sequence[str], env: Mapping[str, str]) -> str:
-    sets = []
-    for name, value in sorted(env.items()):
+def _variables(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    for name in env:
         if not _NAME.fullmatch(name):
-            raise HookShellError(f"variable name {name!r} cannot be set through cmd.exe")
-        # unquoted set: the value runs to the `&&` (spaces included, none before it)
-        sets.append(f"set {name}={_cmd_bare(value, 'value')}&& ")
+            raise HookShellError(f"variable name {name!r} cannot be set in a Windows shell")
+    return sorted(env.items())
+
+
+def _cmd(argv: Sequence[str], env: Mapping[str, str]) -> str:
+    # unquoted set: the value runs to the `&&` (spaces included, none before it)
+    sets = [f"set {k}={_cmd_bare(v, 'value')}&& " for k, v in _variables(env)]
     words = [_cmd_path(argv[0])]
     for arg in argv[1:]:
         if not arg or any(ch.isspace() for ch in arg):
@@ -108,11 +111,7 @@ def _ps_quote(text: str) -> str:
 
 
 def _powershell(argv: Sequence[str], env: Mapping[str, str]) -> str:
-    sets = []
-    for name, value in sorted(env.items()):
-        if not _NAME.fullmatch(name):
-            raise HookShellError(f"variable name {name!r} cannot be set in PowerShell")
-        sets.append(f"$env:{name}={_ps_quote(value)}; ")
+    sets = [f"$env:{k}={_ps_quote(v)}; " for k, v in _variables(env)]
     args = [a if _PLAIN.fullmatch(a) else _ps_quote(a) for a in argv[1:]]
     return "".join(sets) + " ".join(["&", _ps_quote(argv[0]), *args])
 
