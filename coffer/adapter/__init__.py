@@ -208,14 +208,40 @@ class Launch(NamedTuple):
         """The POSIX shell command of a session-start hook: ``coffer project --hook``."""
         return self.session_start_for(None)
 
-    def session_start_for(self, agent: str | None) -> str:
+    def session_start_for(self, agent: str | None, windows: HookShell | None = None) -> str:
         """The hook command; with ``agent``, it also prints the handoffs waiting for it
-        (``--for``), for agents that read a session-start hook's output as context."""
-        import shlex
+        (``--for``), for agents that read a session-start hook's output as context. On
+        Windows it is rendered for the shell ``windows`` names (POSIX when None)."""
+        from coffer.adapter.hookshell import render
+        from coffer.base import platform
 
-        prefix = [f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items())]
         extra = ["--for", agent] if agent else []
-        return " ".join([*prefix, shlex.join([*self.argv, "project", "--hook", *extra])])
+        argv = [*self.argv, "project", "--hook", *extra]
+        syntax = windows.syntax if windows is not None and platform.WINDOWS else "posix"
+        return render(syntax, argv, self.env)
+
+    def session_start_entry(
+        self, agent: str | None, windows: HookShell | None = None, **fields: Any
+    ) -> dict[str, Any]:
+        """One ``{"type": "command", "command", ...}`` hook entry, with the members the
+        agent needs on Windows to run it in that shell (``HookShell.fields``)."""
+        from coffer.base import platform
+
+        entry: dict[str, Any] = {
+            "type": "command",
+            "command": self.session_start_for(agent, windows),
+        }
+        if windows is not None and platform.WINDOWS:
+            entry.update(windows.fields)
+        return {**entry, **fields}
+
+
+class HookShell(NamedTuple):
+    """The shell an agent runs hook commands in on Windows (adapter data; everywhere else
+    agents use a POSIX shell). ``fields``: members the hook entry needs to ask for it."""
+
+    syntax: Literal["posix", "cmd", "powershell"]
+    fields: Mapping[str, Any] = MappingProxyType({})
 
 
 # Strings a session-start hook of coffer's always contains (see ConfigEdit.marker): both

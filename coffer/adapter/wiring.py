@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
+from coffer.adapter import ConfigEdit, Context, HookShell, Launch, session_start_hook
 
 Format = Literal["json", "jsonc", "toml", "yaml"]
 
@@ -57,6 +57,8 @@ class SessionHook(NamedTuple):
     format: Format = "json"
     fields: Mapping[str, Any] = MappingProxyType({})  # more members: timeout, name
     note: str = ""
+    # the shell the agent runs the hook with on Windows (None: a POSIX one, e.g. Git Bash)
+    windows: HookShell | None = None
 
 
 class Wire(NamedTuple):
@@ -91,15 +93,8 @@ def edits(
     if wire.hook is not None:
         path = resolve(wire.hook.path)
         if path is not None:
-            group = {
-                "hooks": [
-                    {
-                        "type": "command",
-                        "command": launch.session_start_for(name),
-                        **wire.hook.fields,
-                    }
-                ]
-            }
+            entry = launch.session_start_entry(name, wire.hook.windows, **wire.hook.fields)
+            group = {"hooks": [entry]}
             hook = session_start_hook(path, group, note=wire.hook.note)
             out.append(_as(hook, wire.hook.format))
     skills = resolve(wire.skills) if wire.skills else None

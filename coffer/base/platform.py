@@ -2,8 +2,8 @@
 
 Standard library only and cheap to import: the session-start no-op writes through it. Each
 difference is a module-level switch read at call time (``NOFOLLOW``, ``UTIME_NOFOLLOW``,
-``RETRY_REPLACE``, ``JUNCTIONS``) or a seam function (``make_junction``, ``is_junction``,
-``remove_junction``), so tests can run the Windows branches on Linux by
+``RETRY_REPLACE``, ``JUNCTIONS``, ``WINDOWS``) or a seam function (``make_junction``,
+``is_junction``, ``remove_junction``), so tests can run the Windows branches on Linux by
 patching the switches (tests/conftest.py, ``COFFER_SIMULATE=windows``; docs/adr/0057).
 """
 
@@ -25,6 +25,9 @@ UTIME_NOFOLLOW: bool = os.utime in os.supports_follow_symlinks
 # On Windows a rename fails while another program (an editor, an indexer, a virus scanner)
 # holds the target open; it is let go within milliseconds, so a replace is retried briefly.
 RETRY_REPLACE: bool = sys.platform == "win32"
+# Agents run hook commands through cmd.exe or PowerShell there, not a POSIX shell: the
+# session-start hook is rendered for the shell each adapter declares (coffer.adapter.hookshell).
+WINDOWS: bool = sys.platform == "win32"
 REPLACE_DELAYS: tuple[float, ...] = (0.01, 0.02, 0.05, 0.1, 0.2, 0.4)
 # Which operating system's conventions apply (the watcher's service manager, macOS privacy
 # checks): sys.platform, a switch so tests run the Windows and macOS branches on Linux.

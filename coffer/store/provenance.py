@@ -160,10 +160,11 @@ def view(
     last = meta.get("updated_machine") or meta.get("origin_machine")
     if here is not None and last and str(last) != here:
         out["arrived"] = f"sync:{last}"  # written on another machine: it came by sync
-    from coffer.secrets import redact
+    from coffer.secrets import redact, visible
 
-    # A teammate's or an agent's file may put anything there: shown, never a credential.
-    return {k: redact(v) for k, v in out.items()}
+    # A teammate's or an agent's file may put anything there: shown, never a credential,
+    # not even one split by a zero-width character that the pattern would not see.
+    return {k: redact(visible(v)) for k, v in out.items()}
 
 
 def line(entry: Entry, merged: Mapping[str, Mapping[str, str]] | None = None) -> str:

@@ -25,11 +25,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer.adapter import ConfigEdit, Context, Launch, session_start_hook
+from coffer.adapter import ConfigEdit, Context, HookShell, Launch, session_start_hook
 from coffer.adapter.helpers import read_json
 from coffer.adapter.wiring import skill
 
 HOOK_TIMEOUT = 30  # seconds; the no-op path takes milliseconds
+# On Windows Claude Code runs a command hook through Git Bash (bash --login -i -c) unless
+# the hook says "shell": "powershell", and falls back to PowerShell where Git Bash is not
+# found (its hooks reference, "command hook fields"; anthropics/claude-code#21878 and
+# vercel/vercel-plugin#79 show the Git Bash wrapping). No one string is a valid command in
+# both, so coffer asks for PowerShell explicitly, present on every Windows, and renders for
+# it: the hook then runs the same whether or not Git for Windows is installed.
+WINDOWS_SHELL = HookShell("powershell", {"shell": "powershell"})
 
 
 def claude_json(ctx: Context, config: Path) -> Path:
@@ -43,15 +50,7 @@ def edits(ctx: Context, launch: Launch, config: Path) -> Sequence[ConfigEdit]:
     """The edits, given Claude's config directory (handed in by the adapter, so this
     module never imports it back)."""
     settings = config / "settings.json"
-    hook = {
-        "hooks": [
-            {
-                "type": "command",
-                "command": launch.session_start_for("claude"),
-                "timeout": HOOK_TIMEOUT,
-            }
-        ]
-    }
+    hook = {"hooks": [launch.session_start_entry("claude", WINDOWS_SHELL, timeout=HOOK_TIMEOUT)]}
     return [
         ConfigEdit(
             claude_json(ctx, config),

@@ -30,11 +30,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer.adapter import ConfigEdit, Launch, session_start_hook
+from coffer.adapter import ConfigEdit, HookShell, Launch, session_start_hook
 from coffer.adapter.helpers import read_toml
 from coffer.adapter.wiring import skill
 
 HOOK_TIMEOUT = 30  # seconds
+# On Windows Codex runs a hook's command string as `%COMSPEC% /C <command>`, the command one
+# argument quoted by Rust's std::process::Command (codex-rs/hooks/src/engine/command_runner.rs,
+# default_shell_command and build_command: COMSPEC, else cmd.exe, then "/C"; elsewhere
+# $SHELL -lc): the cmd form of coffer.adapter.hookshell.
+WINDOWS_SHELL = HookShell("cmd")
 
 
 def _hooks_off(config: Path) -> str:
@@ -53,12 +58,12 @@ def edits(home: Path, launch: Launch) -> Sequence[ConfigEdit]:
     config = home / "config.toml"
     hook = {
         "hooks": [
-            {
-                "type": "command",
-                "command": launch.session_start_for("codex"),
-                "timeout": HOOK_TIMEOUT,
-                "statusMessage": "coffer: projecting memory",
-            }
+            launch.session_start_entry(
+                "codex",
+                WINDOWS_SHELL,
+                timeout=HOOK_TIMEOUT,
+                statusMessage="coffer: projecting memory",
+            )
         ]
     }
     off = _hooks_off(config)

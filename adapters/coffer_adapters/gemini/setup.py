@@ -18,10 +18,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer.adapter import ConfigEdit, Launch, session_start_hook
+from coffer.adapter import ConfigEdit, HookShell, Launch, session_start_hook
 from coffer.adapter.wiring import skill
 
 HOOK_TIMEOUT_MS = 30_000  # Gemini's hook timeout is in milliseconds
+# On Windows Gemini CLI runs a hook's command with PowerShell: %ComSpec% when it names
+# powershell.exe or pwsh.exe, else pwsh.exe from PATH, else powershell.exe, each with
+# -NoProfile -Command <command> (packages/core/src/hooks/hookRunner.ts, which calls
+# getShellConfiguration in packages/core/src/utils/shell-utils.ts; Gemini CLI at
+# 5411f113, 2026-08-21). It also replaces $GEMINI_PROJECT_DIR, $GEMINI_CWD,
+# $GEMINI_PLANS_DIR, $GEMINI_SESSION_ID and $CLAUDE_PROJECT_DIR in the command text.
+WINDOWS_SHELL = HookShell("powershell")
 
 
 def edits(settings: Path, launch: Launch) -> Sequence[ConfigEdit]:
@@ -31,9 +38,7 @@ def edits(settings: Path, launch: Launch) -> Sequence[ConfigEdit]:
         "hooks": [
             {
                 "name": "coffer-project",
-                "type": "command",
-                "command": launch.session_start_for("gemini"),
-                "timeout": HOOK_TIMEOUT_MS,
+                **launch.session_start_entry("gemini", WINDOWS_SHELL, timeout=HOOK_TIMEOUT_MS),
             }
         ]
     }
