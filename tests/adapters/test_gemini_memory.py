@@ -12,7 +12,7 @@ import pytest
 from coffer.adapter import Context, Mode
 from coffer.store import entry
 from coffer_adapters import gemini
-from tests.helpers import coffer, make_repo, store
+from tests.helpers import coffer, make_repo, python_code, store
 
 
 def register(home: Path, root: Path, slug: str, *, marker: str | None = None) -> Path:
@@ -266,3 +266,51 @@ def test_a_memory_directory_that_links_elsewhere_is_left_alone(repo, fake_home, 
     assert Path(os.readlink(link)) == elsewhere
     tier = store().project_tier(repo)
     assert tier is not None and not (tier.dir / "secret.md").exists()
+
+
+# ---- Windows: Gemini lowercases the paths it registers ---------------------------------
+
+
+def register_as_on_windows(home: Path, root: Path, slug: str) -> Path:
+    """Register ``root`` as Gemini does on Windows: key and marker lowercased
+    (ProjectRegistry.normalizePath: ``path.resolve`` then ``toLowerCase`` on win32)."""
+    return register(home, Path(str(root).lower()), slug)
+
+
+def test_on_windows_the_root_is_looked_up_lowercased(ctx, monkeypatch):
+    from coffer.base import platform
+
+    link = register_as_on_windows(ctx.home, ctx.project, "my-repo")
+    sub = ctx.project / "Services"
+    sub.mkdir()
+    sub_link = register_as_on_windows(ctx.home, sub, "services")
+    monkeypatch.setattr(platform, "SYSTEM", "win32")
+    linked = [t for t in project_targets(ctx) if t.mode is Mode.SYMLINK]
+    assert [t.path for t in linked] == [link, sub_link]
+    _, files = gemini.inputs(ctx)
+    assert ctx.home / ".gemini" / "tmp" / "services" / ".project_root" in files
+    # Elsewhere the volume tells the two spellings apart, and so does Gemini.
+    monkeypatch.setattr(platform, "SYSTEM", "linux")
+    assert project_targets(ctx)[0].mode is Mode.NONE
+
+
+def test_on_windows_a_marker_in_another_case_is_the_same_owner(ctx, monkeypatch):
+    from coffer.base import platform
+
+    register(ctx.home, ctx.project, "my-repo", marker=str(ctx.project).upper())
+    reg = ctx.home / ".gemini" / "projects.json"
+    reg.write_text(json.dumps({"projects": {str(ctx.project).lower(): "my-repo"}}))
+    monkeypatch.setattr(platform, "SYSTEM", "win32")
+    assert project_targets(ctx)[0].mode is Mode.SYMLINK
+
+
+def test_cli_links_a_project_gemini_registered_lowercased(repo, fake_home):
+    link = register_as_on_windows(fake_home, repo, "my-repo")
+    code = (
+        "import sys\nfrom coffer.base import platform\nplatform.SYSTEM = 'win32'\n"
+        "sys.argv = ['coffer', 'project']\nfrom coffer.main import main\nmain()\n"
+    )
+    out = python_code(code, repo)
+    assert out.returncode == 0, out.stderr
+    assert link.is_symlink()
+    assert "We deploy with make release." in (link / "deploy.md").read_text()

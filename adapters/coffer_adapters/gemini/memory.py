@@ -15,6 +15,11 @@ Gemini has not registered gets nothing (a NONE target saying so): the first ``ge
 session there registers it, and its session-start hook links it. Gemini keys the directory
 by the session's start directory, so each subdirectory of the repository it registered has
 one of its own; those are linked to the project tier too.
+
+On Windows Gemini keys the registry, and writes the ownership markers, with the path
+lowercased (``normalizePath``: ``path.resolve``, then ``toLowerCase`` where
+``os.platform() === 'win32'``), and compares markers after the same step: coffer looks a
+root up, and checks a marker, as Gemini normalised it (:func:`_key`).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import re
 from pathlib import Path
 
 from coffer.adapter import Mode, Target
+from coffer.base import platform
 
 # Gemini's own schema for the registry's values (registryDataSchema): anything else makes
 # Gemini reset the whole registry, so coffer trusts none of it either.
@@ -61,12 +67,32 @@ def _projects(gemini_dir: Path) -> tuple[dict[str, str] | None, str]:
     return projects, ""
 
 
+def _key(path: Path | str) -> str:
+    """``path`` as Gemini spells the registry's keys and the markers' owners
+    (ProjectRegistry.normalizePath): lowercased on Windows; the root is already absolute."""
+    text = str(path)
+    return text.lower() if platform.SYSTEM == "win32" else text
+
+
+def _registered_paths(projects: dict[str, str], root: Path) -> list[tuple[Path, str]]:
+    """The registered paths at or below ``root``, each as a path to it from ``root`` (a
+    key lowercased on Windows names the same directory there: the volume ignores case)."""
+    base = _key(root)
+    out: list[tuple[Path, str]] = []
+    for key, slug in sorted(projects.items()):
+        if key == base:
+            out.append((root, slug))
+        elif key.startswith(base.rstrip(os.sep) + os.sep):
+            out.append((root / key[len(base.rstrip(os.sep)) + 1 :], slug))
+    return out
+
+
 def _registered(gemini_dir: Path, root: Path) -> tuple[str | None, str]:
     """The slug ``projects.json`` gives ``root``, or None and why there is none."""
     projects, why = _projects(gemini_dir)
     if projects is None:
         return None, why
-    slug = projects.get(str(root))
+    slug = projects.get(_key(root))
     if slug is None:
         return (
             None,
@@ -104,7 +130,7 @@ def _owner_problem(gemini_dir: Path, slug: str, root: Path) -> str:
             owner = marker.read_text(encoding="utf-8").strip()
         except (OSError, ValueError):
             return f"{marker} is unreadable"
-        if owner != str(root):
+        if _key(owner) != _key(root):
             return f"{marker} says the slug {slug!r} belongs to {owner}, not {root}"
     return ""
 
@@ -136,8 +162,7 @@ def subdirectory_targets(gemini_dir: Path, root: Path) -> list[Target]:
     entry or markers do not hold up is left out."""
     projects, _ = _projects(gemini_dir)
     out: list[Target] = []
-    for path, slug in sorted((projects or {}).items()):
-        where = Path(path)
+    for where, slug in _registered_paths(projects or {}, root):
         if not _inside(where, root) or _owner_problem(gemini_dir, slug, where):
             continue
         out.append(Target("project", Mode.SYMLINK, _link(gemini_dir, slug)))
@@ -149,8 +174,8 @@ def inputs(gemini_dir: Path, root: Path) -> list[Path]:
     markers."""
     files = [registry(gemini_dir), *_bases(gemini_dir)]
     projects, _ = _projects(gemini_dir)
-    for path, slug in sorted((projects or {}).items()):
-        if Path(path) == root or _inside(Path(path), root):
+    for where, slug in _registered_paths(projects or {}, root):
+        if where == root or _inside(where, root):
             for base in _bases(gemini_dir):
                 files += [base / slug, base / slug / _MARKER]
     return files
