@@ -8,6 +8,7 @@ observer. With coffer/watch/watcher.py, the only modules that import watchdog.
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -100,8 +101,8 @@ class Observers:
         """The native observer, started; None (said once, in the log and the status) when
         the kernel refuses one: inotify's instance limit (EMFILE, `fs.inotify.max_user_
         instances`, often 128 and shared by every editor and watcher of the user) or its
-        watch limit (ENOSPC). watchdog's inotify observer opens its instance when it is
-        made, so this is where the limit shows, before any watch is scheduled."""
+        watch limit (ENOSPC). Older watchdog releases open the inotify instance here, when
+        the observer is made; newer ones with the first watch (`_schedule` says the same)."""
         from watchdog.observers import Observer
 
         try:
@@ -135,9 +136,22 @@ class Observers:
             if self.status.mode == "polling":
                 self.on_error(Problem(w.path, "error", f"cannot watch it: {exc}"))
                 return False
-            # Native events unavailable (inotify watch limit, unsupported file system): poll.
-            self.log.warning("native file events failed on %s (%s); polling instead", w.path, exc)
-            self.status.polling_reason = f"native file events failed on {w.path} ({exc})"
+            if exc.errno == errno.EMFILE:
+                # The instance limit, met here rather than in `_native` where watchdog opens
+                # its inotify instance with the first watch (7.1.1 does): no path is to blame.
+                reason = exc.strerror or str(exc)
+                self.log.warning(
+                    "native file events are unavailable (%s); polling every %g s instead",
+                    reason,
+                    self.poll_interval,
+                )
+                self.status.polling_reason = f"native file events are unavailable ({reason})"
+            else:
+                # Native events unavailable (inotify watch limit, unsupported file system).
+                self.log.warning(
+                    "native file events failed on %s (%s); polling instead", w.path, exc
+                )
+                self.status.polling_reason = f"native file events failed on {w.path} ({exc})"
         self.stop()
         self.start(polling=True)
         for other in self.watches.values():
