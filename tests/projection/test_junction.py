@@ -111,12 +111,18 @@ def test_no_link_possible_refuses_once_and_merges_nothing_at_any_start(repo, fak
     assert junctions(env) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 27 point 5, open: the hook repeats the refusal")
 def test_the_hook_says_the_refusal_once(repo, fake_home, windows):
     native_dir(fake_home, repo)
     env = {**windows, simulation.NO_JUNCTIONS: "1"}
     hooks = [coffer("project", "--hook", cwd=repo, env=env) for _ in range(3)]
-    assert sum("Developer Mode" in h.stdout + h.stderr for h in hooks) <= 1
+    assert all(h.returncode == 0 for h in hooks), [h.stderr for h in hooks]
+    assert sum("Developer Mode" in h.stdout + h.stderr for h in hooks) == 1
+    first = hooks[0]
+    message = json.loads(first.stdout)["systemMessage"].splitlines()
+    # stderr is the message's lines, each once: no per-step or per-agent repeats, no traceback
+    assert first.stderr.splitlines() == message, first.stderr
+    assert "Developer Mode" in message[0] and "Traceback" not in first.stderr
+    assert [(h.stdout, h.stderr) for h in hooks[1:]] == [("", "")] * 2
 
 
 def test_the_fake_junction_maker_is_removed_only_as_a_junction(tmp_path, windows, monkeypatch):
