@@ -2,9 +2,10 @@
 
 Standard library only and cheap to import: the session-start no-op writes through it. Each
 difference is a module-level switch read at call time (``NOFOLLOW``, ``UTIME_NOFOLLOW``,
-``RETRY_REPLACE``, ``JUNCTIONS``, ``WINDOWS``) or a seam function (``make_junction``,
-``is_junction``, ``remove_junction``), so tests can run the Windows branches on Linux by
-patching the switches (tests/conftest.py, ``COFFER_SIMULATE=windows``; docs/adr/0057).
+``RETRY_REPLACE``, ``JUNCTIONS``, ``WINDOWS``, ``FOLDS_CASE``) or a seam function
+(``make_junction``, ``is_junction``, ``remove_junction``, ``lstat``, ``list_names``), so
+tests can run the Windows and macOS branches on Linux by patching them (tests/conftest.py,
+``COFFER_SIMULATE=windows``; docs/adr/0057).
 """
 
 from __future__ import annotations
