@@ -132,13 +132,16 @@ def _link_findings(project: Path | None) -> list[Finding]:
         return []
     if root is None:
         return []
-    engine = build_engine()
-    ctx, report = engine.context(root), Report()
     out = []
-    for name in engine.enabled(ctx, report):
-        found = link_check(engine, name, ctx, report)
-        if found is not None:
-            out.append(Finding("warning", name, str(found.elsewhere), found.warning))
+    try:
+        engine = build_engine()
+        ctx, report = engine.context(root), Report()
+        for name in engine.enabled(ctx, report):
+            found = link_check(engine, name, ctx, report)
+            if found is not None:
+                out.append(Finding("warning", name, str(found.elsewhere), found.warning))
+    except CofferError:
+        return out  # damaged settings: the store's own checks above say so
     return out
 
 
