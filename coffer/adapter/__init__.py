@@ -123,6 +123,10 @@ class NativeMemory(NamedTuple):
 # - hook_trust(ctx) -> HookTrust | None: for an agent that runs a configured hook only once
 #   the user trusted it, whether it trusts coffer's (None: coffer's hook is not in its config);
 #   `coffer adapter list` and `coffer status` show it (docs/adr/0046);
+# - link_check(ctx) -> LinkCheck | None: for an agent whose project tier is a link, where
+#   the agent itself shows it keeps this project's memory (its own records, read-only and
+#   bounded) when that is not the directory coffer links; None when they agree or nothing
+#   tells. `coffer adapter list` and `coffer doctor` warn (issue 27 point 15);
 # - MODES: accepted from adapters written before 0.2 (a mapping of tier to Mode), never read:
 #   the modes come from targets().
 
@@ -140,6 +144,18 @@ class HookTrust(NamedTuple):
         return self.state == "trusted"
 
 
+class LinkCheck(NamedTuple):
+    """The agent keeps this project's memory elsewhere than the directory coffer linked
+    (the ``link_check`` member's answer): it does not see the store there."""
+
+    linked: Path  # the directory coffer linked to the store
+    elsewhere: Path  # where the agent's own records show it reads and writes
+    warning: str  # what to tell the user, with why they differ and what to do
+
+    def as_json(self) -> dict[str, str]:
+        return {"path": str(self.elsewhere), "linked": str(self.linked), "warning": self.warning}
+
+
 class Features(NamedTuple):
     """An adapter's optional members, checked: what the core reads instead of getattr."""
 
@@ -151,6 +167,7 @@ class Features(NamedTuple):
     config_dir: ConfigDir | None = None
     team_files: tuple[str, ...] = ()
     hook_trust: Callable[[Context], HookTrust | None] | None = None
+    link_check: Callable[[Context], LinkCheck | None] | None = None
 
 
 # A project that is never read or written: modes() asks targets() what a project would get.

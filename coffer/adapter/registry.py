@@ -98,6 +98,12 @@ def _hook_trust(value: object) -> Any:
     return value
 
 
+def _link_check(value: object) -> Any:
+    if not callable(value):
+        raise ContractError("link_check must be a function (ctx) -> LinkCheck | None")
+    return value
+
+
 def _limit(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ContractError("SESSION_CONTEXT_LIMIT must be a positive int")
@@ -144,6 +150,7 @@ def features(obj: object) -> Features:
         config_dir=_optional(obj, "config_dir", _config_dir, None),
         team_files=_optional(obj, "TEAM_FILES", _team_files, ()),
         hook_trust=_optional(obj, "hook_trust", _hook_trust, None),
+        link_check=_optional(obj, "link_check", _link_check, None),
     )
 
 

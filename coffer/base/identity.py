@@ -6,11 +6,14 @@ and one Claude memory directory. Outside git it is ``realpath(cwd)`` itself, whi
 project only if the user opted it in (``coffer init``; the store decides, not this module).
 Only file reads are used (no ``git`` subprocess), and only ``os.path``: this module is on
 the no-op path of ``coffer project`` where even importing pathlib costs (docs/adr/0004).
+Where volumes may fold case, a root is spelled as the volume stores it (``spelled_on_disk``).
 """
 
 from __future__ import annotations
 
 import os
+
+from coffer.base import platform
 
 # Not `from typing import TYPE_CHECKING`: importing typing is ~3 ms of the no-op path,
 # a sixth of a bare interpreter start. mypy and ruff take the name as true when checking.
@@ -60,11 +63,21 @@ def _main_root_of_worktree(work_tree: str, gitdir: str) -> str | None:
     back = back.strip()
     if not os.path.isabs(back):
         back = os.path.join(gitdir, back)
-    if os.path.realpath(back) != os.path.realpath(os.path.join(work_tree, ".git")):
+    # Compared as spelled on disk: a worktree entered as ~/work/WT is the ~/work/wt git
+    # recorded, where the volume folds case.
+    here = os.path.join(work_tree, ".git")
+    if spelled_on_disk(os.path.realpath(back)) != spelled_on_disk(os.path.realpath(here)):
         return None
     if os.path.basename(common) == ".git":
         return os.path.dirname(common)
     return common
+
+
+def spelled_on_disk(path: str) -> str:
+    """``path`` as the volume stores it where volumes may fold case (macOS, Windows), so
+    ``/Users/me/Repo`` and ``/users/me/repo`` are one project: one store, one link (issue
+    27 point 11). Elsewhere ``path`` itself, for nothing."""
+    return platform.on_disk(path) if platform.FOLDS_CASE else path
 
 
 def git_root_of(start: str) -> str | None:
@@ -73,14 +86,14 @@ def git_root_of(start: str) -> str | None:
     while True:
         dotgit = os.path.join(probe, ".git")
         if os.path.isdir(dotgit):
-            return probe
+            return spelled_on_disk(probe)
         if os.path.isfile(dotgit):
             gitdir = gitdir_of(dotgit)
             if gitdir is not None:
                 main = _main_root_of_worktree(probe, gitdir)
                 if main is not None:
-                    return main
-            return probe
+                    return spelled_on_disk(main)
+            return spelled_on_disk(probe)
         parent = os.path.dirname(probe)
         if parent == probe:
             return None
@@ -99,7 +112,7 @@ def linked_worktree_of(start: str) -> str | None:
         if os.path.isfile(dotgit):
             gitdir = gitdir_of(dotgit)
             if gitdir is not None and _main_root_of_worktree(probe, gitdir) is not None:
-                return probe
+                return spelled_on_disk(probe)
             return None
         parent = os.path.dirname(probe)
         if parent == probe:
@@ -130,7 +143,7 @@ def linked_worktrees(root: str) -> list[str]:
 def root_of(start: str) -> str:
     """The canonical project root for the directory ``start`` (string form)."""
     root = git_root_of(start)
-    return root if root is not None else os.path.realpath(start)
+    return root if root is not None else spelled_on_disk(os.path.realpath(start))
 
 
 def project_root(start: Path) -> Path:

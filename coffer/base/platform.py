@@ -2,9 +2,10 @@
 
 Standard library only and cheap to import: the session-start no-op writes through it. Each
 difference is a module-level switch read at call time (``NOFOLLOW``, ``UTIME_NOFOLLOW``,
-``RETRY_REPLACE``, ``JUNCTIONS``, ``WINDOWS``) or a seam function (``make_junction``,
-``is_junction``, ``remove_junction``), so tests can run the Windows branches on Linux by
-patching the switches (tests/conftest.py, ``COFFER_SIMULATE=windows``; docs/adr/0057).
+``RETRY_REPLACE``, ``JUNCTIONS``, ``WINDOWS``, ``FOLDS_CASE``) or a seam function
+(``make_junction``, ``is_junction``, ``remove_junction``, ``lstat``, ``list_names``), so
+tests can run the Windows and macOS branches on Linux by patching them (tests/conftest.py,
+``COFFER_SIMULATE=windows``; docs/adr/0057).
 """
 
 from __future__ import annotations
@@ -317,3 +318,105 @@ def windows_homes() -> list[str]:
     except OSError:
         return []
     return [os.path.join(users, n) for n in sorted(names)]
+
+
+# ---- Case-insensitive volumes (APFS and NTFS by default): one spelling per directory ------
+
+# Whether this system's volumes may fold case: only then does coffer look for a path's
+# on-disk spelling (identity's project root). Linux volumes are case-sensitive but for rare
+# casefold mounts, which the cost on every session start is not worth.
+FOLDS_CASE: bool = sys.platform in ("darwin", "win32")
+
+
+def lstat(path: str | os.PathLike[str]) -> os.stat_result:
+    """``os.lstat`` (a seam function: tests simulate a case-folding volume through it)."""
+    return os.lstat(path)
+
+
+def list_names(directory: str | os.PathLike[str]) -> list[str]:
+    """The names in ``directory`` as stored on disk (a seam function, as ``lstat``)."""
+    return os.listdir(directory)
+
+
+def _folds_at(path: str, st: os.stat_result) -> bool:
+    """Whether the directory holding ``path`` (whose lstat is ``st``) folds case: its last
+    component spelled with the case of every letter swapped is the same file."""
+    head, tail = os.path.split(path)
+    swapped = tail.swapcase()
+    if swapped == tail:
+        return False  # no letters to tell by
+    try:
+        other = lstat(os.path.join(head, swapped))
+    except (OSError, ValueError):
+        return False
+    return (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)
+
+
+def folds_case(path: str | os.PathLike[str]) -> bool:
+    """Whether the volume at ``path`` folds case (probed: ``path`` and its case-swapped
+    spelling are one file), judged at the deepest component that has letters; False when
+    ``path`` is missing or has no letters at all."""
+    probe = os.path.abspath(path)
+    while True:
+        head, tail = os.path.split(probe)
+        if tail.swapcase() != tail:
+            try:
+                return _folds_at(probe, lstat(probe))
+            except (OSError, ValueError):
+                return False
+        if head == probe:
+            return False
+        probe = head
+
+
+def _spelled(directory: str, name: str, st: os.stat_result) -> str:
+    # The listed name that is the same file as ``name``: on a folding volume the lookup
+    # matched it case-insensitively (and, on APFS, normalisation-insensitively too).
+    try:
+        names = list_names(directory)
+    except OSError:
+        return name
+    if name in names:
+        return name
+    wanted = name.casefold()
+    for found in names:
+        if found.casefold() != wanted:
+            continue
+        try:
+            other = lstat(os.path.join(directory, found))
+        except OSError:
+            continue
+        if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
+            return found
+    return name
+
+
+def stored_name(directory: str | os.PathLike[str], name: str) -> str | None:
+    """How ``name`` is spelled in ``directory`` on disk (None: no such entry). Where the
+    volume folds case, ``REPO`` finds ``Repo``; the directory is listed only there."""
+    parent = os.fspath(directory)
+    path = os.path.join(parent, name)
+    try:
+        st = lstat(path)
+    except (OSError, ValueError):
+        return None
+    return _spelled(parent, name, st) if _folds_at(path, st) else name
+
+
+def on_disk(path: str | os.PathLike[str]) -> str:
+    """``path`` (made absolute) with every existing component spelled as stored on disk,
+    so ``/users/me/repo`` and ``/Users/me/Repo`` on a case-insensitive volume give one
+    string. Two lstats per component; a directory is listed only where case folds. A
+    string, not a ``pathlib.Path``: the session-start no-op calls it (identity.root_of)."""
+    full = os.path.abspath(path)
+    drive, rest = os.path.splitdrive(full)
+    parts = [p for p in rest.replace(os.altsep or os.sep, os.sep).split(os.sep) if p]
+    out = drive + os.sep
+    for i, part in enumerate(parts):
+        here = os.path.join(out, part)
+        try:
+            st = lstat(here)
+        except (OSError, ValueError):
+            return os.path.join(out, *parts[i:])  # the rest does not exist: as given
+        out = os.path.join(out, _spelled(out, part, st) if _folds_at(here, st) else part)
+    return out

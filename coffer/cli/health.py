@@ -69,6 +69,7 @@ def doctor(
     more += _team_findings(project)
     more += _sync_findings(s.root)
     more += _windows_side_findings()
+    more += _link_findings(project)
     findings = doctor_mod.run(s, tiers, more)
     bad = any(f.level != "info" for f in findings)
     if as_json:
@@ -113,6 +114,34 @@ def _team_findings(project: Path | None) -> list[Finding]:
         if labels:
             why = f"looks like a secret ({', '.join(labels)}); never rendered"
             out.append(Finding("warning", "team", str(scan.dir / e.filename), why))
+    return out
+
+
+def _link_findings(project: Path | None) -> list[Finding]:
+    """An agent whose own records (Claude's session transcripts) put this project's memory
+    elsewhere than coffer's link: it does not see the store (issue 27 point 15)."""
+    from coffer.base.errors import CofferError
+    from coffer.base.report import Report
+    from coffer.cli._common import build_engine
+    from coffer.projection.status import link_check
+    from coffer.store import Finding
+
+    try:
+        root = here(project).project
+    except CofferError:
+        return []
+    if root is None:
+        return []
+    out = []
+    try:
+        engine = build_engine()
+        ctx, report = engine.context(root), Report()
+        for name in engine.enabled(ctx, report):
+            found = link_check(engine, name, ctx, report)
+            if found is not None:
+                out.append(Finding("warning", name, str(found.elsewhere), found.warning))
+    except CofferError:
+        return out  # damaged settings: the store's own checks above say so
     return out
 
 

@@ -101,7 +101,6 @@ def project(engine: Engine, run: Run, here: Here) -> int:
         )
     except hook_mode.GaveUp as exc:
         assert deadline is not None  # only a deadline gives up
-        print(f"coffer: {exc}", file=sys.stderr)
         end_hook(deadline, "", [f"coffer: {exc}"], None)
         return 0
     except (CofferError, OSError, UnicodeError) as exc:
@@ -109,7 +108,10 @@ def project(engine: Engine, run: Run, here: Here) -> int:
             raise
         deadline.finish()  # the watchdog must not print over the message
         return failed_hook(exc)
-    print_report(report, quiet=run.quiet or run.hook, dry_run=run.dry_run)
+    if deadline is None:
+        print_report(report, quiet=run.quiet or run.hook, dry_run=run.dry_run)
+    # A hook run's stderr is its message (end_hook): a known refusal said there at every
+    # start would be said again in every agent's log, the once-per-change rule broken.
     if not (run.quiet or run.hook or run.dry_run or run.for_agent):
         _setup_hint(engine)
     _hand_over(engine, run, here, report, before, deadline)
@@ -231,7 +233,10 @@ def hook_messages(engine: Engine, here: Here, report: Report) -> list[str]:
     # The agent shows the message among others: each line names coffer once. A failure
     # (a block that could not be written) is said at every start, as the hook exits 0.
     alerts = [named(a) for a in report.alerts]
-    return alerts + [f"coffer: {p.line()}" for p in errors] + fresh
+    lines = alerts + [f"coffer: {p.line()}" for p in errors] + fresh
+    # One line per condition, however many steps or agents met it (a refused link shared
+    # by two adapters, the same alert from two merges).
+    return list(dict.fromkeys(lines))
 
 
 def end_hook(
@@ -240,10 +245,13 @@ def end_hook(
     messages: list[str],
     frame: Callable[[str], str] | None,
 ) -> None:
-    """Print what an agent shows from a session-start hook (stderr has had the problems:
-    agents show it only for a failing hook, but their debug logs keep it). Context alone
-    goes out as the agent reads hook output (``frame``, docs/adr/0012)."""
+    """Print what an agent shows from a session-start hook. stderr carries the same
+    lines and nothing else (agents show it only for a failing hook, but their debug logs
+    keep it), so a known condition is said once there too. Context alone goes out as the
+    agent reads hook output (``frame``, docs/adr/0012)."""
     deadline.finish()
+    for line in messages:
+        print(line, file=sys.stderr)
     if frame and not messages:
         sys.stdout.write(frame(context))
     else:

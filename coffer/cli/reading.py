@@ -264,6 +264,8 @@ def _adapter_lines(statuses: Sequence[Any]) -> None:
                 echo(f"    {line}")
         if s.error:
             echo(f"  error: {s.error}")
+        if s.link is not None and s.enabled:
+            echo(f"  warning: {s.link.warning}")
         for t in s.targets:
             detail = f" ({t.detail})" if t.detail else ""
             cols = f"{t.tier:<{tier_w}}  {t.mode:<{mode_w}}  {t.state:<{state_w}}"

@@ -23,6 +23,7 @@ import time
 import zlib
 from collections.abc import Iterable, Mapping
 
+from coffer.base import platform
 from coffer.base.locations import known_store_root
 
 # Not `from typing import TYPE_CHECKING`: importing typing is ~3 ms of the no-op path,
@@ -51,16 +52,22 @@ def _stamp_path(store: str, root: str) -> str:
 
 
 def signature(path: str) -> str:
+    """What ``path`` itself is now (never followed); a link, symlink or junction alike
+    (Claude's memory directory on Windows without Developer Mode, docs/adr/0057), is signed
+    with its target, so one pointed elsewhere is seen."""
     try:
         st = os.lstat(path)
     except OSError:
         return _ABSENT
     sig = f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_mode}"
-    if stat.S_ISLNK(st.st_mode):
+    if platform.is_link(st):
         try:
-            sig += ":" + os.readlink(path)
+            sig += ":" + platform.read_link(path)
         except OSError:
-            return _ABSENT
+            # A symlink gone between the two calls; a reparse point that points nowhere (a
+            # cloud placeholder file) is signed by its lstat alone, as a plain file is.
+            if stat.S_ISLNK(st.st_mode):
+                return _ABSENT
     return sig
 
 

@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from coffer.adapter import HookTrust, Mode, Target, modes
+from coffer.adapter import HookTrust, LinkCheck, Mode, Target, modes
 from coffer.base.report import Report
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
@@ -23,7 +23,7 @@ from coffer.store.store import Tier
 if TYPE_CHECKING:
     from typing import Any
 
-    from coffer.adapter import Adapter
+    from coffer.adapter import Adapter, Context
 
 
 class TargetStatus(NamedTuple):
@@ -66,6 +66,9 @@ class AdapterStatus:
     # Whether the agent runs coffer's wired hook, where the agent records its trust (Codex's
     # /hooks); None: the agent asks for no trust, or coffer's hook is not in its config.
     trust: HookTrust | None
+    # The agent's own records put this project's memory elsewhere than coffer's link
+    # (the adapter's link_check); None: they agree, or nothing tells.
+    link: LinkCheck | None
 
     def __init__(
         self, name: str, origin: str, present: bool, enabled: bool, hidden: bool = False
@@ -82,12 +85,15 @@ class AdapterStatus:
         self.hidden = hidden
         self.wireable = False
         self.trust = None
+        self.link = None
 
     @property
     def ok(self) -> bool:
         if not self.enabled:
             return True
-        return not self.error and self.native != "on" and all(t.ok for t in self.targets)
+        if self.error or self.link is not None or self.native == "on":
+            return False
+        return all(t.ok for t in self.targets)
 
     def as_json(self) -> dict[str, Any]:
         """The `adapter list --json` view of this agent."""
@@ -100,6 +106,7 @@ class AdapterStatus:
             "native_memory": self.native,
             "setup": self.wiring if self.wireable else None,
             "hook_trust": self.trust._asdict() if self.trust is not None else None,
+            "elsewhere": self.link.as_json() if self.link is not None else None,
             "error": self.error or None,
             "ok": self.ok,
             "targets": [t._asdict() for t in self.targets],
@@ -112,6 +119,8 @@ class AdapterStatus:
         out = [self.error] if self.error else []
         if self.native == "on":
             out.append("its own memory is on")
+        if self.link is not None:
+            out.append(self.link.warning)
         out += [f"{t.path} is {t.state}" for t in self.targets if not t.ok and not t.pending]
         return out
 
@@ -186,8 +195,20 @@ def _fill(
     st.wireable = features.wiring is not None
     if features.hook_trust is not None and "hook" in st.wiring:
         st.trust = agents.call_adapter(name, report, partial(features.hook_trust, ctx), None)
+    st.link = link_check(run.agents, name, ctx, report)
     if report.problems:
         st.error = "; ".join(p.message for p in report.problems)
+
+
+def link_check(agents: AgentSet, name: str, ctx: Context, report: Report) -> LinkCheck | None:
+    """Whether the agent ``name`` keeps this project's memory elsewhere than coffer's link,
+    by its own records (the adapter's optional ``link_check``; a failure is the adapter's
+    error, in ``report``)."""
+    check = agents.loaded.features(name).link_check
+    if check is None or ctx.project is None:
+        return None
+    found: LinkCheck | None = agents.call_adapter(name, report, partial(check, ctx), None)
+    return found
 
 
 # The first key of a setup edit, by what it registered (the rest are MCP servers): the hook,

@@ -83,8 +83,9 @@ def simulate_windows(setattr_: Callable[[object, str, object], None]) -> None:
     """What Windows' ``os`` lacks, removed from the seam: no ``O_NOFOLLOW`` (the lstat and
     fstat checks run instead), no ``O_NONBLOCK``/``O_CLOEXEC``, no ``utime`` on a link
     itself; ``os.replace`` retried as on Windows; symlinks refused as without Developer
-    Mode, so coffer's links are directory junctions (from the fake maker above); and hook
-    commands rendered for the agents' Windows shells."""
+    Mode, so coffer's links are directory junctions (from the fake maker above); hook
+    commands rendered for the agents' Windows shells; and project roots looked up in their
+    on-disk spelling, as on NTFS."""
     from coffer.base import platform
 
     setattr_(platform, "NOFOLLOW", 0)
@@ -98,6 +99,7 @@ def simulate_windows(setattr_: Callable[[object, str, object], None]) -> None:
     setattr_(platform, "is_junction", is_junction)
     setattr_(platform, "remove_junction", remove_junction)
     setattr_(platform, "WINDOWS", True)  # hooks rendered for cmd.exe / PowerShell
+    setattr_(platform, "FOLDS_CASE", True)  # roots spelled as stored (this volume: as given)
 
 
 if SIMULATE == "windows" and __name__ == "sitecustomize":  # imported by conftest: it patches

@@ -16,7 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer.adapter import ConfigEdit, Context, Launch, Mode, Target, no_native_memory
+from coffer.adapter import (
+    ConfigEdit,
+    Context,
+    Launch,
+    LinkCheck,
+    Mode,
+    Target,
+    no_native_memory,
+)
 from coffer.adapter.helpers import detected_by, per_tier, read_json
 from coffer_adapters.claude_code.facts import FACTS as FACTS
 
@@ -208,3 +216,14 @@ def wiring(ctx: Context, launch: Launch) -> Sequence[ConfigEdit]:
     from coffer_adapters.claude_code import setup
 
     return setup.edits(ctx, launch, config_root(ctx))
+
+
+def link_check(ctx: Context) -> LinkCheck | None:
+    """Whether Claude's own session transcripts put this project where coffer linked its
+    memory (claude_code/transcripts.py, issue 27 point 15)."""
+    from coffer_adapters.claude_code import transcripts
+
+    directory, _ = memory_dir(ctx) if ctx.project is not None else (None, "")
+    if directory is None:
+        return None
+    return transcripts.link_check(ctx, directory, config_root(ctx))
