@@ -19,6 +19,8 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from coffer.base import platform
+
 if TYPE_CHECKING:
     from typing import Any
 
@@ -70,7 +72,7 @@ class Kept:
             os.makedirs(os.path.dirname(self.where), mode=0o700, exist_ok=True)
             with open(tmp, "w", encoding="utf-8", opener=_private) as f:
                 f.write(json.dumps(self.data))
-            os.replace(tmp, self.where)
+            platform.replace(tmp, self.where)  # retried while Windows' indexer holds it
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)  # a read-only store: no cache, the next run scans again
