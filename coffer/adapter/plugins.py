@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 GROUP = "coffer.adapters"
 _CACHE_NAME = "adapters.json"
-_CACHE_VERSION = 2  # 2: with the deferred adapters' presence (coffer.adapter.deferred)
+_CACHE_VERSION = 3  # 2: the deferred adapters' presence (coffer.adapter.deferred); 3: BySystem
 # A file changed this recently may change again within its timestamp's granularity
 # (2 s on FAT, 1 s on HFS+): a key taken now could miss that change, so none is kept.
 RACY_SECONDS = 2.0
