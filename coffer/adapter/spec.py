@@ -256,9 +256,9 @@ class AgentSpec(NamedTuple):
 def resolve(template: Template, ctx: Context, config: Path | None) -> Path | None:
     """The path a template names for ``ctx``; None when it names an unset environment
     variable (that path does not apply) or a project path outside a project. A
-    :class:`BySystem` names the first of the running system's templates that resolves."""
+    :class:`BySystem` names the first of its templates for ``ctx.system`` that resolves."""
     if isinstance(template, BySystem):
-        found = (resolve(t, ctx, config) for t in template.now())
+        found = (resolve(t, ctx, config) for t in template.now(ctx.system))
         return next((p for p in found if p is not None), None)
     head, _, rest = template.partition("/")
     base: Path | None

@@ -25,9 +25,9 @@ class BySystem(NamedTuple):
     darwin: str | tuple[str, ...] = ()
     win32: str | tuple[str, ...] = ()
 
-    def now(self) -> tuple[str, ...]:
-        """The templates that apply on the running system, best first."""
-        own = {"darwin": self.darwin, "win32": self.win32}.get(platform.SYSTEM, ())
+    def now(self, system: str = "") -> tuple[str, ...]:
+        """The templates that apply on ``system`` (default: the running one), best first."""
+        own = {"darwin": self.darwin, "win32": self.win32}.get(system or platform.SYSTEM, ())
         own = (own,) if isinstance(own, str) else own
         return own or (self.default,)
 

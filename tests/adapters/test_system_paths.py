@@ -200,3 +200,14 @@ def test_a_kept_presence_keeps_each_systems_place(
     assert again.detect(_ctx(tmp_path, PATH="")) is True
     on("linux")
     assert again.detect(_ctx(tmp_path, PATH="")) is False
+
+
+def test_a_context_can_ask_for_another_systems_rules(tmp_path: Path, on: Switch) -> None:
+    # WSL asks about a Windows user's agents with system="win32" while Linux runs
+    on("linux")
+    ctx = _ctx(tmp_path)._replace(system="win32")
+    assert zed.SPEC.config_dir(ctx) == tmp_path / "AppData" / "Roaming" / "Zed"
+    assert opencode.SPEC.config_dir(ctx) == tmp_path / ".config" / "opencode"
+    policy = Path("C:\\Program Files\\ClaudeCode\\managed-settings.json")
+    assert claude_code._settings_files(ctx)[0] == ("policy", policy)
+    assert zed.SPEC.config_dir(_ctx(tmp_path)) == tmp_path / ".config" / "zed"

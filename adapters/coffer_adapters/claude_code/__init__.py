@@ -109,7 +109,7 @@ config_dir = config_root  # what {config} means in FACTS (coffer explain)
 def _settings_files(ctx: Context) -> list[tuple[str, Path]]:
     # Highest precedence first: policy, then the project's local and shared settings,
     # then the user's; Claude takes a key from the first of them that sets it.
-    files = [("policy", Path(_MANAGED_SETTINGS.now()[0]))]
+    files = [("policy", Path(_MANAGED_SETTINGS.now(ctx.system)[0]))]
     if ctx.project is not None:
         files += [
             ("project-local", ctx.project / ".claude" / "settings.local.json"),
