@@ -13,6 +13,9 @@ _ISOLATED = (
     "XDG_CACHE_HOME",
     "XDG_STATE_HOME",
     "XDG_RUNTIME_DIR",
+    # Windows' application data folders, where the Windows paths of the adapters lie
+    "APPDATA",
+    "LOCALAPPDATA",
 )
 _CLEARED = (
     "CLAUDE_CONFIG_DIR",

@@ -23,7 +23,7 @@ from __future__ import annotations
 from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.adapter.spec import AgentSpec, Place, Render
 from coffer.adapter.wiring import McpServer, Wire
-from coffer_adapters import suite_run
+from coffer_adapters import suite_run, vscode_user
 
 _DOCS = "docs.github.com/copilot/how-tos/copilot-cli/customize-copilot/add-custom-instructions"
 _MCP_DOCS = (
@@ -33,13 +33,13 @@ _MCP_DOCS = (
     "~/Library/Application Support)"
 )
 # VS Code's user-profile mcp.json (JSONC; "MCP: Open User Configuration"): in the user data
-# directory's User/, which is ~/.config/Code on Linux and ~/Library/Application Support/Code
-# on macOS; only where that directory exists, so coffer never makes one for the wrong system
+# directory's User/, which is ~/.config/Code on Linux, ~/Library/Application Support/Code on
+# macOS and %APPDATA%\Code on Windows; only where that directory exists (VS Code is
+# installed), so coffer never makes one
 _VSCODE_MCP = McpServer(
-    "$XDG_CONFIG_HOME/Code/User/mcp.json",
+    vscode_user("mcp.json"),
     "jsonc",
     ("servers",),
-    alternatives=("~/Library/Application Support/Code/User/mcp.json",),
     extra={"type": "stdio"},
     existing_dir=True,
     note="read by Copilot in VS Code (its default profile)",
@@ -88,7 +88,8 @@ SPEC = AgentSpec(
             "Copilot CLI; Copilot in VS Code reads the user profile's mcp.json (JSONC, "
             "servers.<name> {type: stdio, command, args, env}: "
             "$XDG_CONFIG_HOME/Code/User/mcp.json on Linux, ~/Library/Application Support/"
-            "Code/User/mcp.json on macOS, VSCODE_APPDATA (not followed) moves both; a profile "
+            "Code/User/mcp.json on macOS, %APPDATA%\\Code\\User\\mcp.json on Windows; "
+            "VSCODE_APPDATA (not followed) moves them; a profile "
             "other than the default keeps its own under User/profiles/) and .vscode/mcp.json",
         ),
         hook=HookFacts(

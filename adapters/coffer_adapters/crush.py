@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
 from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.templates import BySystem
 from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = "charmbracelet/crush internal/config/config.go defaultContextPaths (main at 003f5dbf)"
@@ -24,7 +25,14 @@ _NAMES = (
 
 SPEC = AgentSpec(
     name="crush",
-    config=Place("$XDG_CONFIG_HOME/crush"),
+    # globalConfig (internal/config/load.go): $XDG_CONFIG_HOME/crush on every system when it
+    # is set; else %LOCALAPPDATA%\crush on Windows (%USERPROFILE%\AppData\Local without
+    # it) and ~/.config/crush elsewhere
+    config=Place(
+        BySystem(
+            "$XDG_CONFIG_HOME/crush", win32=("${XDG_CONFIG_HOME}/crush", "$LOCALAPPDATA/crush")
+        )
+    ),
     executables=("crush",),
     project=Render(("{root}/AGENTS.md",), note="Crush reads the directory it starts in"),
     global_=Nothing(

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
 from coffer.adapter.spec import AgentSpec, Place, Render
+from coffer.adapter.templates import BySystem
 from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = "block/goose crates/goose/src/hints/load_hints.rs (main at 0086ae65)"
 
 SPEC = AgentSpec(
     name="goose",
-    config=Place("$XDG_CONFIG_HOME/goose"),
+    # etcetera's choose_app_strategy (crates/goose/src/config/paths.rs): the XDG rule on
+    # Linux and macOS, %APPDATA%\Block\goose\config on Windows (Goose's documentation,
+    # guides/config-files: "Windows: %APPDATA%\Block\goose\config\config.yaml")
+    config=Place(BySystem("$XDG_CONFIG_HOME/goose", win32="$APPDATA/Block/goose/config")),
     executables=("goose",),
     project=Render(
         ("{root}/AGENTS.md",),

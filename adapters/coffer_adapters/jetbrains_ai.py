@@ -19,13 +19,23 @@ from __future__ import annotations
 
 from coffer.adapter.facts import AgentFacts, Checked, Load, McpFacts
 from coffer.adapter.spec import AgentSpec, Nothing, Place
+from coffer.adapter.templates import BySystem
 
 _DOCS = "jetbrains.com/help/ai-assistant/2026.1/configure-project-rules.html"
 _CODE = "plugin 262.10968.63 AiRulesService, as read in dyoshikawa/rulesync#3015"
 
 SPEC = AgentSpec(
     name="jetbrains-ai",
-    config=Place("$XDG_CONFIG_HOME/JetBrains"),
+    # the IDEs' configuration root (jetbrains.com/help/idea/directories-used-by-the-ide-to-
+    # store-settings-caches-plugins-and-logs.html): ~/.config/JetBrains on Linux,
+    # ~/Library/Application Support/JetBrains on macOS, %APPDATA%\JetBrains on Windows
+    config=Place(
+        BySystem(
+            "$XDG_CONFIG_HOME/JetBrains",
+            darwin="~/Library/Application Support/JetBrains",
+            win32="$APPDATA/JetBrains",
+        )
+    ),
     project=Nothing(
         "AI Assistant reads .aiassistant/rules/*.md only with an `apply: always` header, "
         "which a managed block cannot carry; add such a rule that points at AGENTS.md",

@@ -22,6 +22,7 @@ from __future__ import annotations
 from coffer.adapter.facts import AgentFacts, Checked, HookFacts, Load, McpFacts
 from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
 from coffer.adapter.wiring import McpServer, Wire
+from coffer_adapters import vscode_user
 
 _CODE = (
     "RooCodeInc/Roo-Code src/core/prompts/sections/custom-instructions.ts, "
@@ -35,7 +36,7 @@ _MCP_CODE = (
 )
 # Roo's global MCP settings: <VS Code globalStorage>/rooveterinaryinc.roo-cline/settings/
 # mcp_settings.json (plain JSON: Roo reads it with JSON.parse and reloads it when it changes)
-_STORAGE = "Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json"
+_STORAGE = "globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json"
 
 SPEC = AgentSpec(
     name="roo",
@@ -53,10 +54,9 @@ SPEC = AgentSpec(
     ),
     setup=Wire(
         mcp=McpServer(
-            f"$XDG_CONFIG_HOME/{_STORAGE}",
+            vscode_user(_STORAGE),  # VS Code's globalStorage (context.globalStorageUri)
             "json",
             ("mcpServers",),
-            alternatives=(f"~/Library/Application Support/{_STORAGE}",),
             existing_dir=True,  # Roo makes settings/ when it first runs in VS Code
             note="Roo Code reloads mcp_settings.json when it changes; a "
             "roo-cline.customStoragePath setting moves it, and coffer does not follow that",
@@ -86,7 +86,8 @@ SPEC = AgentSpec(
             ("mcpServers",),
             "global: settings/mcp_settings.json in VS Code's globalStorage "
             "rooveterinaryinc.roo-cline ($XDG_CONFIG_HOME/Code/User/globalStorage/... on "
-            "Linux, ~/Library/Application Support/Code/User/globalStorage/... on macOS; "
+            "Linux, ~/Library/Application Support/Code/User/globalStorage/... on macOS, "
+            "%APPDATA%\\Code\\User\\globalStorage\\... on Windows; "
             "roo-cline.customStoragePath moves it), mcpServers.<name> {type: stdio "
             "(optional), command, args, env}; the project file wins per server name",
         ),

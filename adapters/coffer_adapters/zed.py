@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from coffer.adapter.facts import AgentFacts, Checked, Load
 from coffer.adapter.spec import AgentSpec, Nothing, Place, Render
+from coffer.adapter.templates import BySystem
 from coffer.adapter.wiring import McpServer, Wire
 
 _CODE = "zed-industries/zed crates/agent RULES_FILE_NAMES (main, two orders seen)"
@@ -21,7 +22,10 @@ _FIRST = (".rules", ".cursorrules", ".windsurfrules", ".clinerules",
 
 SPEC = AgentSpec(
     name="zed",
-    config=Place("$XDG_CONFIG_HOME/zed"),
+    # paths::config_dir (crates/paths/src/paths.rs): dirs::config_dir()/zed on Linux (the
+    # XDG rule; FLATPAK_XDG_CONFIG_HOME in a Flatpak, not followed), ~/.config/zed on macOS
+    # whatever XDG_CONFIG_HOME says, and the roaming AppData folder's Zed on Windows
+    config=Place(BySystem("$XDG_CONFIG_HOME/zed", darwin="~/.config/zed", win32="$APPDATA/Zed")),
     executables=("zed", "zeditor"),
     project=Render(
         tuple(f"{{root}}/{n}" for n in _FIRST),

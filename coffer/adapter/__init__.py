@@ -39,6 +39,9 @@ class Context(NamedTuple):
     environ: Mapping[str, str]
     store: Path
     project: Path | None = None  # the canonical project root; None for global-only work
+    # whose conventions the agents' paths follow (a sys.platform value); "" for the running
+    # system's (platform.SYSTEM): WSL asks about a Windows user's agents with "win32"
+    system: str = ""
 
 
 class Target(NamedTuple):

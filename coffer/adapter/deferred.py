@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from coffer.adapter import Context, Features, NativeMemory, Target, plugins
 from coffer.adapter.plugins import Plugin
 from coffer.adapter.spec import AgentSpec, Place, Presence
+from coffer.adapter.templates import BySystem, Template
 
 if TYPE_CHECKING:
     from typing import Any
@@ -149,7 +150,9 @@ def record(plugin: Plugin, obj: object) -> dict[str, Any] | None:
     signed = _signed(plugin.module) if found is not None else None
     if found is None or signed is None:
         return None
-    place = [found.config.default, found.config.env, found.config.expand]
+    default = found.config.default
+    kept = list(default) if isinstance(default, BySystem) else default
+    place = [kept, found.config.env, found.config.expand]
     return {
         "value": plugin.value,
         "name": found.name,
@@ -190,10 +193,20 @@ def deferred(
         (default, env, expand), installed, executables = entry["presence"]
         found = Presence(
             str(entry["name"]),
-            Place(str(default), str(env), bool(expand)),
+            Place(_template(default), str(env), bool(expand)),
             tuple(str(i) for i in installed),
             tuple(str(e) for e in executables),
         )
     except (KeyError, TypeError, ValueError):
         return None
     return Deferred(plugin, found.name, found, check)
+
+
+def _template(kept: Any) -> Template:
+    """A config default as :func:`record` kept it: a string, or a BySystem's fields."""
+    if not isinstance(kept, list):
+        return str(kept)
+    default, darwin, win32 = kept
+    return BySystem(
+        str(default), *(v if isinstance(v, str) else tuple(map(str, v)) for v in (darwin, win32))
+    )

@@ -57,7 +57,17 @@ Order = Literal["by-file", "by-directory"]
 # In a Load only, ``{memory}`` is the agent's memory directory as the adapter's link target
 # of the Load's scope names it (Claude's, wherever its settings put it). In a walked Load,
 # ``{cwd}`` or ``{root}`` stands for each directory of the walk.
-TEMPLATE_ROOTS = ("~", "{config}", "$XDG_CONFIG_HOME", "{root}", "{cwd}", "${NAME}", "{memory}")
+TEMPLATE_ROOTS = (
+    "~",
+    "{config}",
+    "$XDG_CONFIG_HOME",
+    "$APPDATA",
+    "$LOCALAPPDATA",
+    "{root}",
+    "{cwd}",
+    "${NAME}",
+    "{memory}",
+)
 
 
 class Checked(NamedTuple):

@@ -19,12 +19,14 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from coffer.base import platform
+
 if TYPE_CHECKING:
     from typing import Any
 
 GROUP = "coffer.adapters"
 _CACHE_NAME = "adapters.json"
-_CACHE_VERSION = 2  # 2: with the deferred adapters' presence (coffer.adapter.deferred)
+_CACHE_VERSION = 3  # 2: the deferred adapters' presence (coffer.adapter.deferred); 3: BySystem
 # A file changed this recently may change again within its timestamp's granularity
 # (2 s on FAT, 1 s on HFS+): a key taken now could miss that change, so none is kept.
 RACY_SECONDS = 2.0
@@ -70,7 +72,7 @@ class Kept:
             os.makedirs(os.path.dirname(self.where), mode=0o700, exist_ok=True)
             with open(tmp, "w", encoding="utf-8", opener=_private) as f:
                 f.write(json.dumps(self.data))
-            os.replace(tmp, self.where)
+            platform.replace(tmp, self.where)  # retried while Windows' indexer holds it
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)  # a read-only store: no cache, the next run scans again

@@ -30,14 +30,23 @@ from typing import NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, Launch, Mode, NativeMemory, Target, TierName
 from coffer.adapter.facts import AgentFacts
-from coffer.adapter.helpers import on_path, xdg_config
+from coffer.adapter.helpers import env_dir, on_path, xdg_config
+from coffer.adapter.templates import BySystem, Template
 from coffer.adapter.wiring import Wire, edits
+
+# Where Windows keeps a user's roaming and local application data, as the agents find them:
+# the variable, else its usual place under the profile (VS Code's userDataPath.js and
+# Crush's config loader fall back the same way).
+_APPDATA = {
+    "$APPDATA": ("APPDATA", "AppData/Roaming"),
+    "$LOCALAPPDATA": ("LOCALAPPDATA", "AppData/Local"),
+}
 
 
 class Place(NamedTuple):
     """The agent's config directory: ``default`` (a template) unless ``env`` names one."""
 
-    default: str
+    default: Template
     env: str = ""
     expand: bool = True  # whether ``~`` in the variable's value is expanded
 
@@ -244,9 +253,13 @@ class AgentSpec(NamedTuple):
         ]
 
 
-def resolve(template: str, ctx: Context, config: Path | None) -> Path | None:
+def resolve(template: Template, ctx: Context, config: Path | None) -> Path | None:
     """The path a template names for ``ctx``; None when it names an unset environment
-    variable (that path does not apply) or a project path outside a project."""
+    variable (that path does not apply) or a project path outside a project. A
+    :class:`BySystem` names the first of its templates for ``ctx.system`` that resolves."""
+    if isinstance(template, BySystem):
+        found = (resolve(t, ctx, config) for t in template.now(ctx.system))
+        return next((p for p in found if p is not None), None)
     head, _, rest = template.partition("/")
     base: Path | None
     if head == "~":
@@ -255,6 +268,9 @@ def resolve(template: str, ctx: Context, config: Path | None) -> Path | None:
         base = config
     elif head == "$XDG_CONFIG_HOME":
         base = xdg_config(ctx)
+    elif head in _APPDATA:
+        name, usual = _APPDATA[head]
+        base = env_dir(ctx, name, ctx.home / usual, expand=False)
     elif head in ("{root}", "{cwd}"):
         base = ctx.project  # coffer renders at the project root, where a session starts
     elif head.startswith("${") and head.endswith("}"):
@@ -263,7 +279,7 @@ def resolve(template: str, ctx: Context, config: Path | None) -> Path | None:
     else:
         raise SpecError(
             f"path template {template!r} does not start with one of ~, {{config}}, "
-            "$XDG_CONFIG_HOME, {root}, {cwd} or ${NAME}"
+            "$XDG_CONFIG_HOME, $APPDATA, $LOCALAPPDATA, {root}, {cwd} or ${NAME}"
         )
     if base is None:
         return None
@@ -273,7 +289,9 @@ def resolve(template: str, ctx: Context, config: Path | None) -> Path | None:
 def _env_names(spec: AgentSpec) -> tuple[str, ...]:
     """Every environment variable the spec's paths depend on, in a stable order."""
     names = [spec.config.env] if spec.config.env else []
-    templates = [spec.config.default, *spec.installed]
+    default = spec.config.default
+    templates = [*(default.every() if isinstance(default, BySystem) else (default,))]
+    templates += spec.installed
     for tier in (spec.project, spec.global_):
         if isinstance(tier, Render):
             names += [
@@ -285,6 +303,8 @@ def _env_names(spec: AgentSpec) -> tuple[str, ...]:
         head = template.partition("/")[0]
         if head == "$XDG_CONFIG_HOME":
             names.append("XDG_CONFIG_HOME")
+        elif head in _APPDATA:
+            names.append(_APPDATA[head][0])
         elif head.startswith("${"):
             names.append(head[2:-1])
     return tuple(dict.fromkeys(names))

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from coffer.adapter import ConfigEdit, Context, HookShell, Launch, session_start_hook
+from coffer.adapter.templates import Template
 
 Format = Literal["json", "jsonc", "toml", "yaml"]
 
@@ -33,10 +34,11 @@ class McpServer(NamedTuple):
     (``[[mcp_servers]] name = "coffer"``); else they are a table keyed by name.
     """
 
-    path: str  # a template: "{config}/settings.json"
+    # a template: "{config}/settings.json", or a BySystem where the agent's own rule differs
+    path: Template
     format: Format
     keys: tuple[str, ...]  # the container of servers: ("mcpServers",)
-    alternatives: tuple[str, ...] = ()  # other names of the file: the first existing wins
+    alternatives: tuple[Template, ...] = ()  # other names of the file: the first existing wins
     env: str = ""  # a variable naming the file instead, when set (CLINE_MCP_SETTINGS_PATH)
     argv: bool = False
     command_key: str = "command"  # "cmd" (Goose)
@@ -77,7 +79,7 @@ class Wire(NamedTuple):
     skills: str = ""
 
 
-Resolve = Callable[[str], Path | None]
+Resolve = Callable[[Template], Path | None]
 
 
 def edits(

@@ -18,11 +18,11 @@ from coffer.base import platform
 
 
 def _windows_context(home: Path) -> Context:
-    """A context for the Windows user at ``home``: ``$XDG_CONFIG_HOME`` is %APPDATA% there
-    (an XDG app's ``~/.config/<app>`` is ``%APPDATA%\\<app>`` on Windows); no variables
-    of this shell apply to programs started in Windows."""
-    appdata = str(home / "AppData" / "Roaming")
-    return Context(home, {"XDG_CONFIG_HOME": appdata, "APPDATA": appdata}, home)
+    """A context for the Windows user at ``home``, resolved by each agent's Windows rules
+    (``system="win32"``: VS Code's and Zed's %APPDATA%, an xdg-basedir agent's
+    ``~/.config``); no variables of this shell apply to programs started in Windows, so
+    %APPDATA% is where Windows puts it, ``<home>/AppData/Roaming``."""
+    return Context(home, {}, home, None, "win32")
 
 
 def windows_side(loaded: Loaded) -> list[tuple[str, Path]]:

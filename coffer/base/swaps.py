@@ -105,7 +105,9 @@ def _unlink_if(path: Path, expected: bytes | None) -> tuple[bool, bytes | None]:
     aside = path.with_name(f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
     faults.step(f"unlink {path}")
     try:
-        os.rename(path, aside)  # moved aside first, so a write just before is seen
+        # moved aside first, so a write just before is seen; retried where Windows refuses
+        # to move a file another program holds open
+        platform.replace(path, aside)
     except FileNotFoundError:
         return expected is None, None
     try:

@@ -60,7 +60,7 @@ def test_no_store_no_cache_and_a_damaged_cache_is_ignored(store: Path) -> None:
     (store / "state").mkdir(parents=True)
     (store / "state" / "adapters.json").write_text("{not json")
     assert any(p.name == "codex" for p in registry.entry_points(registry.GROUP))
-    assert json.loads((store / "state" / "adapters.json").read_text())["version"] == 2
+    assert json.loads((store / "state" / "adapters.json").read_text())["version"] == 3
 
 
 def test_entry_point_values_load_like_importlib() -> None:

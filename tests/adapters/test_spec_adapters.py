@@ -81,8 +81,9 @@ def test_an_agent_that_is_not_installed_is_not_detected(module, tmp_path) -> Non
 
 @pytest.mark.parametrize("module", SPECS, ids=lambda m: m.NAME)
 def test_tests_never_inherit_the_agent_directories_of_the_machine(module) -> None:
-    # conftest clears every variable a spec reads, so no test reaches a real config dir
-    assert set(module.SPEC.env_names) - {"XDG_CONFIG_HOME"} <= set(conftest._CLEARED)
+    # conftest clears or points into tmp_path every variable a spec reads, so no test
+    # reaches a real config dir
+    assert set(module.SPEC.env_names) <= {*conftest._CLEARED, *conftest._ISOLATED}
 
 
 def test_qwen_shares_agents_md_and_keeps_its_own_global_file(tmp_path) -> None:

@@ -74,14 +74,16 @@ def test_agents_in_a_windows_home_are_found_by_their_adapters_config_dirs(mnt: P
     alice = mnt / "c" / "Users" / "alice"
     (alice / ".claude").mkdir(parents=True)  # a config_dir member
     (alice / ".cursor").mkdir()  # a spec's presence, ~-based
-    (alice / "AppData" / "Roaming" / "zed").mkdir(parents=True)  # $XDG_CONFIG_HOME: %APPDATA%
-    (alice / ".config" / "goose").mkdir(parents=True)  # XDG's Linux spelling: not Windows'
+    (alice / "AppData" / "Roaming" / "Zed").mkdir(parents=True)  # Zed's Windows place
+    (alice / ".config" / "goose").mkdir(parents=True)  # Goose's Linux place: not Windows'
+    (alice / ".config" / "opencode").mkdir()  # xdg-basedir: ~/.config on Windows too
     (mnt / "c" / "Users" / "Public" / ".codex").mkdir(parents=True)  # no one's home
     found = wsl.windows_side(registry.load_adapters())
     assert found == [
         ("claude", alice / ".claude"),
         ("cursor", alice / ".cursor"),
-        ("zed", alice / "AppData" / "Roaming" / "zed"),
+        ("opencode", alice / ".config" / "opencode"),
+        ("zed", alice / "AppData" / "Roaming" / "Zed"),
     ]
     note = wsl.notice(found)
     assert note is not None and str(alice / ".claude") in note and "never links across" in note

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from coffer.adapter import Context
 from tests.adapter.test_hookshell import run_cmd, run_powershell
 from tests.helpers import coffer
 from tests.simulate import sitecustomize as simulation
@@ -64,3 +65,40 @@ def test_setup_writes_each_agents_windows_form_and_undo_removes_it(windows: Path
     assert undone.returncode == 0, undone.stderr
     assert {p: p.read_bytes() for p in windows.rglob("*") if p.is_file() and p in before} == before
     assert "coffer" not in (windows / ".gemini" / "settings.json").read_text()
+
+
+def test_qwen_hook_asks_for_powershell_and_parses_as_it(windows: Path) -> None:
+    # Qwen's own Windows default is cmd.exe (or whatever %ComSpec% names); the entry's
+    # "shell": "powershell" makes it run `powershell -Command` whatever shell started Qwen
+    (windows / ".qwen").mkdir()
+    settings = windows / ".qwen" / "settings.json"
+    settings.write_text("{}\n")
+    before = settings.read_bytes()
+    done = coffer("setup", "--yes", "--agent", "qwen")
+    assert done.returncode == 0, done.stderr
+    entry = _hook(settings)
+    assert entry["shell"] == "powershell"
+    command = entry["command"]
+    assert isinstance(command, str) and command.startswith("$env:COFFER_HOME=")
+    exe, args, env = run_powershell(command)
+    assert "coffer" in " ".join([exe, *args])
+    assert args[-4:] == ["project", "--hook", "--for", "qwen"]
+    assert env == {"COFFER_HOME": os.environ["COFFER_HOME"]}
+    undone = coffer("setup", "--undo")
+    assert undone.returncode == 0, undone.stderr
+    assert settings.read_bytes() == before
+
+
+def test_qwen_hook_stays_posix_off_windows(fake_home: Path) -> None:
+    from coffer.adapter import Launch
+    from coffer_adapters import qwen
+
+    (fake_home / ".qwen").mkdir()
+    ctx = Context(fake_home, {"HOME": str(fake_home)}, fake_home / "store")
+    launch = Launch(("/opt/my tools/coffer",), {"COFFER_HOME": "/s/it's"})
+    (hook,) = [e for e in qwen.wiring(ctx, launch) if e.keys == ("hooks", "SessionStart")]
+    entry = hook.value["hooks"][0]
+    assert "shell" not in entry
+    assert entry["command"] == (
+        "COFFER_HOME='/s/it'\"'\"'s' '/opt/my tools/coffer' project --hook --for qwen"
+    )

@@ -103,24 +103,21 @@ def test_copilot_wires_vs_code_s_mcp_json_beside_the_cli_s_and_undo_restores_bot
     assert _both(home) == before
 
 
-def test_vs_code_s_user_directory_on_macos_is_used_and_none_is_made_where_it_is_missing(
+def test_another_systems_vs_code_folder_is_not_used_and_none_is_made_where_it_is_missing(
     home: Path,
 ) -> None:
+    # VS Code on Linux keeps its user data under $XDG_CONFIG_HOME/Code only; a macOS-shaped
+    # ~/Library/Application Support/Code is no VS Code's here (each system's own place:
+    # tests/adapters/test_system_paths.py)
     (home / ".copilot").mkdir()
     mac = home / "Library" / "Application Support" / "Code" / "User"
     mac.mkdir(parents=True)
-    before = _both(home)
-    assert coffer("setup", "--yes", "--agent", "copilot").returncode == 0
-    _is_ours(_json(mac / "mcp.json")["servers"]["coffer"], "copilot")
-    assert not (_xdg() / "Code").exists()
-    assert coffer("setup", "--undo").returncode == 0
-    assert _both(home) == before
-
-    mac.rmdir()  # no VS Code at all: only the CLI's file
     assert coffer("setup", "--yes", "--agent", "copilot").returncode == 0
     assert (home / ".copilot" / "mcp-config.json").is_file()
+    assert not (mac / "mcp.json").exists()
     assert not (_xdg() / "Code").exists()
-    assert not (home / "Library" / "Application Support" / "Code" / "User").exists()
+    assert coffer("setup", "--undo").returncode == 0
+    assert not (home / ".copilot" / "mcp-config.json").exists()
 
 
 def test_a_vs_code_mcp_json_that_does_not_parse_is_refused_and_nothing_is_written(

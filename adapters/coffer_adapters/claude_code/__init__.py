@@ -26,6 +26,7 @@ from coffer.adapter import (
     no_native_memory,
 )
 from coffer.adapter.helpers import detected_by, per_tier, read_json
+from coffer.adapter.templates import BySystem
 from coffer_adapters.claude_code.facts import FACTS as FACTS
 
 if TYPE_CHECKING:
@@ -57,7 +58,15 @@ _RESERVED = {
 }
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
-_MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+# The administrator's policy file, an absolute path per system (code.claude.com/docs/en/
+# settings, "Settings files"). On Windows Claude reads C:\Program Files\ClaudeCode
+# whatever %ProgramFiles% says (anthropics/claude-code#77835); C:\ProgramData\ClaudeCode
+# is deprecated since 2.1.2 and no longer read since 2.1.75 (anthropics/claude-code#18720).
+_MANAGED_SETTINGS = BySystem(
+    "/etc/claude-code/managed-settings.json",
+    darwin="/Library/Application Support/ClaudeCode/managed-settings.json",
+    win32="C:\\Program Files\\ClaudeCode\\managed-settings.json",
+)
 
 
 def _units(text: str) -> list[int]:
@@ -108,7 +117,7 @@ config_dir = config_root  # what {config} means in FACTS (coffer explain)
 def _settings_files(ctx: Context) -> list[tuple[str, Path]]:
     # Highest precedence first: policy, then the project's local and shared settings,
     # then the user's; Claude takes a key from the first of them that sets it.
-    files = [("policy", _MANAGED_SETTINGS)]
+    files = [("policy", Path(_MANAGED_SETTINGS.now(ctx.system)[0]))]
     if ctx.project is not None:
         files += [
             ("project-local", ctx.project / ".claude" / "settings.local.json"),

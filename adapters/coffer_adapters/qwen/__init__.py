@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from coffer.adapter import Context, NativeMemory
+from coffer.adapter import Context, HookShell, NativeMemory
 from coffer.adapter.facts import (
     AgentFacts,
     Cap,
@@ -30,6 +30,15 @@ from coffer.adapter.wiring import McpServer, SessionHook, Wire
 from coffer_adapters import suite_run
 from coffer_adapters.qwen import native as qwen_native
 
+# On Windows Qwen Code runs a hook's command through cmd.exe (%ComSpec% /d /s /c), PowerShell
+# only when %ComSpec% names it, Git Bash only when Qwen itself was started from an MSYS shell
+# (getShellConfiguration, packages/core/src/utils/shell-utils.ts; line 676 of
+# chunks/chunk-I3K2QRZ5.js in @qwen-code/qwen-code 0.24.4), unless the hook entry says
+# "shell": "powershell": then `powershell -Command <command>` (HookRunner.getShellConfigForHook,
+# packages/core/src/hooks/hookRunner.ts; line 146370 of chunks/chunk-DPEB6S2R.js). It is not
+# Gemini's PowerShell default. coffer asks for PowerShell, so the hook runs the same whatever
+# shell the user started Qwen from.
+WINDOWS_SHELL = HookShell("powershell", {"shell": "powershell"})
 _RUN = "capture run of @qwen-code/qwen-code: one offline request to a local recording server"
 
 SPEC = AgentSpec(
@@ -45,7 +54,7 @@ SPEC = AgentSpec(
             ("mcpServers",),
             note="restart Qwen Code (or run /mcp) to connect to coffer's MCP server",
         ),
-        hook=SessionHook("{config}/settings.json"),
+        hook=SessionHook("{config}/settings.json", windows=WINDOWS_SHELL),
         skills="{config}/skills",
     ),
     facts=AgentFacts(
