@@ -143,6 +143,11 @@ def make_dir_link(target: str | os.PathLike[str], link: str | os.PathLike[str]) 
     return "junction"
 
 
+class NotRegularFile(OSError):
+    """``open_nofollow`` refused a FIFO unopened (no ``O_NONBLOCK`` to open it safely):
+    callers report it as they report any file that is not a regular one."""
+
+
 def _loop(path: str | os.PathLike[str]) -> OSError:
     # ELOOP is what O_NOFOLLOW raises on a link: callers test for it on every platform.
     return OSError(errno.ELOOP, "refusing to follow a link", os.fspath(path))
@@ -165,7 +170,7 @@ def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -
     if before is not None and not NONBLOCK and stat.S_ISFIFO(before.st_mode):
         # Without O_NONBLOCK opening a FIFO waits for a writer, for ever: refuse it unopened.
         # (Windows has no FIFOs on disk; a host that lacks only the flag must not hang.)
-        raise OSError(errno.ENXIO, "not a regular file (a FIFO)", os.fspath(path))
+        raise NotRegularFile(errno.ENXIO, "not a regular file (a FIFO)", os.fspath(path))
     fd = os.open(path, flags, mode)
     try:
         opened = os.fstat(fd)
