@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run coffer with ``argv`` (default: ``sys.argv[1:]``); exits with the command's code."""
-    from coffer.base.platform import fit_output_streams
+    from coffer.base.platform import fit_input_stream, fit_output_streams
 
     fit_output_streams()
+    fit_input_stream()
     try:
         try:
             _dispatch(list(sys.argv[1:] if argv is None else argv))

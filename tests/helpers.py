@@ -5,7 +5,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Literal
 
+from coffer.base import platform
 from coffer.store import Store
 
 
@@ -91,3 +93,30 @@ def imported_after(
 
     result: tuple[object, list[str]] = ast.literal_eval(out.stderr.strip().splitlines()[-1])
     return result
+
+
+def run_hook(
+    command: str, cwd: Path, windows: Literal["posix", "cmd", "powershell"] = "posix"
+) -> subprocess.CompletedProcess[str]:
+    """What an agent does at session start: run its hook command in its shell. That is a
+    POSIX shell, except under the seam's Windows (``COFFER_SIMULATE=windows``), where it is
+    the shell the agent uses there (``windows``, its adapter's ``HookShell.syntax``). This
+    host has neither cmd.exe nor PowerShell, so the line is read as they read it
+    (tests/adapter/test_hookshell.py) and its program started with the variables it sets."""
+    env = dict(os.environ)
+    argv: str | list[str] = command
+    if platform.WINDOWS and windows != "posix":
+        from tests.adapter.test_hookshell import run_cmd, run_powershell
+
+        exe, args, sets = (run_cmd if windows == "cmd" else run_powershell)(command)
+        argv, env = [exe, *args], {**env, **sets}
+    return subprocess.run(
+        argv,
+        shell=isinstance(argv, str),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )

@@ -74,3 +74,15 @@ def test_the_platforms_workflow_covers_what_issue_27_promises() -> None:
     assert any("setup-wsl" in s.get("uses", "") for s in jobs["wsl"]["steps"])
     for name in ("wsl", "agents-macos"):
         assert any("tests/agents/run.sh" in s.get("run", "") for s in jobs[name]["steps"])
+
+
+def test_ci_runs_the_simulated_platforms_the_docs_name() -> None:
+    """docs/platforms.md calls these behaviours "simulated" or proven "here": in .ci/run."""
+    steps = [
+        line.split("#", 1)[0]
+        for line in (Path(__file__).parent.parent / ".ci" / "run").read_text().splitlines()
+    ]
+    simulated = [s for s in steps if "COFFER_SIMULATE=windows" in s]
+    assert len(simulated) == 1 and "-m pytest" in simulated[0] and "tests/" not in simulated[0]
+    assert "for code_page in cp1252 gbk; do" in steps
+    assert any('PYTHONIOENCODING="$code_page"' in s and s.endswith(" tests/cli") for s in steps)

@@ -15,6 +15,7 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Callable
 
 # Windows has no O_NOFOLLOW: there ``open_nofollow`` refuses links by lstat instead.
 NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
@@ -144,6 +145,11 @@ def make_dir_link(target: str | os.PathLike[str], link: str | os.PathLike[str]) 
     return "junction"
 
 
+class NotRegularFile(OSError):
+    """``open_nofollow`` refused a FIFO unopened (no ``O_NONBLOCK`` to open it safely):
+    callers report it as they report any file that is not a regular one."""
+
+
 def _loop(path: str | os.PathLike[str]) -> OSError:
     # ELOOP is what O_NOFOLLOW raises on a link: callers test for it on every platform.
     return OSError(errno.ELOOP, "refusing to follow a link", os.fspath(path))
@@ -166,7 +172,7 @@ def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -
     if before is not None and not NONBLOCK and stat.S_ISFIFO(before.st_mode):
         # Without O_NONBLOCK opening a FIFO waits for a writer, for ever: refuse it unopened.
         # (Windows has no FIFOs on disk; a host that lacks only the flag must not hang.)
-        raise OSError(errno.ENXIO, "not a regular file (a FIFO)", os.fspath(path))
+        raise NotRegularFile(errno.ENXIO, "not a regular file (a FIFO)", os.fspath(path))
     fd = os.open(path, flags, mode)
     try:
         opened = os.fstat(fd)
@@ -252,23 +258,38 @@ if sys.platform == "win32":
             _kernel32.CloseHandle(handle)
 
 
+def _legacy(stream: object) -> tuple[Callable[..., object], bool] | None:
+    """``stream``'s ``reconfigure`` and whether it is a console, where it does not use
+    UTF-8; None where nothing is to be fitted (UTF-8 already, closed, detached, absent)."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+    reconfigure = getattr(stream, "reconfigure", None)
+    if encoding in {"utf-8", "utf8"} or reconfigure is None:
+        return None
+    try:
+        return reconfigure, bool(stream.isatty())  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        return None  # closed or detached: nothing will go through it
+
+
 def fit_output_streams() -> None:
     """Keep non-ASCII text from crashing output under a legacy code page (cp1252, GBK):
     a pipe or file gets UTF-8, which every reader of coffer's output expects; a console
     keeps its code page, with what it cannot show replaced."""
     for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
-        reconfigure = getattr(stream, "reconfigure", None)
-        if encoding in {"utf-8", "utf8"} or reconfigure is None:
-            continue
-        try:
-            console = stream.isatty()
-        except (OSError, ValueError):
-            continue  # closed or detached: nothing will be written through it
-        if console:
-            reconfigure(errors="replace")
-        else:
-            reconfigure(encoding="utf-8")
+        fit = _legacy(stream)
+        if fit is not None:
+            reconfigure, console = fit
+            reconfigure(**({"errors": "replace"} if console else {"encoding": "utf-8"}))
+
+
+def fit_input_stream() -> None:
+    """Read what a program pipes to coffer as the UTF-8 it is, under a legacy code page too
+    (cp1252 would store it garbled, GBK refuse it). Bytes that are not UTF-8 arrive as lone
+    surrogates, as on a UTF-8 system, so ``check_utf8`` names the byte. A console is left
+    alone: Windows reads one through its own UTF-16 API, whatever the code page."""
+    fit = _legacy(sys.stdin)
+    if fit is not None and not fit[1]:
+        fit[0](encoding="utf-8", errors="surrogateescape")
 
 
 # ---- WSL: Linux on a Windows machine, whose drives are mounted under WINDOWS_MOUNTS ------

@@ -87,6 +87,8 @@ def _read(path: Path, budget: int) -> tuple[Entry | None, str | None]:
     """One team file, parsed, or why not; never follows a link or blocks on a FIFO."""
     try:
         fd = platform.open_nofollow(path, os.O_RDONLY | platform.NONBLOCK | platform.CLOEXEC)
+    except platform.NotRegularFile:
+        return None, "is not a regular file"  # a FIFO, refused unopened without O_NONBLOCK
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             return None, "is a symlink; coffer does not follow links in the team tier"

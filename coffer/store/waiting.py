@@ -54,6 +54,8 @@ def read_plain(path: Path) -> bytes | str:
     """The bytes of the regular file ``path`` within the size cap, else why not."""
     try:
         fd = platform.open_nofollow(path, os.O_RDONLY | platform.NONBLOCK)
+    except platform.NotRegularFile:
+        return "not a plain file"  # a FIFO, refused unopened without O_NONBLOCK
     except OSError as exc:
         return "a link" if os.path.islink(path) else f"unreadable ({exc.strerror or exc})"
     with os.fdopen(fd, "rb") as fh:

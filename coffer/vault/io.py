@@ -73,6 +73,10 @@ def safe_read_bytes(
         assert_contained(path, trusted_root, f"read {label}")
     try:
         fd = platform.open_nofollow(path, os.O_RDONLY | platform.NONBLOCK)
+    except platform.NotRegularFile:
+        # A FIFO, refused before the open where O_NONBLOCK is missing: §6.5's regular-file
+        # check, as when the open succeeds.
+        raise VaultError(f"{label} must be a regular, non-symlink file.") from None
     except OSError as exc:
         raise raw_os_error(exc, "open", path) from None
     try:

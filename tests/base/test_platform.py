@@ -84,7 +84,7 @@ def test_without_nonblock_a_fifo_is_refused_unopened(
     monkeypatch.setattr(platform, "NONBLOCK", 0)
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    with pytest.raises(OSError, match="regular file") as caught:
+    with pytest.raises(platform.NotRegularFile, match="regular file") as caught:
         platform.open_nofollow(fifo, os.O_RDONLY)
     assert caught.value.errno == errno.ENXIO
 

@@ -8,6 +8,7 @@ here) keeps the code page and shows ``?`` for what it cannot encode; nothing cra
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -50,6 +51,24 @@ def test_a_pipe_gets_exact_utf8_bytes(code_page: str, tmp_path: Path) -> None:
     assert line.split(b"project", 1)[1].strip() == BODY.encode("utf-8")
     # the bytes a reader decoding the code page would have got (and crashed on) are absent
     assert BODY.encode(code_page, errors="replace") not in shown.stdout
+
+
+@pytest.mark.parametrize("code_page", CODE_PAGES)
+def test_piped_text_is_read_as_utf8(code_page: str, tmp_path: Path) -> None:
+    # cp1252 would decode these bytes to mojibake and store it, gbk refuse them as a file's
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    piped = subprocess.run(
+        [sys.executable, "-m", "coffer", "remember", "--name", "piped", "-"],
+        cwd=tmp_path,
+        input=BODY.encode("utf-8"),
+        capture_output=True,
+        env=_env(code_page),
+        timeout=60,
+    )
+    assert piped.returncode == 0, piped.stderr
+    shown = coffer("show", "piped", "--json", cwd=tmp_path, env=_env(code_page))
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["body"].strip() == BODY
 
 
 @pytest.mark.parametrize("code_page", CODE_PAGES)

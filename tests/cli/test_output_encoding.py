@@ -47,3 +47,24 @@ def test_a_console_replaces_what_its_code_page_cannot_show() -> None:
         console.flush()
         assert pipe.encoding == "utf-8"
     assert raw.getvalue() == "café ??\n".encode("cp1252")
+
+
+def test_piped_input_is_read_as_utf8_and_a_console_is_left_alone() -> None:
+    import io
+
+    from coffer.base import platform
+
+    class Console(io.TextIOWrapper):
+        def isatty(self) -> bool:
+            return True
+
+    pipe = io.TextIOWrapper(io.BytesIO("café 中文 ".encode() + b"\xff"), encoding="cp1252")
+    console = Console(io.BytesIO("café".encode("cp1252")), encoding="cp1252")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdin", pipe)
+        platform.fit_input_stream()
+        patch.setattr("sys.stdin", console)
+        platform.fit_input_stream()
+    # a byte that is not UTF-8 stays visible (a lone surrogate) for check_utf8 to name
+    assert pipe.read() == "café 中文 \udcff"
+    assert (console.encoding, console.read()) == ("cp1252", "café")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from coffer.adapter import Launch, registry
+from coffer.base import platform
 from coffer.projection.journal import Journal, SetupRecord
 from coffer.setup import launch, unwiring
 from coffer.setup import wiring as setup_mod
@@ -433,7 +434,11 @@ def test_a_new_coffer_location_replaces_the_old_entry_in_place(home: Path) -> No
     }
     assert setup_mod.apply(journal, second).ok
     text = (home / ".claude" / "settings.json").read_text()
-    assert "/new/bin/coffer project --hook --for claude" in text and "/old/bin" not in text
+    if platform.WINDOWS:  # Claude runs hooks through PowerShell there (without Git Bash)
+        assert "& '/new/bin/coffer' project --hook --for claude" in text
+    else:
+        assert "/new/bin/coffer project --hook --for claude" in text
+    assert "/old/bin" not in text
     assert text.count("project --hook") == 1
     assert unwiring.undo(journal).ok
     assert {p: p.read_bytes() for p in originals} == originals
@@ -468,7 +473,9 @@ def test_a_file_changed_between_plan_and_apply_is_edited_as_it_is_now(home: Path
     assert report.ok, report.problems
     after = json.loads(settings.read_text())
     assert after["model"] == "sonnet"
-    assert "coffer project --hook" in json.dumps(after["hooks"])
+    # PowerShell's form on Windows (`& '…/coffer' project --hook`), a POSIX one elsewhere
+    coffers = "coffer' project --hook" if platform.WINDOWS else "coffer project --hook"
+    assert coffers in json.dumps(after["hooks"])
     assert unwiring.undo(Journal(root)).ok
     assert json.loads(settings.read_text()) == json.loads(changed)
 
@@ -552,6 +559,15 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "setup"
 EXAMPLE_LAUNCH = Launch(("/home/me/.local/bin/coffer",))
 
 
+@pytest.fixture
+def posix_shells(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hooks rendered for the POSIX shell agents use on Linux and macOS, also under
+    ``COFFER_SIMULATE=windows``: examples/setup/ shows a Linux home. The Windows renderings
+    are checked in tests/adapter/test_hookshell.py and tests/setup/test_hook_shells.py."""
+    monkeypatch.setattr(platform, "WINDOWS", False)
+
+
+@pytest.mark.usefixtures("posix_shells")
 def test_examples_are_what_setup_writes(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """examples/setup/<agent>/{before,after}/ mirror a home directory; regenerate the
     "after" trees with COFFER_REGEN_EXAMPLES=1."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
 from collections.abc import Callable
 
 SIMULATE = os.environ.get("COFFER_SIMULATE", "")
@@ -21,9 +20,14 @@ NO_JUNCTIONS = "COFFER_SIMULATE_NO_JUNCTIONS"
 
 
 def _junctions_file() -> str:
-    return os.environ.get(JUNCTIONS_FILE) or os.path.join(
-        tempfile.gettempdir(), f"coffer-simulated-junctions-{os.getuid()}"
-    )
+    chosen = os.environ.get(JUNCTIONS_FILE)
+    if chosen:
+        return chosen
+    # Imported only here: tests/cli/test_imports.py checks that coffer's reads never load
+    # tempfile, and this file runs first in every coffer a simulated test starts.
+    import tempfile
+
+    return os.path.join(tempfile.gettempdir(), f"coffer-simulated-junctions-{os.getuid()}")
 
 
 def _key(path: str | os.PathLike[str]) -> str | None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 from pathlib import Path
 
 import platformdirs
 import pytest
 
-from tests.helpers import coffer, imported_after, make_repo
+from coffer.base import platform
+from coffer_adapters.claude_code.setup import WINDOWS_SHELL as CLAUDE_SHELL
+from tests.helpers import coffer, imported_after, make_repo, run_hook
 
 
 @pytest.fixture
@@ -64,13 +65,16 @@ def test_setup_records_the_store_so_the_hook_no_op_skips_platformdirs(
     settings = json.loads((fake_home / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["SessionStart"][-1]["hooks"][0]["command"]
     store = platformdirs.user_data_dir("coffer", appauthor=False)
-    assert command.startswith(f"COFFER_HOME={shlex.quote(store)} ")
+    if platform.WINDOWS:  # COFFER_SIMULATE=windows: Claude runs hooks in PowerShell there
+        assert command.startswith(f"$env:COFFER_HOME='{store}'; & ")
+    else:
+        assert command.startswith(f"COFFER_HOME={shlex.quote(store)} ")
     servers = json.loads((fake_home / ".claude.json").read_text())["mcpServers"]
     assert servers["coffer"]["env"]["COFFER_HOME"] == store
     # The agent runs the hook as written: the first start projects, the next is the no-op,
     # which never imports platformdirs (nor anything else it did not before).
     for _ in range(2):
-        ran = subprocess.run(["/bin/sh", "-c", command], cwd=repo, capture_output=True, text=True)
+        ran = run_hook(command, repo, CLAUDE_SHELL.syntax)
         assert ran.returncode == 0, ran.stderr
     assert (Path(store) / "state").is_dir()
     monkeypatch.setenv("COFFER_HOME", store)  # as the hook command sets it

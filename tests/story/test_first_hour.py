@@ -14,9 +14,9 @@ import pytest
 
 from coffer.testing import snapshot
 from coffer_adapters.claude_code import slug
-from tests.helpers import coffer
+from coffer_adapters.claude_code.setup import WINDOWS_SHELL as CLAUDE_SHELL
+from tests.helpers import coffer, run_hook
 from tests.projection.test_git import git, git_files, init_repo, ok
-from tests.story.test_product_story import run_hook
 
 
 @pytest.fixture
@@ -68,7 +68,7 @@ def test_the_first_hour(world: Path, tmp_path: Path) -> None:
     # 2. The first Claude session in the repository: Claude read its directory before the
     # hook finished, so the hook hands the memory to this session; the index lists the
     # merged entry and keeps the user's own line.
-    first = run_hook(claude_hook, repo)
+    first = run_hook(claude_hook, repo, CLAUDE_SHELL.syntax)
     assert first.returncode == 0, first.stderr
     assert "run-tests-verbosely" in first.stdout or "Run pytest with -vv" in first.stdout
     assert native.is_symlink()
@@ -76,7 +76,7 @@ def test_the_first_hour(world: Path, tmp_path: Path) -> None:
     assert "feedback_tests.md" in index
     assert "remember to ask about the staging DB" in index
     # The second session starts with nothing new to hand over.
-    assert run_hook(claude_hook, repo).stdout == ""
+    assert run_hook(claude_hook, repo, CLAUDE_SHELL.syntax).stdout == ""
 
     # 3. A write through the CLI reaches every projection at once and says where.
     remembered = ok(coffer("remember", "We deploy with make release.", cwd=repo))
@@ -93,7 +93,7 @@ def test_the_first_hour(world: Path, tmp_path: Path) -> None:
     assert "make release" not in git(repo, "show", "HEAD:AGENTS.md")
 
     # 5. An agent started in a directory that is not a repository leaves nothing there.
-    start = run_hook(claude_hook, scratch)
+    start = run_hook(claude_hook, scratch, CLAUDE_SHELL.syntax)
     assert start.returncode == 0, start.stderr
     assert sorted(p.name for p in scratch.iterdir()) == ["notes.txt"]
     assert not (claude / "projects" / slug(str(scratch))).exists()

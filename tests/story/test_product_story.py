@@ -4,29 +4,14 @@ seen natively by the others at their next session start, and everything can be u
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-from pathlib import Path
 
 from coffer.testing import snapshot
 from coffer_adapters.claude_code import slug
-from tests.helpers import coffer, make_repo
+from coffer_adapters.claude_code.setup import WINDOWS_SHELL as CLAUDE_SHELL
+from coffer_adapters.codex.setup import WINDOWS_SHELL as CODEX_SHELL
+from tests.helpers import coffer, make_repo, run_hook
 
 CODEX_CONFIG = '# mine\nmodel = "o4"\n\n[features]\nmemories = true\n'
-
-
-def run_hook(command: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """What an agent does at session start: run its hook command in a shell."""
-    return subprocess.run(
-        command,
-        shell=True,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=60,
-        check=False,
-    )
 
 
 def test_one_memory_seen_by_every_agent_and_undone(tmp_path, fake_home, monkeypatch):
@@ -51,7 +36,9 @@ def test_one_memory_seen_by_every_agent_and_undone(tmp_path, fake_home, monkeypa
     # The hook's message, shown to the user, says that Codex's own memory was switched off
     # and how to undo that; its context hands this session what the run put in place
     # (docs/adr/0012): the facts imported from Codex into the global block.
-    first = run_hook(claude_hook[0]["hooks"][0]["command"], repo / ".git" / "..")
+    first = run_hook(
+        claude_hook[0]["hooks"][0]["command"], repo / ".git" / "..", CLAUDE_SHELL.syntax
+    )
     assert first.returncode == 0, first.stderr
     said = json.loads(first.stdout)
     assert said["systemMessage"].startswith("coffer turned off codex's own memory")
@@ -68,7 +55,7 @@ def test_one_memory_seen_by_every_agent_and_undone(tmp_path, fake_home, monkeypa
     )
 
     # Codex's session starts: its AGENTS.md block now carries Claude's fact.
-    second = run_hook(codex_hook[0]["hooks"][0]["command"], repo)
+    second = run_hook(codex_hook[0]["hooks"][0]["command"], repo, CODEX_SHELL.syntax)
     assert second.returncode == 0, second.stderr
     agents = (repo / "AGENTS.md").read_text()
     assert agents.startswith("# Team rules\n\nRun `make lint` before pushing.\n")
@@ -95,7 +82,7 @@ def test_one_memory_seen_by_every_agent_and_undone(tmp_path, fake_home, monkeypa
         input="Tests pass.\n",
     )
     assert handoff.returncode == 0, handoff.stderr
-    third = run_hook(claude_hook[0]["hooks"][0]["command"], repo)
+    third = run_hook(claude_hook[0]["hooks"][0]["command"], repo, CLAUDE_SHELL.syntax)
     assert third.returncode == 0, third.stderr
     assert "Finish the auth rollout" in third.stdout  # Claude reads hook output as context
     assert "staging" in (memory_dir / "MEMORY.md").read_text()  # and its own index shows it
