@@ -28,6 +28,7 @@ def test_token_in_url_becomes_a_strict_cookie(server: UIServer) -> None:
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     page = call(server, "/")
     assert page.status == 200 and "deploy" in page.body and "tabs" in page.body
+    assert "<p class=count>2 entries for " in page.body
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
 
 
