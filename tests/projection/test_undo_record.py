@@ -92,6 +92,9 @@ def test_a_link_record_gives_the_directory_back(repo: Path, fake_home: Path) -> 
     assert set(after) - set(before) == {"deploy.md", "MEMORY.md"}
     assert str(native) not in keys()
     assert (repo / "AGENTS.md").read_bytes() == with_block  # the other records stay
+    # No choice recorded: the next `coffer project` links it again (nothing is lost).
+    assert engine().project(repo).ok
+    assert native.is_symlink() and {"role.md", "deploy.md"} <= {p.name for p in native.iterdir()}
 
 
 def test_a_dry_run_says_what_it_would_do_and_changes_nothing(

@@ -140,7 +140,8 @@ def test_undo_of_one_setup_record_gives_the_settings_file_back(
     after = call(server, "/state").body
     assert key.group(1) not in after
     assert "setup:claude:" in after  # the MCP server and the skill stay wired
-    assert post(server, "/undo", key=key.group(1)).status == 400  # gone: said, not guessed
+    again = post(server, "/undo", key=key.group(1))  # gone: said, not guessed
+    assert again.status == 400 and "that journal record is gone" in again.body
 
 
 def test_a_refused_undo_says_so_and_changes_nothing(server: UIServer, repo: Path) -> None:
