@@ -82,7 +82,23 @@ def undo_one(journal: Journal, key: str, *, dry_run: bool = False) -> Report:
         for d in sorted(record.created_dirs, key=len, reverse=True):
             with contextlib.suppress(OSError):
                 fsutil.rmdir(Path(d))
+        _hand_over_dirs(journal, record)
     return report
+
+
+def _hand_over_dirs(journal: Journal, gone: SetupRecord) -> None:
+    """A directory ``gone`` created that still holds another coffer file (a skill's
+    ``SKILL.md`` undone before its ``agents/openai.yaml``) goes on that file's record, so
+    undoing it last removes the directory too; :func:`undo` instead retries every directory
+    once all records are done, which one record's undo cannot wait for."""
+    left = [d for d in gone.created_dirs if Path(d).is_dir()]
+    if not left:
+        return
+    for other in records(journal):
+        inside = [d for d in left if Path(d) in Path(other.path).parents]
+        if inside:
+            dirs = tuple(dict.fromkeys((*other.created_dirs, *inside)))
+            journal.save(other.but(created_dirs=dirs))
 
 
 def _undo_record(journal: Journal, record: SetupRecord, *, dry_run: bool) -> Report:

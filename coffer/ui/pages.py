@@ -58,6 +58,12 @@ def form(action: str, csrf: str, fields: dict[str, str], inner: str, confirm: st
     return f'<form method="post" action="{action}"{said}>{hidden}{inner}</form>'
 
 
+def counted(n: int, query: str) -> str:
+    """``1 entry``, ``10,000 entries``, ``1 hit``: how many rows a view shows."""
+    one, many = ("hit", "hits") if query else ("entry", "entries")
+    return f"{n:,} {one if n == 1 else many}"
+
+
 def _link(f: Found) -> str:
     query = urlencode({"scope": f.tier.scope, "name": f.entry.name})
     return f'<a class="entry" href="/entry?{query}">{e(f.entry.name)}</a>'
@@ -96,7 +102,7 @@ def memory(project: Path, query: str, shown: Shown, team: str = "") -> str:
         f'<input name="q" value="{e(query)}" placeholder="search as recall ranks" autofocus>'
         "<button>Search</button></form>"
     )
-    said = f"{shown.total:,} {'hits' if query else 'entries'} for {e(project)}"
+    said = f"{counted(shown.total, query)} for {e(project)}"
     table = (
         "<table><tr><th>entry</th><th>tier</th><th>type</th><th>from</th><th>updated</th>"
         f"<th>freshness</th></tr>{rows}</table>"

@@ -85,7 +85,8 @@ def state(found: dict[str, Any], csrf: str) -> str:
         for r in found["journal"]
     )
     journal = (
-        f"<table><tr><th>kind</th><th>file</th><th>when</th><th>undo</th></tr>{rows}</table>"
+        f"<table><tr><th>kind</th><th>file</th><th>when</th><th>undo</th><th></th></tr>{rows}"
+        "</table>"
         if rows
         else "<p>coffer has changed no file outside its store yet</p>"
     )

@@ -169,7 +169,10 @@ class Handler(BaseHTTPRequestHandler):
             changed = list(dict.fromkeys(c.path for c in report.changes))
             said = [c.line() for c in report.changes]
             said += [p.line() for p in report.problems] + list(report.notices)
-            return pages.done("undone", changed, "/state", said)
+            # A refusal (a block edited by hand, a link someone replaced) changes nothing
+            # and keeps the record: the title must not say it was undone.
+            title = "undone" if report.ok else "not undone"
+            return pages.done(title, changed, "/state", said)
         if path == "/team/add":
             return pages.done(f"shared {name} with the team", site.team_add(scope, name), back)
         if path == "/team/remove":

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from coffer.secrets import redact
-from coffer.ui.pages import e, form, layout
+from coffer.ui.pages import counted, e, form, layout
 
 if TYPE_CHECKING:
     from coffer.store.entry import Entry
@@ -39,7 +39,7 @@ def table(scan: TeamScan | None, found: Sequence[Entry], query: str) -> str:
         f"<td>{r(t.type or '')}</td><td class=by>{r(by(t))}</td></tr>"
         for t in found
     )
-    said = f"{len(found)} {'hits' if query else 'entries'} in {e(scan.dir)}"
+    said = f"{counted(len(found), query)} in {e(scan.dir)}"
     skipped = "".join(f"<li>{r(p.line())}</li>" for p in scan.problems)
     return (
         f'<section id="team"><h2>Team tier</h2><p class=count>{said}</p>'

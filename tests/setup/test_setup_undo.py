@@ -622,3 +622,102 @@ def test_gemini_setup_and_undo(home: Path) -> None:
     assert data["hooks"]["SessionEnd"][0]["hooks"][0]["command"] == "~/bin/bye.sh"
     assert coffer("setup", "--undo").returncode == 0
     assert snapshot(home) == before
+
+
+# ---- one record: the Undo button of `coffer ui`'s State view (unwiring.undo_one) ----------
+
+
+def _record_of(path: Path) -> SetupRecord:
+    (record,) = [r for r in setup_records() if Path(r.path) == path]
+    return record
+
+
+def test_undo_one_gives_back_the_hooked_settings_file_exactly(home: Path) -> None:
+    originals = realistic(home)
+    settings = home / ".claude" / "settings.json"
+    assert coffer("setup", "--yes", "--agent", "claude").returncode == 0
+    wired = snapshot(home)
+    hooked = settings.read_bytes()
+    assert b"project --hook --for claude" in hooked
+    record = _record_of(settings)
+    assert record.key.startswith("setup:") and record.adapters == ("claude",)
+    journal = Journal(store_root(os.environ))
+
+    planned = unwiring.undo_one(journal, record.key, dry_run=True)
+    assert [(c.path, c.action) for c in planned.changes] == [(settings, "restore")]
+    assert "the original bytes" in planned.changes[0].detail
+    removed = [line for line in str(planned.changes[0].diff).splitlines() if line[:1] == "-"]
+    assert any("project --hook --for claude" in line for line in removed)
+    assert snapshot(home) == wired and _record_of(settings) == record
+
+    done = unwiring.undo_one(journal, record.key)
+    assert done.ok, done.problems
+    assert settings.read_bytes() == originals[settings]
+    assert not any(Path(r.path) == settings for r in setup_records())
+    # Only that record: the MCP server and the guidance skill stay wired, journaled.
+    assert {k: v for k, v in snapshot(home).items() if k != ".claude/settings.json"} == {
+        k: v for k, v in wired.items() if k != ".claude/settings.json"
+    }
+    assert "coffer" in json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert any(Path(r.path) == home / ".claude.json" for r in setup_records())
+
+
+def test_undo_one_by_one_takes_the_directories_setup_created(home: Path) -> None:
+    realistic(home)
+    assert coffer("setup", "--yes", "--agent", "claude").returncode == 0
+    journal = Journal(store_root(os.environ))
+    skill = home / ".claude" / "skills" / "coffer-memory" / "SKILL.md"
+    interface = skill.parent / "agents" / "openai.yaml"
+    assert _record_of(skill).created_file and _record_of(interface).created_file
+    done = unwiring.undo_one(journal, _record_of(skill).key)
+    assert [(c.path, c.action) for c in done.changes] == [(skill, "remove")]
+    assert sorted(p.name for p in skill.parent.iterdir()) == ["agents"]  # still coffer's
+    # The skill's directories now wait on the last file in them, which takes them along.
+    done = unwiring.undo_one(journal, _record_of(interface).key)
+    assert [(c.path, c.action) for c in done.changes] == [(interface, "remove")]
+    assert not (home / ".claude" / "skills").exists()
+    assert sorted(p.name for p in (home / ".claude").iterdir()) == ["settings.json"]
+
+
+def test_undo_one_refuses_an_edited_entry_and_keeps_what_else_changed(home: Path) -> None:
+    originals = realistic(home)
+    assert coffer("setup", "--yes", "--agent", "claude").returncode == 0
+    journal = Journal(store_root(os.environ))
+    settings, claude_json = home / ".claude" / "settings.json", home / ".claude.json"
+    edited = settings.read_text().replace('"timeout": 30', '"timeout": 90')
+    settings.write_text(edited)
+    refused = unwiring.undo_one(journal, _record_of(settings).key)
+    assert [(p.path, p.state) for p in refused.problems] == [(settings, "refused")]
+    assert "edited since coffer wrote it" in refused.problems[0].message
+    assert refused.changes == []
+    assert settings.read_text() == edited
+    _record_of(settings)  # still journaled
+    # A file changed elsewhere since setup loses coffer's entries only.
+    changed = claude_json.read_text().replace('"numStartups": 41', '"numStartups": 42')
+    claude_json.write_text(changed)
+    done = unwiring.undo_one(journal, _record_of(claude_json).key)
+    assert done.ok, done.problems
+    assert "without coffer's entries" in done.changes[0].detail
+    assert claude_json.read_text() == CLAUDE_JSON.replace('"numStartups": 41', '"numStartups": 42')
+    assert originals[claude_json] != claude_json.read_bytes()
+
+
+def test_undo_one_names_an_unknown_key_and_a_projection_key(home: Path, tmp_path: Path) -> None:
+    from coffer.base.errors import InvalidInputError
+
+    realistic(home)
+    assert coffer("setup", "--yes", "--agent", "claude").returncode == 0
+    repo = make_repo(tmp_path / "repo")
+    (repo / "AGENTS.md").write_text("# rules\n")
+    assert coffer("remember", "Deploys use make.", "--name", "deploy", cwd=repo).returncode == 0
+    assert coffer("project", cwd=repo).returncode == 0
+    journal = Journal(store_root(os.environ))
+    wired = snapshot(home)
+    with pytest.raises(InvalidInputError, match="no setup edit is journaled for setup:nowhere"):
+        unwiring.undo_one(journal, "setup:nowhere")
+    block = str(repo / "AGENTS.md")
+    assert journal.get(block) is not None  # a projection record: not setup's to undo
+    with pytest.raises(InvalidInputError, match="no setup edit is journaled for"):
+        unwiring.undo_one(journal, block)
+    assert snapshot(home) == wired
+    assert "(`deploy`)" in (repo / "AGENTS.md").read_text()

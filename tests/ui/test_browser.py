@@ -61,6 +61,8 @@ def _open(page: Page, view: str) -> None:
 
 
 def _shot(page: Page, name: str) -> None:
+    # One test per view takes its picture (the one showing the most of it: the team tier,
+    # the sync panel), so the files do not depend on the order the tests ran in.
     where = os.environ.get("COFFER_UI_SCREENSHOTS")
     if where:
         Path(where).mkdir(parents=True, exist_ok=True)
@@ -71,7 +73,6 @@ def test_search_edit_forget_restore(page: Page, repo: Path) -> None:
     agents = repo / "AGENTS.md"
     assert "?token=" not in page.url  # the cookie took over
     assert page.locator("a.entry").count() == 2
-    _shot(page, "memory")
     page.fill("input[name=q]", "python tabs")
     page.click("form.search button")
     assert page.locator("a.entry").first.inner_text() == "tabs"
@@ -109,7 +110,6 @@ def test_agents_load_order_and_state(page: Page, repo: Path) -> None:
     _shot(page, "agents")
     _open(page, "State")
     assert "coffer watch" in page.inner_text("main")
-    _shot(page, "state")
 
 
 def test_refusals_in_the_browser(page: Page, server: UIServer, driver: Playwright) -> None:
@@ -155,6 +155,7 @@ def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:
     _open(page, "Memory")
     row = page.locator("#team tr", has=page.locator("a.team-entry:text('deploy')"))
     assert row.locator("td.by").inner_text().startswith("team:")  # its provenance
+    assert page.locator("#team p.count").inner_text().startswith("1 entry in ")
     _shot(page, "memory")
     page.fill("input[name=q]", "make release")
     page.click("form.search button")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from coffer.store import Store
 from coffer.ui.server import UIServer
+from tests.helpers import coffer
 from tests.ui.client import call, conflict_copy, post, updated
 
 
@@ -27,6 +28,7 @@ def test_token_in_url_becomes_a_strict_cookie(server: UIServer) -> None:
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     page = call(server, "/")
     assert page.status == 200 and "deploy" in page.body and "tabs" in page.body
+    assert "<p class=count>2 entries for " in page.body
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
 
 
@@ -115,3 +117,40 @@ def test_agents_and_state(server: UIServer, repo: Path) -> None:
     assert str(repo / "AGENTS.md") in page
     state = call(server, "/state").body
     assert "coffer watch" in state and str(repo / "AGENTS.md") in state
+
+
+def test_undo_of_one_setup_record_gives_the_settings_file_back(
+    server: UIServer, fake_home: Path
+) -> None:
+    settings = fake_home / ".claude" / "settings.json"
+    original = b'{\n  "model": "opus",\n  "hooks": {"Stop": []}\n}\n'
+    settings.write_bytes(original)
+    done = coffer("setup", "--yes", "--agent", "claude", "--no-service")
+    assert done.returncode == 0, done.stderr
+    assert b"project --hook --for claude" in settings.read_bytes()
+    state = call(server, "/state").body
+    assert f"<td>{settings}</td>" in state and "coffer setup --undo" in state
+    key = re.search(r'name="key" value="(setup:claude:[^"]*settings\.json)"', state)
+    assert key is not None
+    undone = post(server, "/undo", key=key.group(1))
+    assert undone.status == 200, undone.body
+    assert updated(undone) == [str(settings)]
+    assert f"restored {settings}: claude: the original bytes" in undone.body
+    assert settings.read_bytes() == original
+    after = call(server, "/state").body
+    assert key.group(1) not in after
+    assert "setup:claude:" in after  # the MCP server and the skill stay wired
+    again = post(server, "/undo", key=key.group(1))  # gone: said, not guessed
+    assert again.status == 400 and "that journal record is gone" in again.body
+
+
+def test_a_refused_undo_says_so_and_changes_nothing(server: UIServer, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    edited = agents.read_text().replace("make release", "make ship")
+    agents.write_text(edited)
+    refused = post(server, "/undo", key=str(agents))
+    assert refused.status == 200
+    assert "<h1>not undone</h1>" in refused.body and "edited by hand" in refused.body
+    assert updated(refused) == []
+    assert agents.read_text() == edited
+    assert f'value="{agents}"' in call(server, "/state").body  # still journaled

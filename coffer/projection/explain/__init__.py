@@ -25,6 +25,7 @@ from coffer.projection.explain.files import Found, Session, found
 from coffer.projection.explain.verdict import Agent, TierView, shadow_hints, tier_view, unknown
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from coffer.adapter import Adapter
@@ -94,8 +95,10 @@ def explain(agents: AgentSet, at: Path, only: str | None = None) -> Explained:
         view = _agent(agents, name, adapter, Session(cwd, root, ctx, None, {}), report)
         view.present, view.enabled = present, enabled
         view.in_view = in_view(view.files, shown)
-        tiers = _tiers(view, cwd, project)
-        view.tiers = [_empty(agents, t, project) for t in tiers] if enabled else tiers
+        # An enabled agent's empty tier is not a fault (_empty): settled before the hints
+        # are drawn from the tiers, so an empty global tier says no "run `coffer project`".
+        settle = partial(_empty, agents, project=project) if enabled else None
+        view.tiers = _tiers(view, cwd, project, settle)
         views.append(view)
     return Explained(cwd, root, project, views, hidden)
 
@@ -144,7 +147,12 @@ def _agent(
     return view
 
 
-def _tiers(view: AgentView, cwd: Path, project: Path | None) -> list[TierView]:
+def _tiers(
+    view: AgentView,
+    cwd: Path,
+    project: Path | None,
+    settle: Callable[[TierView], TierView] | None = None,
+) -> list[TierView]:
     agent = Agent(view.name, view.title, view.enabled, cwd)
     if view.facts is None:
         view.hints = [f"the {view.name} adapter declares no FACTS: coffer cannot say what it loads"]
@@ -153,5 +161,7 @@ def _tiers(view: AgentView, cwd: Path, project: Path | None) -> list[TierView]:
         tier_view(agent, tier, view.targets.get(tier, []), view.files, project is not None)
         for tier in ("project", "global")
     ]
+    if settle is not None:
+        tiers = [settle(t) for t in tiers]
     view.hints = [t.hint for t in tiers if t.hint] + shadow_hints(agent, view.files)
     return tiers

@@ -239,6 +239,20 @@ def test_memory_is_present_after_project_and_missing_after_unproject(repo: Path)
     assert codex["ok"] is False
 
 
+def test_an_empty_global_tier_asks_for_nothing(repo: Path) -> None:
+    # No global entry, so `coffer project` writes no global block (docs/adr/0045): not a
+    # fault, and no hint to run `coffer project` (which would write nothing).
+    assert coffer("project", cwd=repo).returncode == 0
+    for agent in ("claude", "codex"):
+        view = _explain(repo, agent)
+        assert view["memory"]["global"]["state"] == "empty"
+        assert view["memory"]["project"]["state"] == "loaded"
+        assert view["ok"] is True and view["hints"] == []
+    (repo / "AGENTS.md").unlink()  # a real fault beside the empty tier is still said
+    codex = _explain(repo, "codex")
+    assert codex["hints"] == ["run `coffer project`"] and codex["ok"] is False
+
+
 def test_a_project_claude_md_hides_agents_md_from_claude(repo: Path) -> None:
     assert coffer("project", cwd=repo).returncode == 0
     (repo / "AGENTS.md").write_text("# shared\n", encoding="utf-8") if not (
