@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from coffer.base import platform
 from coffer.store import Store
@@ -120,3 +121,55 @@ def run_hook(
         timeout=60,
         check=False,
     )
+
+
+# ---- `coffer mcp` over stdio, as raw JSON-RPC lines ---------------------------------------
+
+MCP_INIT: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+MCP_INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def mcp_lines(*messages: object) -> bytes:
+    """One line per message: a JSON object, or bytes sent as they are."""
+    return b"".join(
+        (m if isinstance(m, bytes) else json.dumps(m).encode()) + b"\n" for m in messages
+    )
+
+
+def mcp_call(request_id: object, tool: str, arguments: object) -> dict[str, Any]:
+    params = {"name": tool, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def mcp_serve(cwd: Path, data: bytes, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """Run `coffer mcp` in ``cwd`` with ``data`` on its stdin; its answers, in order."""
+    done = subprocess.run(
+        [sys.executable, "-m", "coffer", "mcp"],
+        cwd=cwd,
+        input=data,
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def mcp_tools(cwd: Path, client: str, *calls: dict[str, Any]) -> list[Any]:
+    """A session of the MCP client named ``client``: each call (``{"name": tool,
+    "arguments": {...}}``) made in turn; each call's structured result."""
+    info = {"name": client, "version": "1"}
+    init = {**MCP_INIT, "params": {**MCP_INIT["params"], "clientInfo": info}}
+    requests = [mcp_call(n, c["name"], c["arguments"]) for n, c in enumerate(calls, 1)]
+    answers = mcp_serve(cwd, mcp_lines(init, MCP_INITIALIZED, *requests))
+    return [answer["result"]["structuredContent"] for answer in answers[1:]]

@@ -21,7 +21,7 @@ from coffer.base.errors import (
 from coffer.secrets import redact
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from typing import Any, TextIO
 
     from coffer.base.report import Report
@@ -126,6 +126,13 @@ def found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
 
     redacted: dict[str, Any] = _redacted(entry_json(found, body=body, score=score))
     return redacted
+
+
+def founds_json(listing: Iterable[Found], *, body: bool, score: bool = False) -> list[Any]:
+    """:func:`found_json` of each entry of a listing (coffer.store.views.entries_json)."""
+    from coffer.store.views import entries_json
+
+    return [_redacted(d) for d in entries_json(listing, body=body, score=score)]
 
 
 def build_engine() -> Engine:

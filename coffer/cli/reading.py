@@ -18,6 +18,7 @@ from coffer.cli._out import (
     echo,
     emit_json,
     found_json,
+    founds_json,
     here,
     say_errors,
     scope,
@@ -43,7 +44,7 @@ def recall(
     hits = s.recall(s.tiers(at, scope(scope_value)), query, limit)
     team = _team_hits(at, scope_value, query, limit)
     if as_json:
-        results = [found_json(h, body=True, score=True) for h in hits]
+        results = founds_json(hits, body=True, score=True)
         emit_json({"query": query, "results": results, "team": team})
         return 0
     if not hits and not team:
@@ -93,7 +94,7 @@ def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -
         emit_json(
             {
                 "tiers": [
-                    {**tier_json(t), "entries": [found_json(Found(t, e), body=False) for e in es]}
+                    {**tier_json(t), "entries": founds_json((Found(t, e) for e in es), body=False)}
                     for t, es in rows
                 ]
             }

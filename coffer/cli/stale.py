@@ -21,7 +21,7 @@ from coffer.cli._common import (
 from coffer.cli.memory import NameArg, ReviewOpt, say_saved, writer
 from coffer.cli.typer_app import app
 from coffer.store import Revision
-from coffer.store.views import entry_json
+from coffer.store.views import entries_json
 
 
 @app.command("stale")
@@ -49,7 +49,7 @@ def stale_(
         echo(f"stale entries of {tiers[0].label}: {where}")
     found = at.stale(tiers)
     if as_json:
-        emit_json([entry_json(f, body=False) for f in found])
+        emit_json(entries_json(found, body=False))
         return
     for f in found:
         echo(f"{f.entry.name} ({f.tier.label}): {f.entry.stale}")

@@ -34,7 +34,7 @@ from coffer.mcp.specs import SCHEMAS, ToolSpec, tool_specs
 from coffer.mcp.vault_tools import Outcome, error
 from coffer.store.pending import for_reader
 from coffer.store.store import Found, Scope, Store, Tier
-from coffer.store.views import entry_json, tier_json
+from coffer.store.views import entries_json, entry_json, tier_json
 
 if TYPE_CHECKING:
     from typing import Any
@@ -224,7 +224,7 @@ def _recall(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
     hits = [h for h in hits if id(h.entry) in mine]
     payload: dict[str, Any] = {
         "query": args["query"],
-        "results": [entry_json(h, body=True, score=True) for h in hits],
+        "results": entries_json(hits, body=True, score=True),
     }
     root = _project(state, cwd)[0] if args.get("scope") != "global" else None
     if root is not None:  # the repository's team tier (docs/adr/0036)
@@ -243,10 +243,10 @@ def _list(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
         "tiers": [
             {
                 **tier_json(t),
-                "entries": [
-                    entry_json(Found(t, e), body=False)
-                    for e in for_reader(state.store.entries(t), state.store.writer)
-                ],
+                "entries": entries_json(
+                    (Found(t, e) for e in for_reader(state.store.entries(t), state.store.writer)),
+                    body=False,
+                ),
             }
             for t in tiers
         ]
@@ -297,9 +297,7 @@ def _forget(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
 
 def _stale(state: State, args: dict[str, Any], cwd: Path) -> Outcome:
     tiers, skipped = _read_tiers(state, args.get("scope"), cwd)
-    payload: dict[str, Any] = {
-        "stale": [entry_json(f, body=False) for f in state.store.stale(tiers)]
-    }
+    payload: dict[str, Any] = {"stale": entries_json(state.store.stale(tiers), body=False)}
     if skipped:
         payload["skipped"] = skipped
     return Outcome(payload)

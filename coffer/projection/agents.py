@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
-from coffer.base.identity import root_of
 from coffer.base.report import Problem, Report
 from coffer.projection.blocks import content as block_content
 from coffer.projection.hook import Deadline
@@ -66,8 +65,27 @@ class Targets:
         self.blocks = defaultdict(list)
 
 
+def call_adapter(name: str, report: Report, fn: Callable[[], T], default: T) -> T:
+    """``fn()``; a third-party adapter's bug is reported against that adapter and skipped
+    (``default`` is returned)."""
+    try:
+        return fn()
+    except LockTimeoutError:
+        raise  # another coffer process, not the adapter: the whole run waits or gives up
+    except JournalError as exc:
+        report.problems.append(Problem(Path(name), "damaged", str(exc)))
+        return default
+    except Exception as exc:
+        report.problems.append(
+            Problem(Path(name), "error", f"adapter {name} failed: {type(exc).__name__}: {exc}")
+        )
+        return default
+
+
 class AgentSet:
     """The adapters, settings and journal of one store."""
+
+    call_adapter = staticmethod(call_adapter)
 
     def __init__(
         self,
@@ -90,21 +108,6 @@ class AgentSet:
 
     def context(self, project: Path | None) -> Context:
         return Context(home_dir(self.environ), self.environ, self.store.root, project)
-
-    def call_adapter(self, name: str, report: Report, fn: Callable[[], T], default: T) -> T:
-        # A third-party adapter's bug is reported against that adapter and skipped.
-        try:
-            return fn()
-        except LockTimeoutError:
-            raise  # another coffer process, not the adapter: the whole run waits or gives up
-        except JournalError as exc:
-            report.problems.append(Problem(Path(name), "damaged", str(exc)))
-            return default
-        except Exception as exc:
-            report.problems.append(
-                Problem(Path(name), "error", f"adapter {name} failed: {type(exc).__name__}: {exc}")
-            )
-            return default
 
     def detected(self, ctx: Context, report: Report | Mapping[str, Report]) -> dict[str, bool]:
         """Whether each adapter's agent is installed (a failing ``detect`` says no, and is
@@ -211,7 +214,3 @@ class AgentSet:
         return BlockPlan(
             tier_name, tier, title, min(budgets) if budgets else None, handoffs, agents
         )
-
-    def commits(self, file: Path) -> bool:
-        """Whether git may see the block in ``file``: the project holding it chose so."""
-        return root_of(str(file.parent)) in self.settings.git_commit

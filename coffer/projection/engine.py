@@ -20,6 +20,7 @@ from coffer.projection.agents import (
     AgentSet,
     BlockPlan,
     HandoffSource,
+    Reader,
     Targets,
     block_title,
 )
@@ -129,7 +130,8 @@ class Engine(AgentSet):
 
             report.extend(moves.relocate(self.journal, ptier.info))
         tiers = {"project": ptier, "global": self.store.global_tier(create=create)}
-        run = Run(self, ctx, tiers, {}, options.dry_run, options.replace_edited)
+        dry, replace = options.dry_run, options.replace_edited
+        run = kinds.run_of(self, ctx, tiers, dry_run=dry, replace_edited=replace)
         for name, adapter in adapters.items():
             native = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
             if native is not None:
@@ -185,7 +187,8 @@ class Engine(AgentSet):
             readers = [(n, t) for n, t in items if wanted(t.tier)]
             if readers:
                 with self.step():
-                    establish = partial(kinds.BLOCKS.establish, run, (file, readers))
+                    block = (file, self.block_plan(run.ctx, readers, run.tiers))
+                    establish = partial(kinds.BLOCKS.establish, run, block)
                     report.extend(kinds.guarded(file, establish))
 
     # ---- refresh (the watcher's path) ------------------------------------------------
@@ -240,7 +243,7 @@ class Engine(AgentSet):
 
             for top in linked_worktrees(str(root)):
                 _twins(targets, root, Path(top))
-        run = Run(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
+        run = kinds.run_of(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
 
         from coffer.projection.blocks import waiting as waiting_blocks
 
@@ -264,15 +267,17 @@ class Engine(AgentSet):
         for file, items in sorted(targets.blocks.items()):
             readers = [(n, t) for n, t in items if journaled(t)]
             if readers:
-                report.extend(self._refresh_block(run, (file, readers)))
+                report.extend(self._refresh_block(run, file, readers))
             elif new := [(n, t) for n, t in items if waiting(t)]:  # written if not empty
-                report.extend(self._refresh_block(run, (file, new), waiting=True))
+                report.extend(self._refresh_block(run, file, new, waiting=True))
         return report
 
-    def _refresh_block(self, run: Run, unit: kinds.BlockUnit, *, waiting: bool = False) -> Report:
+    def _refresh_block(
+        self, run: Run, file: Path, readers: list[Reader], *, waiting: bool = False
+    ) -> Report:
         from coffer.projection.blocks import render as render_targets
 
-        file, report = unit[0], Report()
+        report = Report()
         state, _ = render_targets.state(file, None)
         if state == "missing" and not waiting:  # journaled: coffer wrote it, someone removed it
             why = (
@@ -284,6 +289,7 @@ class Engine(AgentSet):
         # One unwritable or vanished file is reported and the other files still get
         # their refresh (coffer watch must survive it; added for the watcher).
         try:
+            unit = (file, self.block_plan(run.ctx, readers, run.tiers))
             report.extend(kinds.BLOCKS.establish(run, unit))
         except (OSError, CofferError) as exc:
             report.problems.append(Problem(file, "error", f"cannot update it: {exc}"))

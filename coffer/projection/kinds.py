@@ -9,8 +9,9 @@ the plan, not a flag threaded through every function (docs/adr/0024).
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -20,37 +21,69 @@ from coffer.adapter import Context, Mode, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection.journal import BlockRecord, LinkRecord, NativeRecord
+from coffer.projection.journal import BlockRecord, Journal, LinkRecord, NativeRecord
 from coffer.projection.team.kind import TEAMS
 
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
 
-    from coffer.projection.agents import AgentSet, Reader
+    from coffer.projection.agents import AgentSet, BlockPlan, Reader
     from coffer.projection.blocks import render as render_targets
     from coffer.store import Entry
-    from coffer.store.store import Tier
+    from coffer.store.store import Store, Tier
 
 # Each kind imports the modules that do its work when it first does it: `coffer adapter
 # list` audits (render_targets, block_content, symlink_targets) and never loads the git
 # side, the merge of native memories or the undo planners (docs/adr/0023).
 
-BlockUnit = tuple[Path, Sequence["Reader"]]  # one file and the adapters reading its block
+# One file and how its one block is rendered for the adapters reading it (or why it cannot
+# be): the engine plans it (AgentSet.block_plan), the kind renders, applies or audits it.
+BlockUnit = tuple[Path, "BlockPlan | str"]
 NativeUnit = tuple[str, NativeMemory]  # an adapter and its own memory
 
 
 class Run(NamedTuple):
-    """One `coffer project` (or refresh, or audit) run, as every kind sees it."""
+    """One `coffer project` (or refresh, or audit) run, as every kind sees it: the values
+    the engine resolved for it, passed down, so a kind never calls back into the engine."""
 
-    agents: AgentSet
+    store: Store
+    journal: Journal
     ctx: Context
     tiers: Mapping[str, Tier | None]
     entries: Mapping[str, list[Entry]] = MappingProxyType({})
+    # The project roots whose blocks git may see (`coffer project --git-block commit`).
+    git_commit: Collection[str] = frozenset()
+    # One change outside the store (AgentSet.step: a hook past its deadline stops before it).
+    step: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
     dry_run: bool = False
     replace_edited: bool = False
     # A dry run's merges, by tier: the entries they would add, which the real run's blocks
     # (rendered after its merges) show, so the dry run's blocks show them too.
     incoming: Mapping[str, list[Entry]] = MappingProxyType({})
+
+
+def run_of(
+    agents: AgentSet,
+    ctx: Context,
+    tiers: Mapping[str, Tier | None],
+    entries: Mapping[str, list[Entry]] = MappingProxyType({}),
+    *,
+    dry_run: bool = False,
+    replace_edited: bool = False,
+) -> Run:
+    """The run over ``agents``' store, with what its kinds need read off them once."""
+    deadline = agents.deadline
+    return Run(
+        agents.store,
+        agents.journal,
+        ctx,
+        tiers,
+        entries,
+        frozenset(agents.settings.git_commit),
+        deadline.step if deadline is not None else contextlib.nullcontext,
+        dry_run,
+        replace_edited,
+    )
 
 
 class Undo(NamedTuple):
@@ -77,8 +110,7 @@ class Blocks:
     def job(self, run: Run, unit: BlockUnit) -> render_targets.BlockJob | str:
         from coffer.projection.blocks import render as render_targets
 
-        file, items = unit
-        plan = run.agents.block_plan(run.ctx, items, run.tiers)
+        file, plan = unit
         if isinstance(plan, str):
             return plan
         return render_targets.BlockJob(
@@ -97,7 +129,7 @@ class Blocks:
         from coffer.projection.blocks import render as render_targets
         from coffer.projection.git import hiding as gitside
 
-        job, journal, file = self.job(run, unit), run.agents.journal, unit[0]
+        job, journal, file = self.job(run, unit), run.journal, unit[0]
         if isinstance(job, str):
             report = Report()
             report.problems.append(Problem(file, "error", job))
@@ -116,13 +148,16 @@ class Blocks:
 
             # An empty tier's block waits for its first entry (docs/adr/0045).
             tier = job.tier if write.empty else None
-            waiting_blocks.note(run.agents.store.root, file, tier, job.project_id)
+            waiting_blocks.note(run.store.root, file, tier, job.project_id)
         wrote = any(c.path == file for c in report.changes)
         if record is None and run.dry_run and wrote:
             # A first run's dry run: show what hiding the new block from git would change.
             record = BlockRecord(key=str(file), path=str(file), created_file=not file.exists())
         if record is not None and not report.problems:
-            commit = run.agents.commits(file)
+            from coffer.base.identity import root_of
+
+            # git may see the block when the project holding the file chose so
+            commit = root_of(str(file.parent)) in run.git_commit
             report.extend(
                 gitside.sync(journal, record, wrote=wrote, commit=commit, dry_run=run.dry_run)
             )
@@ -153,7 +188,7 @@ class Blocks:
         room = render_targets.room_for(data, job.max_bytes)
         expected = block_content.render(job.title, job.tier, job.entries, room, job.handoffs)
         state, detail = render_targets.state(path, expected.body)
-        empty = render_targets.empty(job) and run.agents.journal.get(path) is None
+        empty = render_targets.empty(job) and run.journal.get(path) is None
         if state == "missing" and empty:
             return "ok", f"no {job.tier} entries yet: the first one writes the block"
         return state, detail
@@ -167,7 +202,7 @@ class Links:
         from coffer.projection.symlink import merge as symlink_merge
 
         name, target = unit
-        tier, journal = run.tiers.get(target.tier), run.agents.journal
+        tier, journal = run.tiers.get(target.tier), run.journal
         incoming = run.incoming.get(target.tier)
         if tier is None:  # dry run of a project coffer has never seen
             report = Report()
@@ -178,14 +213,14 @@ class Links:
             why = "-> this project's new store (created on a real run)"
             report.changes.append(Change(target.path, "link", why))
             return report
-        taken = tuple(e.name for e in run.agents.entries(tier))
+        taken = tuple(e.name for e in run.store.shown(tier).entries)
         from coffer.store.provenance import machine
 
-        here = machine(run.agents.store.root)
+        here = machine(run.store.root)
         job = symlink_targets.LinkJob(
             target.path, tier.dir, taken, name, target.tier, tier.info.id, here
         )
-        with run.agents.step():
+        with run.step():
             establish = partial(
                 symlink_targets.establish, journal, job, dry_run=run.dry_run, incoming=incoming
             )
@@ -213,21 +248,22 @@ class Natives:
 
     def establish(self, run: Run, unit: NativeUnit) -> Report:
         from coffer.projection import native_memory
+        from coffer.projection.agents import call_adapter
 
         name, native = unit
-        gtier, agents = run.tiers["global"], run.agents
+        gtier = run.tiers["global"]
         assert gtier is not None  # the global tier always exists, if only on paper
-        job = native_memory.NativeJob(agents.store, gtier, name, native)
+        job = native_memory.NativeJob(run.store, gtier, name, native)
 
         def establish() -> Report:
             switch = native_memory.plan(job)
             if run.dry_run:
                 return native_memory.preview(switch)
-            return native_memory.apply(agents.journal, switch)
+            return native_memory.apply(run.journal, switch)
 
         report = Report()
-        with agents.step():
-            report.extend(agents.call_adapter(name, report, establish, Report()))
+        with run.step():
+            report.extend(call_adapter(name, report, establish, Report()))
         return report
 
     def undo(self, undo: Undo, record: NativeRecord) -> Report:
@@ -254,7 +290,7 @@ class Natives:
             config = None
         if native.enabled(config):
             return "on", ""
-        by_us = run.agents.journal.get(native_memory.key(name, native.config)) is not None
+        by_us = run.journal.get(native_memory.key(name, native.config)) is not None
         return ("off (turned off by coffer)" if by_us else "off"), ""
 
 

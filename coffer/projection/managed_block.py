@@ -278,18 +278,12 @@ _INVISIBLE = (
     "\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
-_ASCII_CONTROLS = dict.fromkeys((*range(0x01, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
-_invisible_re: re.Pattern[str] | None = None
+_INVISIBLE_RE = re.compile(_INVISIBLE)
 
 
 def show_invisible(text: str) -> str:
     """``text`` with each invisible character written as ``<U+XXXX>``."""
-    global _invisible_re
-    if text.isascii() and len(text.translate(_ASCII_CONTROLS)) == len(text):
-        return text  # the common case, without compiling the class (docs/adr/0023)
-    if _invisible_re is None:
-        _invisible_re = re.compile(_INVISIBLE)
-    return _invisible_re.sub(lambda m: f"<U+{ord(m[0]):04X}>", text)
+    return _INVISIBLE_RE.sub(lambda m: f"<U+{ord(m[0]):04X}>", text)
 
 
 def render_fragment(text: str) -> str:

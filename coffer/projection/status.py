@@ -18,7 +18,7 @@ from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.journal import BlockRecord, JournalRecord, SetupRecord, TeamRecord
 from coffer.projection.kinds import Run
 from coffer.store import Here
-from coffer.store.store import Tier
+from coffer.store.store import Store, Tier
 
 if TYPE_CHECKING:
     from typing import Any
@@ -144,7 +144,7 @@ def status(
     ptier = agents.store.tier_at(root) if root is not None else None
     tiers: dict[str, Tier | None] = {"project": ptier, "global": agents.store.global_tier()}
     entries = {k: agents.block_entries(t) for k, t in tiers.items()}
-    run = Run(agents, ctx, tiers, entries)
+    run = kinds.run_of(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     reports = {name: Report() for name in agents.loaded.adapters}
     detected = agents.detected(ctx, reports)  # once; a failure in that adapter's own report
@@ -156,7 +156,7 @@ def status(
         if name in shown
     }
     readers = agents.targets(ctx, Report(), enabled, planned).blocks
-    journal = agents.journal.load_all()
+    audit = _Audit(agents, run, readers, agents.journal.load_all())
     out = []
     for name, adapter in agents.loaded.adapters.items():
         report, present = reports[name], detected[name]
@@ -168,24 +168,30 @@ def status(
             hidden=not present and not agents.settings.enabled(name, present),
         )
         if every or not st.hidden:
-            _fill(run, st, (adapter, planned[name]), readers, journal, report)
+            _fill(audit, st, (adapter, planned[name]), report)
         out.append(st)
     return out, list(agents.loaded.errors)
 
 
+class _Audit(NamedTuple):
+    """What one audit read once, for every adapter: the run its kinds judge against, the
+    enabled adapters reading each file, and the journal."""
+
+    agents: AgentSet
+    run: Run
+    readers: dict[Path, list[Reader]]
+    journal: list[JournalRecord]
+
+
 def _fill(
-    run: Run,
-    st: AdapterStatus,
-    planned: tuple[Adapter, list[Target]],
-    readers: dict[Path, list[Reader]],
-    journal: list[JournalRecord],
-    report: Report,
+    audit: _Audit, st: AdapterStatus, planned: tuple[Adapter, list[Target]], report: Report
 ) -> None:
-    agents, ctx, name = run.agents, run.ctx, st.name
+    agents, run, journal, name = audit.agents, audit.run, audit.journal, st.name
+    ctx = run.ctx
     adapter, targets = planned
     st.modes = _modes(agents, name, report, adapter)
     for t in targets:
-        st.targets.append(_target(run, t, readers.get(t.path) or [(name, t)]))
+        st.targets.append(_target(audit, t, audit.readers.get(t.path) or [(name, t)]))
     native = agents.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
     if native is not None:
         st.native, _ = kinds.NATIVES.state(run, (name, native))
@@ -238,7 +244,8 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     return out
 
 
-def _target(run: Run, t: Target, items: list[Reader]) -> TargetStatus:
+def _target(audit: _Audit, t: Target, items: list[Reader]) -> TargetStatus:
+    run = audit.run
     tier = run.tiers.get(t.tier)
     base: dict[str, Any] = {
         "tier": t.tier,
@@ -259,16 +266,18 @@ def _target(run: Run, t: Target, items: list[Reader]) -> TargetStatus:
     if t.mode is Mode.SYMLINK:
         state, detail = kinds.LINKS.state(run, (items[0][0], t))
         if state == "ok":
-            state, detail = _index_state(run.agents, tier, detail)
+            state, detail = _index_state(run.store, tier, detail)
         return TargetStatus(state=state, detail=detail, **base)
-    state, detail = kinds.BLOCKS.state(run, (t.path, items))
+    # judged as `coffer project` plans the file's one block, for every reader of it
+    plan = audit.agents.block_plan(run.ctx, items, run.tiers)
+    state, detail = kinds.BLOCKS.state(run, (t.path, plan))
     return TargetStatus(state=state, detail=detail, **base)
 
 
-def _index_state(agents: AgentSet, tier: Tier, detail: str) -> tuple[str, str]:
+def _index_state(store: Store, tier: Tier, detail: str) -> tuple[str, str]:
     """A link is only as good as the MEMORY.md behind it: the agent loads that index, so
     one that no longer matches the entries is reported, not called ok."""
-    rendered, current = agents.store.render_index(tier)
+    rendered, current = store.render_index(tier)
     if current == rendered.text.encode("utf-8", errors="surrogateescape"):
         return "ok", detail
     listed = (current or b"").decode("utf-8", "replace")

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Unpack
 
-from coffer.store import RememberOptions, Revision
+from coffer.store import Revision
 from coffer.store.store import Found, Saved, Store, Tier
 
 if TYPE_CHECKING:
     from typing import Any
 
     from coffer.projection.engine import Engine
+    from coffer.store.drafts import RememberFields
     from coffer.store.history import Version
 
 
@@ -62,19 +63,10 @@ class Writer:
         return Refreshed(updated, tuple(p.line() for p in report.problems))
 
     def remember(
-        self,
-        tier: Tier,
-        text: str,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        type: str | None = None,
-        options: RememberOptions | None = None,
+        self, tier: Tier, text: str, **fields: Unpack[RememberFields]
     ) -> tuple[Saved, Refreshed]:
         """:meth:`Store.remember`, then the refresh (none when nothing changed)."""
-        saved = self.store.remember(
-            tier, text, name=name, description=description, type=type, options=options
-        )
+        saved = self.store.remember(tier, text, **fields)
         if saved.action == "unchanged":
             return saved, Refreshed()
         return saved, self.refresh(saved.tier)

@@ -109,28 +109,17 @@ _INVISIBLE_CLASS = (
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
 )
-# Of those, what ASCII text can hold: most text is ASCII, and the class above takes 0.7 ms
-# to compile, which every command that prints would pay (docs/adr/0023).
-_ASCII_INVISIBLE = dict.fromkeys((*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F))
-
-
-@functools.cache
-def _invisible() -> re.Pattern[str]:
-    return re.compile(_INVISIBLE_CLASS)
+_INVISIBLE = re.compile(_INVISIBLE_CLASS)
 
 
 def _has_invisible(text: str) -> bool:
-    if text.isascii():
-        return len(text.translate(_ASCII_INVISIBLE)) != len(text)
-    return _invisible().search(text) is not None
+    return _INVISIBLE.search(text) is not None
 
 
 def visible(text: str) -> str:
     """``text`` without the characters nobody sees (see ``_INVISIBLE_CLASS``) and other
     format characters (Unicode category Cf)."""
-    if text.isascii():
-        return text.translate(_ASCII_INVISIBLE)
-    text = _invisible().sub("", text)
+    text = _INVISIBLE.sub("", text)
     if text.isascii():
         return text
     return "".join(c for c in text if unicodedata.category(c) != "Cf")

@@ -5,7 +5,7 @@ replacement or the same memory again. Pure apart from the clock and new ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, TypedDict
 
 from coffer.base.errors import EntryExistsError, InvalidInputError, SecretRefusedError
 from coffer.base.identity import MAX_SESSION_ID, is_session_id
@@ -39,6 +39,17 @@ class RememberOptions(NamedTuple):
     # age): coffer.store.freshness. Paths quoted in the text are anchored too.
     anchors: Sequence[str] = ()
     review_after: str | None = None
+
+
+class RememberFields(TypedDict, total=False):
+    """The keywords of ``remember``, declared once: :meth:`Store.remember` takes them, and
+    the writes that refresh the agents' files after it (coffer.projection.writes) pass
+    them on unchanged."""
+
+    name: str | None
+    description: str | None
+    type: str | None
+    options: RememberOptions | None
 
 
 class Revision(NamedTuple):

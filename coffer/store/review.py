@@ -25,7 +25,7 @@ from coffer.store.health import duplicates
 from coffer.store.pending import is_pending
 from coffer.store.store import Store
 from coffer.store.tier import Found, Tier
-from coffer.store.views import entry_json
+from coffer.store.views import entries_json
 
 KINDS = (
     "conflict", "collision", "duplicate", "near-duplicate", "contradiction", "stale", "pending"
@@ -65,7 +65,7 @@ class Item(NamedTuple):
             "kind": self.kind,
             "why": self.why,
             "actions": list(self.actions),
-            "entries": [entry_json(f, body=True) for f in self.entries],
+            "entries": entries_json(self.entries, body=True),
         }
 
 

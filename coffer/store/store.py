@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from coffer.base import fsutil, identity
 from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeoutError
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import sqlite3
 
     from coffer.base.report import Report
-    from coffer.store.drafts import RememberOptions, Revision
+    from coffer.store.drafts import RememberFields, Revision
     from coffer.store.entry import Entry
     from coffer.store.history import History
     from coffer.store.index import RenderedIndex
@@ -266,21 +266,14 @@ class Store:
 
     # ---- writing -----------------------------------------------------------------------
 
-    def remember(
-        self,
-        tier: Tier,
-        text: str,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        type: str | None = None,
-        options: RememberOptions | None = None,
-    ) -> Saved:
-        """Store ``text`` as an entry; refuses secrets, never silently overwrites."""
+    def remember(self, tier: Tier, text: str, **fields: Unpack[RememberFields]) -> Saved:
+        """Store ``text`` as an entry; refuses secrets, never silently overwrites. The
+        keywords (name, description, type, options) are ``drafts.RememberFields``."""
         from coffer.store import drafts, provenance  # writers only: reads never pay for them
 
-        d = drafts.draft(text, name, description, type, tier.scope)
-        options = options or drafts.RememberOptions()
+        asked = fields.get("name"), fields.get("description"), fields.get("type")
+        d = drafts.draft(text, *asked, tier.scope)
+        options = fields.get("options") or drafts.RememberOptions()
         anchors = [freshness.parse_anchor(a) for a in options.anchors]
         self._ensure_root()
         fsutil.ensure_dir(tier.dir)

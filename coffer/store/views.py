@@ -7,7 +7,9 @@ adds around them (``action``, ``refresh``, ``note``) is its own.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.store.store import Found, Tier
 
@@ -26,9 +28,27 @@ def tier_json(tier: Tier) -> dict[str, Any]:
     }
 
 
-def entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, Any]:
+class Sources(NamedTuple):
+    """What the provenance of a tier's entries is read against (docs/adr/0051): the tier's
+    record of what a first projection merged, and this machine's name."""
+
+    merged: Mapping[str, Mapping[str, str]]
+    machine: str
+
+
+def sources(tier: Tier) -> Sources:
+    from coffer.store.provenance import machine, merged
+
+    # the store is two levels above the tier's base
+    return Sources(merged(tier.base), machine(tier.base.parent.parent))
+
+
+def entry_json(
+    found: Found, *, body: bool, score: bool = False, known: Sources | None = None
+) -> dict[str, Any]:
     """An entry with its ``file`` and ``tier``; ``score`` for a search hit (4 decimals);
-    ``metadata`` and ``body`` when the caller reads the entry itself."""
+    ``metadata`` and ``body`` when the caller reads the entry itself. ``known``: the tier's
+    :class:`Sources`, when a listing has read them already."""
     data: dict[str, Any] = {
         "name": found.entry.name,
         "description": found.entry.description,
@@ -36,11 +56,11 @@ def entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
         "file": str(found.path),
         "tier": tier_json(found.tier),
     }
-    from coffer.store.provenance import machine, merged, view
+    from coffer.store.provenance import view
 
-    # where it came from (docs/adr/0051); the store is two levels above the tier's base
-    came = merged(found.tier.base) if not found.entry.metadata.get("origin") else None
-    data["provenance"] = view(found.entry, machine(found.tier.base.parent.parent), came)
+    known = known if known is not None else sources(found.tier)
+    came = known.merged if not found.entry.metadata.get("origin") else None
+    data["provenance"] = view(found.entry, known.machine, came)  # docs/adr/0051
     if found.entry.stale:
         data["stale"] = found.entry.stale  # why it may no longer be true (docs/adr/0053)
     if score:
@@ -49,3 +69,18 @@ def entry_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
         data["metadata"] = dict(found.entry.metadata)
         data["body"] = found.entry.body
     return data
+
+
+def entries_json(
+    listing: Iterable[Found], *, body: bool, score: bool = False
+) -> list[dict[str, Any]]:
+    """:func:`entry_json` of each entry of a listing, each tier's :class:`Sources` read
+    once (`list --json` shows thousands of entries)."""
+    read: dict[Path, Sources] = {}
+    out = []
+    for found in listing:
+        known = read.get(found.tier.base)
+        if known is None:
+            known = read[found.tier.base] = sources(found.tier)
+        out.append(entry_json(found, body=body, score=score, known=known))
+    return out

@@ -22,19 +22,15 @@ from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from coffer.mcp import server, wire
-from tests.helpers import make_repo
+from tests.helpers import (
+    MCP_INIT,
+    MCP_INITIALIZED,
+    make_repo,
+    mcp_call,
+    mcp_lines,
+    mcp_serve,
+)
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 # Modules the server must never load: the SDK's server side and what it stands on.
 SDK = ("mcp", "mcp_types", "pydantic", "pydantic_core", "anyio", "httpx", "starlette")
 CLI = ("typer", "click", "rich")
@@ -45,38 +41,13 @@ def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo")
 
 
-def lines(*messages: object) -> bytes:
-    return b"".join(
-        (m if isinstance(m, bytes) else json.dumps(m).encode()) + b"\n" for m in messages
-    )
-
-
-def serve(cwd: Path, data: bytes, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    done = subprocess.run(
-        [sys.executable, "-m", "coffer", "mcp"],
-        cwd=cwd,
-        input=data,
-        capture_output=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
-def call(request_id: object, tool: str, arguments: object) -> dict[str, Any]:
-    params = {"name": tool, "arguments": arguments}
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
-
-
 def test_every_handshake_version_is_echoed_and_others_get_the_latest(repo: Path) -> None:
     asked = [*server.VERSIONS, "2026-07-28", "2099-01-01", "2024-10-07"]
     requests = [
-        {**INIT, "id": i, "params": {**INIT["params"], "protocolVersion": v}}  # type: ignore[dict-item]
+        {**MCP_INIT, "id": i, "params": {**MCP_INIT["params"], "protocolVersion": v}}  # type: ignore[dict-item]
         for i, v in enumerate(asked)
     ]
-    answers = serve(repo, lines(*requests))
+    answers = mcp_serve(repo, mcp_lines(*requests))
     got = [a["result"]["protocolVersion"] for a in answers]
     assert got == [*server.VERSIONS, "2025-11-25", "2025-11-25", "2025-11-25"]
     first = answers[0]["result"]
@@ -86,9 +57,9 @@ def test_every_handshake_version_is_echoed_and_others_get_the_latest(repo: Path)
 
 
 def test_protocol_errors_and_the_server_keeps_going(repo: Path) -> None:
-    answers = serve(
+    answers = mcp_serve(
         repo,
-        lines(
+        mcp_lines(
             b"not json",
             b"[1, 2]",
             {"jsonrpc": "1.0", "id": 1, "method": "ping"},
@@ -99,14 +70,14 @@ def test_protocol_errors_and_the_server_keeps_going(repo: Path) -> None:
             {"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"x": 1}},
             {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"arguments": {}}},
             {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": []},
-            call(7, "recall", []),
+            mcp_call(7, "recall", []),
             {"jsonrpc": "2.0", "id": 99, "result": {}},  # a response nobody asked for
             {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
             b'{"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":"'
             + b"x" * wire.MAX_LINE
             + b'"}}',
             {"jsonrpc": "2.0", "id": "s", "method": "ping", "params": None},
-            call(8, "no_such_tool", {}),
+            mcp_call(8, "no_such_tool", {}),
         )
         + b'{"jsonrpc":"2.0","id":"last","method":"ping"}',  # no final LF: still read
     )
@@ -133,8 +104,11 @@ def test_protocol_errors_and_the_server_keeps_going(repo: Path) -> None:
 
 
 def test_a_call_still_in_the_pipe_at_eof_is_answered(repo: Path) -> None:
-    answers = serve(
-        repo, lines(INIT, INITIALIZED, call(1, "remember", {"text": "EOF is not the end."}))
+    answers = mcp_serve(
+        repo,
+        mcp_lines(
+            MCP_INIT, MCP_INITIALIZED, mcp_call(1, "remember", {"text": "EOF is not the end."})
+        ),
     )
     saved = answers[-1]["result"]
     assert saved["isError"] is False
@@ -153,14 +127,16 @@ def _roots_client(repo: Path, other: Path, answer: dict[str, Any]) -> list[dict[
         env=dict(os.environ),
     )
     assert proc.stdin is not None and proc.stdout is not None
-    init = {**INIT, "params": {**INIT["params"], "capabilities": {"roots": {}}}}  # type: ignore[dict-item]
-    proc.stdin.write(lines(init, INITIALIZED, call(1, "remember", {"text": "Roots rule."})))
+    init = {**MCP_INIT, "params": {**MCP_INIT["params"], "capabilities": {"roots": {}}}}  # type: ignore[dict-item]
+    proc.stdin.write(
+        mcp_lines(init, MCP_INITIALIZED, mcp_call(1, "remember", {"text": "Roots rule."}))
+    )
     proc.stdin.flush()
     seen = [json.loads(proc.stdout.readline())]
     asked = json.loads(proc.stdout.readline())
     assert asked["method"] == "roots/list" and "params" not in asked
     ping = {"jsonrpc": "2.0", "id": "p", "method": "ping"}
-    proc.stdin.write(lines(ping, {"jsonrpc": "2.0", "id": asked["id"], **answer}))
+    proc.stdin.write(mcp_lines(ping, {"jsonrpc": "2.0", "id": asked["id"], **answer}))
     out, _ = proc.communicate(timeout=60)
     return [*seen, asked, *(json.loads(line) for line in out.splitlines())]
 
@@ -241,21 +217,21 @@ ECC_MCP = "from coffer.mcp.ecc import main"
 
 
 def test_coffer_mcp_start_and_initialize_load_no_sdk_no_store(repo: Path) -> None:
-    modules = _imported(COFFER_MCP, repo, lines(INIT), {})
+    modules = _imported(COFFER_MCP, repo, mcp_lines(MCP_INIT), {})
     assert _roots(modules, SDK + CLI) == []
     unneeded = ("coffer.store.store", "coffer.mcp.tools", "coffer.mcp.specs", "coffer.app")
     assert [m for m in unneeded if m in modules] == []
 
 
 def test_a_whole_coffer_mcp_session_loads_no_sdk(repo: Path) -> None:
-    session = lines(
-        INIT,
-        INITIALIZED,
+    session = mcp_lines(
+        MCP_INIT,
+        MCP_INITIALIZED,
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        call(2, "remember", {"text": "Imports stay small."}),
-        call(3, "recall", {"query": "imports"}),
-        call(4, "memory_save", {"title": "t", "body": "b"}),
-        call(5, "memory_search", {"query": "t"}),
+        mcp_call(2, "remember", {"text": "Imports stay small."}),
+        mcp_call(3, "recall", {"query": "imports"}),
+        mcp_call(4, "memory_save", {"title": "t", "body": "b"}),
+        mcp_call(5, "memory_search", {"query": "t"}),
     )
     modules = _imported(COFFER_MCP, repo, session, {"ECC_MEMORY_HARNESS": "claude"})
     assert _roots(modules, SDK + CLI) == []
@@ -264,16 +240,16 @@ def test_a_whole_coffer_mcp_session_loads_no_sdk(repo: Path) -> None:
 
 def test_ecc_memory_mcp_loads_no_sdk(repo: Path) -> None:
     env = {"ECC_MEMORY_HARNESS": "claude"}
-    init = {**INIT, "params": {**INIT["params"], "protocolVersion": "2025-11-25"}}  # type: ignore[dict-item]
-    started = _imported(ECC_MCP, repo, lines(init), env)
+    init = {**MCP_INIT, "params": {**MCP_INIT["params"], "protocolVersion": "2025-11-25"}}  # type: ignore[dict-item]
+    started = _imported(ECC_MCP, repo, mcp_lines(init), env)
     assert _roots(started, SDK + CLI) == []
     assert [m for m in ("coffer.vault.api", "coffer.mcp.vault_tools") if m in started] == []
-    session = lines(
+    session = mcp_lines(
         init,
-        INITIALIZED,
+        MCP_INITIALIZED,
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        call(2, "memory_save", {"title": "t", "body": "b"}),
-        call(3, "memory_search", {"query": "t"}),
+        mcp_call(2, "memory_save", {"title": "t", "body": "b"}),
+        mcp_call(3, "memory_search", {"query": "t"}),
     )
     assert _roots(_imported(ECC_MCP, repo, session, env), SDK + CLI + ("coffer.store",)) == []
 
@@ -353,20 +329,20 @@ def test_roots_are_asked_once_and_again_after_list_changed(repo: Path, tmp_path:
         env=dict(os.environ),
     )
     assert proc.stdin is not None and proc.stdout is not None
-    init = {**INIT, "params": {**INIT["params"], "capabilities": {"roots": {}}}}  # type: ignore[dict-item]
+    init = {**MCP_INIT, "params": {**MCP_INIT["params"], "capabilities": {"roots": {}}}}  # type: ignore[dict-item]
     roots = {"roots": [{"uri": repo.as_uri()}, {"uri": "https://example.com/not-a-file"}]}
     changed = {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}
     asked = []
-    proc.stdin.write(lines(init, INITIALIZED))
+    proc.stdin.write(mcp_lines(init, MCP_INITIALIZED))
     proc.stdin.flush()
     assert json.loads(proc.stdout.readline())["id"] == 0  # initialize
     for i, extra in enumerate(([], [], [changed]), start=1):
-        proc.stdin.write(lines(*extra, call(i, "list_memory", {"scope": "project"})))
+        proc.stdin.write(mcp_lines(*extra, mcp_call(i, "list_memory", {"scope": "project"})))
         proc.stdin.flush()
         message = json.loads(proc.stdout.readline())
         while message.get("method") == "roots/list":
             asked.append(message["id"])
-            proc.stdin.write(lines({"jsonrpc": "2.0", "id": message["id"], "result": roots}))
+            proc.stdin.write(mcp_lines({"jsonrpc": "2.0", "id": message["id"], "result": roots}))
             proc.stdin.flush()
             message = json.loads(proc.stdout.readline())
         assert message["id"] == i

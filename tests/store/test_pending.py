@@ -4,16 +4,12 @@ end through the CLI, Claude's real linked folder and the MCP server."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from coffer.store.entry import parse
-from tests.helpers import coffer, make_repo
+from tests.helpers import coffer, make_repo, mcp_tools
 
 AGENT_FILE = """---
 name: db-port
@@ -103,36 +99,14 @@ def test_holding_needs_one_tier(repo: Path) -> None:
     assert done.returncode == 2 and "--scope" in done.stderr
 
 
-def _serve(cwd: Path, client: str, *calls: dict[str, Any]) -> list[dict[str, Any]]:
-    init = {
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": client, "version": "1"}},
-    }  # fmt: skip
-    messages = [init, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-    messages += [
-        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": c}
-        for n, c in enumerate(calls, 1)
-    ]
-    data = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
-    done = subprocess.run(
-        [sys.executable, "-m", "coffer", "mcp"], cwd=cwd, input=data, capture_output=True,
-        timeout=60, env=dict(os.environ), check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return [
-        json.loads(line)["result"]["structuredContent"] for line in done.stdout.splitlines()[1:]
-    ]
-
-
 def test_an_mcp_clients_held_entry_is_recalled_by_that_client_only(repo: Path) -> None:
     _ok("review", "--hold-agent-writes", "--scope", "project", cwd=repo)
     remember = {"name": "remember", "arguments": {"text": "Lint with ruff.", "name": "lint"}}
     recall = {"name": "recall", "arguments": {"query": "ruff"}}
     listing = {"name": "list_memory", "arguments": {}}
-    _, mine = _serve(repo, "codex", remember, recall)
+    _, mine = mcp_tools(repo, "codex", remember, recall)
     assert [r["name"] for r in mine["results"]] == ["lint"]
-    theirs, listed = _serve(repo, "gemini-cli", recall, listing)
+    theirs, listed = mcp_tools(repo, "gemini-cli", recall, listing)
     assert theirs["results"] == []
     assert all(e["name"] != "lint" for t in listed["tiers"] for e in t["entries"])
     assert "ruff" not in _agents_md(repo)
@@ -143,7 +117,7 @@ def test_forgetting_a_held_entry_removes_it_and_the_queue_lists_it_over_mcp(
 ) -> None:
     _ok("review", "--hold-agent-writes", "--scope", "project", cwd=repo)
     path = _claude_writes(fake_home, repo)
-    (queued,) = _serve(repo, "codex", {"name": "review_queue", "arguments": {}})
+    (queued,) = mcp_tools(repo, "codex", {"name": "review_queue", "arguments": {}})
     (item,) = queued["items"]
     assert item["kind"] == "pending" and [e["name"] for e in item["entries"]] == ["db-port"]
 
@@ -157,11 +131,11 @@ def test_forgetting_a_held_entry_removes_it_and_the_queue_lists_it_over_mcp(
 def test_an_mcp_clients_held_entry_waits_in_the_queue_until_accepted(repo: Path) -> None:
     _ok("review", "--hold-agent-writes", "--scope", "project", cwd=repo)
     remember = {"name": "remember", "arguments": {"text": "Lint with ruff.", "name": "lint"}}
-    _serve(repo, "codex", remember)
+    mcp_tools(repo, "codex", remember)
     (item,) = json.loads(_ok("review", "--json", cwd=repo))["items"]
     assert item["kind"] == "pending" and "mcp:codex" in item["why"]
     _ok("review", cwd=repo, stdin="a\n")
     assert "ruff" in _agents_md(repo)
     recall = {"name": "recall", "arguments": {"query": "ruff"}}
-    (theirs,) = _serve(repo, "gemini-cli", recall)
+    (theirs,) = mcp_tools(repo, "gemini-cli", recall)
     assert [r["name"] for r in theirs["results"]] == ["lint"]  # accepted: every client sees it

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import pytest
 
 from coffer.store.provenance import machine
 from coffer_adapters.claude_code import slug as claude_slug
-from tests.helpers import coffer, make_repo, store
+from tests.helpers import coffer, make_repo, mcp_tools, store
 
 CLAUDE_FILE = """---
 name: ci-runs-on-push
@@ -136,36 +135,12 @@ def test_claudes_own_memory_merged_at_first_projection_is_merge_claude(
     assert prov["origin"] == "merge:claude" and prov["updated_by"] == "cli"
 
 
-def _serve(cwd: Path, *messages: object) -> list[dict[str, Any]]:
-    data = b"".join(json.dumps(m).encode() + b"\n" for m in messages)
-    done = subprocess.run(
-        [sys.executable, "-m", "coffer", "mcp"], cwd=cwd, input=data, capture_output=True,
-        timeout=60, env=dict(os.environ), check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
 def test_mcp_remember_is_named_after_the_client(repo: Path) -> None:
-    init = {
-        "jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "claude-code", "version": "2.1"}},
-    }  # fmt: skip
-    remember = {
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "remember", "arguments": {"text": "Use ruff.", "name": "lint"}},
-    }  # fmt: skip
-    listing = {
-        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "list_memory", "arguments": {}},
-    }  # fmt: skip
-    answers = _serve(repo, init, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                     remember, listing)  # fmt: skip
-    saved = answers[1]["result"]["structuredContent"]["entry"]["provenance"]
-    assert saved["origin"] == "mcp:claude-code"
-    tiers = answers[2]["result"]["structuredContent"]["tiers"]
-    assert tiers[0]["entries"][0]["provenance"]["origin"] == "mcp:claude-code"
+    remember = {"name": "remember", "arguments": {"text": "Use ruff.", "name": "lint"}}
+    listing = {"name": "list_memory", "arguments": {}}
+    saved, listed = mcp_tools(repo, "claude-code", remember, listing)
+    assert saved["entry"]["provenance"]["origin"] == "mcp:claude-code"
+    assert listed["tiers"][0]["entries"][0]["provenance"]["origin"] == "mcp:claude-code"
     assert _shown("lint", repo)["origin"] == "mcp:claude-code"
 
 
@@ -244,3 +219,29 @@ def test_the_watchers_refresh_names_the_agent_too(repo: Path, fake_home: Path) -
     assert tier is not None
     App(dict(os.environ)).engine().refresh("project", Path(tier.info.root))  # what watch runs
     assert _shown("ci-runs-on-push", repo)["origin"] == "agent:claude"
+
+
+def test_a_listing_reads_each_tiers_provenance_sources_once(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from coffer.store import provenance, views
+    from coffer.store.store import Found
+
+    s = store()
+    tiers = [s.project_tier(repo, create=True), s.global_tier(create=True)]
+    for tier in tiers:
+        assert tier is not None
+        for n in range(3):
+            s.remember(tier, f"Fact {n} of the {tier.scope} tier.", name=f"fact-{n}")
+    listing = [Found(t, e) for t in tiers if t is not None for e in s.entries(t)]
+    one_by_one = [views.entry_json(f, body=False) for f in listing]
+    read: list[Path] = []
+    merged = provenance.merged
+
+    def counted(base: Path) -> dict[str, dict[str, str]]:
+        read.append(base)
+        return merged(base)
+
+    monkeypatch.setattr(provenance, "merged", counted)
+    assert views.entries_json(listing, body=False) == one_by_one
+    assert read == [t.base for t in tiers if t is not None]  # once per tier, not per entry

@@ -17,8 +17,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import coffer, imported_after, make_repo, store
-from tests.mcp.test_wire import INIT, INITIALIZED, call, lines, serve
+from tests.helpers import (
+    MCP_INIT,
+    MCP_INITIALIZED,
+    coffer,
+    imported_after,
+    make_repo,
+    mcp_call,
+    mcp_lines,
+    mcp_serve,
+    store,
+)
 
 # What Claude Code 2.1 writes to a SessionStart hook's stdin (its hooks reference).
 CLAUDE_INPUT = {
@@ -86,13 +95,15 @@ def test_a_bad_session_id_is_refused_and_nothing_is_written(repo: Path, bad: str
 
 
 def test_the_mcp_remember_tool_takes_origin_session_id(repo: Path) -> None:
-    answers = serve(
+    answers = mcp_serve(
         repo,
-        lines(
-            INIT,
-            INITIALIZED,
-            call(1, "remember", {"text": "Make.", "name": "tests", "origin_session_id": "s-1"}),
-            call(2, "remember", {"text": "Other.", "name": "other", "origin_session_id": "a b"}),
+        mcp_lines(
+            MCP_INIT,
+            MCP_INITIALIZED,
+            mcp_call(1, "remember", {"text": "Make.", "name": "tests", "origin_session_id": "s-1"}),
+            mcp_call(
+                2, "remember", {"text": "Other.", "name": "other", "origin_session_id": "a b"}
+            ),
         ),
         env={"ECC_MEMORY_HARNESS": "claude"},
     )
@@ -172,12 +183,14 @@ def test_the_id_the_hook_gave_reaches_the_entry_end_to_end(repo: Path) -> None:
     said = hook(repo, "codex", CODEX_INPUT)
     sid = said.split("`")[1]
     assert sid == CODEX_INPUT["session_id"]
-    answers = serve(
+    answers = mcp_serve(
         repo,
-        lines(
-            INIT,
-            INITIALIZED,
-            call(1, "remember", {"text": "Use ruff.", "name": "lint", "origin_session_id": sid}),
+        mcp_lines(
+            MCP_INIT,
+            MCP_INITIALIZED,
+            mcp_call(
+                1, "remember", {"text": "Use ruff.", "name": "lint", "origin_session_id": sid}
+            ),
         ),
         env={"ECC_MEMORY_HARNESS": "codex"},
     )
