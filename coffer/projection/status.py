@@ -201,7 +201,7 @@ def _fill(
     st.wireable = features.wiring is not None
     if features.hook_trust is not None and "hook" in st.wiring:
         st.trust = agents.call_adapter(name, report, partial(features.hook_trust, ctx), None)
-    st.link = link_check(run.agents, name, ctx, report)
+    st.link = link_check(agents, name, ctx, report)
     if report.problems:
         st.error = "; ".join(p.message for p in report.problems)
 
