@@ -163,26 +163,36 @@ def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -
     """
     if NOFOLLOW:
         return os.open(path, flags | NOFOLLOW, mode)
-    try:
-        before: os.stat_result | None = os.lstat(path)
-    except FileNotFoundError:
-        before = None
-    if before is not None and is_link(before):
-        raise _loop(path)
-    if before is not None and not NONBLOCK and stat.S_ISFIFO(before.st_mode):
-        # Without O_NONBLOCK opening a FIFO waits for a writer, for ever: refuse it unopened.
-        # (Windows has no FIFOs on disk; a host that lacks only the flag must not hang.)
-        raise NotRegularFile(errno.ENXIO, "not a regular file (a FIFO)", os.fspath(path))
-    fd = os.open(path, flags, mode)
-    try:
-        opened = os.fstat(fd)
-        after = before if before is not None else os.lstat(path)
-        if is_link(after) or (after.st_ino, after.st_dev) != (opened.st_ino, opened.st_dev):
+    # Another program renaming a new file over ``path`` between the lstat and the open (as
+    # an agent saving its config does) is no link: look again, a few times.
+    for _ in range(_NOFOLLOW_TRIES):
+        try:
+            before: os.stat_result | None = os.lstat(path)
+        except FileNotFoundError:
+            before = None
+        if before is not None and is_link(before):
             raise _loop(path)
-    except BaseException:
+        if before is not None and not NONBLOCK and stat.S_ISFIFO(before.st_mode):
+            # Without O_NONBLOCK opening a FIFO waits for a writer, for ever: refuse it
+            # unopened. (Windows has no FIFOs on disk; a host that lacks only the flag must
+            # not hang.)
+            raise NotRegularFile(errno.ENXIO, "not a regular file (a FIFO)", os.fspath(path))
+        fd = os.open(path, flags, mode)
+        try:
+            opened = os.fstat(fd)
+            after = before if before is not None else os.lstat(path)
+            if is_link(after):
+                raise _loop(path)
+        except BaseException:
+            os.close(fd)
+            raise
+        if (after.st_ino, after.st_dev) == (opened.st_ino, opened.st_dev):
+            return fd
         os.close(fd)
-        raise
-    return fd
+    raise _loop(path)
+
+
+_NOFOLLOW_TRIES = 5
 
 
 def set_mtime_ns(path: str | os.PathLike[str], ns: int) -> None:

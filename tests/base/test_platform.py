@@ -75,6 +75,30 @@ def test_without_nofollow_a_link_swapped_in_after_the_check_is_refused(
     assert caught.value.errno == errno.ELOOP
 
 
+def test_without_nofollow_a_file_renamed_over_between_check_and_open_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An agent saving its config (write a temporary file, rename it over) between coffer's
+    # lstat and its open: a new file, no link; read it, never refuse it as one.
+    monkeypatch.setattr(platform, "NOFOLLOW", 0)
+    path, new = tmp_path / "config.json", tmp_path / "config.json.tmp"
+    path.write_text("old")
+    real_open = os.open
+    renames = []
+
+    def racing_open(p: Any, flags: int, mode: int = 0o777) -> int:
+        if not renames:
+            new.write_text("new")
+            os.replace(new, path)
+            renames.append(p)
+        return real_open(p, flags, mode)
+
+    monkeypatch.setattr(os, "open", racing_open)
+    with os.fdopen(platform.open_nofollow(path, os.O_RDONLY)) as fh:
+        assert fh.read() == "new"
+    assert len(renames) == 1
+
+
 def test_without_nonblock_a_fifo_is_refused_unopened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
