@@ -1,6 +1,7 @@
-"""What `coffer ui` costs at 10,000 entries: the Memory page (every entry listed) and a
-search (ranked as `coffer recall` ranks), each a GET to a running server with the run's
-cookie. Prints medians and p95 over repeated requests, after a warm-up request.
+"""What `coffer ui` costs at 10,000 entries: the Memory page (every entry read and counted,
+the first 100 rows shown) and a search (ranked as `coffer recall` ranks), each a GET to a
+running server with the run's cookie. Prints medians and p95 over repeated requests, after
+a warm-up request. Results: benchmarks/RESULTS.md.
 
 Run: python benchmarks/bench_ui.py [--entries N] [--runs N]
 """
