@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run coffer with ``argv`` (default: ``sys.argv[1:]``); exits with the command's code."""
-    from coffer.base.platform import fit_input_stream, fit_output_streams
+    from coffer.base.consoles import fit_input_stream, fit_output_streams
 
     fit_output_streams()
     fit_input_stream()

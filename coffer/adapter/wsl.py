@@ -14,7 +14,7 @@ from pathlib import Path
 from coffer.adapter import Context
 from coffer.adapter.deferred import presence
 from coffer.adapter.registry import Loaded
-from coffer.base import platform
+from coffer.base import wsl as wsl_seam
 
 
 def _windows_context(home: Path) -> Context:
@@ -30,7 +30,7 @@ def windows_side(loaded: Loaded) -> list[tuple[str, Path]]:
     the config directory each adapter names (its ``config_dir`` or its spec's presence);
     none outside WSL."""
     out: list[tuple[str, Path]] = []
-    for home in platform.windows_homes():
+    for home in wsl_seam.windows_homes():
         ctx = _windows_context(Path(home))
         for name, adapter in sorted(loaded.adapters.items()):
             found = presence(adapter)  # a spec's: read without importing the module

@@ -15,7 +15,6 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Callable
 
 # Windows has no O_NOFOLLOW: there ``open_nofollow`` refuses links by lstat instead.
 NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
@@ -150,6 +149,10 @@ class NotRegularFile(OSError):
     callers report it as they report any file that is not a regular one."""
 
 
+# How often open_nofollow looks again at a file renamed over between its lstat and open.
+_NOFOLLOW_TRIES = 5
+
+
 def _loop(path: str | os.PathLike[str]) -> OSError:
     # ELOOP is what O_NOFOLLOW raises on a link: callers test for it on every platform.
     return OSError(errno.ELOOP, "refusing to follow a link", os.fspath(path))
@@ -190,9 +193,6 @@ def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -
             return fd
         os.close(fd)
     raise _loop(path)
-
-
-_NOFOLLOW_TRIES = 5
 
 
 def set_mtime_ns(path: str | os.PathLike[str], ns: int) -> None:
@@ -266,89 +266,6 @@ if sys.platform == "win32":
             return code.value == _STILL_ACTIVE
         finally:
             _kernel32.CloseHandle(handle)
-
-
-def _legacy(stream: object) -> tuple[Callable[..., object], bool] | None:
-    """``stream``'s ``reconfigure`` and whether it is a console, where it does not use
-    UTF-8; None where nothing is to be fitted (UTF-8 already, closed, detached, absent)."""
-    encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
-    reconfigure = getattr(stream, "reconfigure", None)
-    if encoding in {"utf-8", "utf8"} or reconfigure is None:
-        return None
-    try:
-        return reconfigure, bool(stream.isatty())  # type: ignore[attr-defined]
-    except (OSError, ValueError):
-        return None  # closed or detached: nothing will go through it
-
-
-def fit_output_streams() -> None:
-    """Keep non-ASCII text from crashing output under a legacy code page (cp1252, GBK):
-    a pipe or file gets UTF-8, which every reader of coffer's output expects; a console
-    keeps its code page, with what it cannot show replaced."""
-    for stream in (sys.stdout, sys.stderr):
-        fit = _legacy(stream)
-        if fit is not None:
-            reconfigure, console = fit
-            reconfigure(**({"errors": "replace"} if console else {"encoding": "utf-8"}))
-
-
-def fit_input_stream() -> None:
-    """Read what a program pipes to coffer as the UTF-8 it is, under a legacy code page too
-    (cp1252 would store it garbled, GBK refuse it). Bytes that are not UTF-8 arrive as lone
-    surrogates, as on a UTF-8 system, so ``check_utf8`` names the byte. A console is left
-    alone: Windows reads one through its own UTF-16 API, whatever the code page."""
-    fit = _legacy(sys.stdin)
-    if fit is not None and not fit[1]:
-        fit[0](encoding="utf-8", errors="surrogateescape")
-
-
-# ---- WSL: Linux on a Windows machine, whose drives are mounted under WINDOWS_MOUNTS ------
-
-# None: probe (the kernel's release names Microsoft, or WSL set WSL_DISTRO_NAME); tests
-# set True or False. Read only by doctor, adapter list and setup, never at session start.
-WSL: bool | None = None
-OSRELEASE: str = "/proc/sys/kernel/osrelease"
-# Where WSL mounts Windows' drives (its automount root; /etc/wsl.conf may move it).
-WINDOWS_MOUNTS: str = "/mnt"
-# Entries of C:\Users that are no one's home.
-_NOT_HOMES: frozenset[str] = frozenset({"all users", "default", "default user", "public"})
-
-
-def in_wsl() -> bool:
-    """Whether this Linux runs inside WSL, beside a Windows whose programs do not see it."""
-    if WSL is not None:
-        return WSL
-    if os.environ.get("WSL_DISTRO_NAME"):
-        return True
-    try:
-        with open(OSRELEASE, encoding="utf-8", errors="replace") as f:
-            return "microsoft" in f.read().lower()
-    except OSError:
-        return False
-
-
-def windows_drive(path: str | os.PathLike[str]) -> str | None:
-    """The Windows drive letter ``path`` lies on as WSL mounts it (``/mnt/c/...``: ``c``);
-    None outside WSL or off those drives."""
-    if not in_wsl():
-        return None
-    rel = os.path.relpath(os.path.abspath(path), WINDOWS_MOUNTS)
-    drive = rel.split(os.sep, 1)[0]
-    return drive.lower() if len(drive) == 1 and drive.isalpha() else None
-
-
-def windows_homes() -> list[str]:
-    """Windows users' home directories as WSL sees them (``/mnt/c/Users/<name>``); none
-    outside WSL."""
-    if not in_wsl():
-        return []
-    users = os.path.join(WINDOWS_MOUNTS, "c", "Users")
-    try:
-        with os.scandir(users) as it:
-            names = [e.name for e in it if e.is_dir() and e.name.lower() not in _NOT_HOMES]
-    except OSError:
-        return []
-    return [os.path.join(users, n) for n in sorted(names)]
 
 
 # ---- Case-insensitive volumes (APFS and NTFS by default): one spelling per directory ------

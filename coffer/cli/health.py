@@ -148,10 +148,10 @@ def _link_findings(project: Path | None) -> list[Finding]:
 def _windows_side_findings() -> list[Finding]:
     """WSL: agents installed on the Windows side, which do not see this store."""
     from coffer.adapter import registry, wsl
-    from coffer.base import platform
+    from coffer.base import wsl as wsl_seam
     from coffer.store import Finding
 
-    if not platform.in_wsl():
+    if not wsl_seam.in_wsl():
         return []  # not worth loading every adapter for
     found = wsl.windows_side(registry.load_adapters())
     why = wsl.notice(found)

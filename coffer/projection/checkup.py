@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from coffer.base import platform
+from coffer.base import wsl
 from coffer.projection.git.files import broken_filter
 from coffer.projection.journal import Journal
 from coffer.store import Finding, Store
@@ -59,7 +59,7 @@ def check_journal(store: Store) -> list[Finding]:
 def windows_git(repo: Path) -> str | None:
     """Why a repository on a Windows drive mounted into WSL is a problem for coffer's git
     filter, or None: Windows git runs its filters itself, and cannot run a WSL command."""
-    drive = platform.windows_drive(repo)
+    drive = wsl.windows_drive(repo)
     if drive is None:
         return None
     return (

@@ -104,6 +104,17 @@ def guarded(path: Path, fn: Callable[[], Report]) -> Report:
         return report
 
 
+def commits(run: Run, file: Path) -> bool:
+    """Whether git may see the block in ``file``: the repository holding the file chose so
+    (``coffer project --git-block commit``). A question about the file, not about where the
+    command runs, so no walk at all when no repository chose it."""
+    if not run.git_commit:
+        return False
+    from coffer.base.identity import root_of
+
+    return root_of(str(file.parent)) in run.git_commit
+
+
 class Blocks:
     """RENDER: one managed block per file, shared by every adapter reading the file."""
 
@@ -154,10 +165,7 @@ class Blocks:
             # A first run's dry run: show what hiding the new block from git would change.
             record = BlockRecord(key=str(file), path=str(file), created_file=not file.exists())
         if record is not None and not report.problems:
-            from coffer.base.identity import root_of
-
-            # git may see the block when the project holding the file chose so
-            commit = root_of(str(file.parent)) in run.git_commit
+            commit = commits(run, file)
             report.extend(
                 gitside.sync(journal, record, wrote=wrote, commit=commit, dry_run=run.dry_run)
             )

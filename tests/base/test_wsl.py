@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from coffer.adapter import registry, wsl
-from coffer.base import platform
+from coffer.base import wsl as wsl_seam
 from coffer.cli import health, reading
 from coffer.cli import setup as setup_cli
 from coffer.projection import checkup
@@ -19,8 +19,8 @@ def mnt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """WSL, with Windows' drives mounted at a fake ``/mnt``."""
     root = tmp_path / "mnt"
     (root / "c" / "Users").mkdir(parents=True)
-    monkeypatch.setattr(platform, "WSL", True)
-    monkeypatch.setattr(platform, "WINDOWS_MOUNTS", str(root))
+    monkeypatch.setattr(wsl_seam, "WSL", True)
+    monkeypatch.setattr(wsl_seam, "WINDOWS_MOUNTS", str(root))
     return root
 
 
@@ -44,28 +44,28 @@ def test_wsl_is_probed_from_the_kernel_release_or_the_distro_variable(
     osrelease = tmp_path / "osrelease"
     if release is not None:
         osrelease.write_text(release)
-    monkeypatch.setattr(platform, "WSL", None)
-    monkeypatch.setattr(platform, "OSRELEASE", str(osrelease))
+    monkeypatch.setattr(wsl_seam, "WSL", None)
+    monkeypatch.setattr(wsl_seam, "OSRELEASE", str(osrelease))
     monkeypatch.delenv("WSL_DISTRO_NAME", raising=False)
     if distro:
         monkeypatch.setenv("WSL_DISTRO_NAME", distro)
-    assert platform.in_wsl() is expected
+    assert wsl_seam.in_wsl() is expected
 
 
 def test_windows_drive_is_a_one_letter_directory_of_the_mount_root(mnt: Path) -> None:
-    assert platform.windows_drive(mnt / "c" / "src" / "app") == "c"
-    assert platform.windows_drive(mnt / "D") == "d"
-    assert platform.windows_drive(mnt / "wsl" / "app") is None  # not a drive letter
-    assert platform.windows_drive(mnt.parent / "home" / "app") is None
+    assert wsl_seam.windows_drive(mnt / "c" / "src" / "app") == "c"
+    assert wsl_seam.windows_drive(mnt / "D") == "d"
+    assert wsl_seam.windows_drive(mnt / "wsl" / "app") is None  # not a drive letter
+    assert wsl_seam.windows_drive(mnt.parent / "home" / "app") is None
 
 
 def test_nothing_is_on_the_windows_side_outside_wsl(
     mnt: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (mnt / "c" / "Users" / "alice" / ".claude").mkdir(parents=True)
-    monkeypatch.setattr(platform, "WSL", False)
-    assert platform.windows_homes() == []
-    assert platform.windows_drive(mnt / "c" / "app") is None
+    monkeypatch.setattr(wsl_seam, "WSL", False)
+    assert wsl_seam.windows_homes() == []
+    assert wsl_seam.windows_drive(mnt / "c" / "app") is None
     assert wsl.windows_side(registry.load_adapters()) == []
     assert checkup.windows_git(mnt / "c" / "app") is None
 

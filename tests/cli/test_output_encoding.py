@@ -29,7 +29,7 @@ def test_piped_output_is_utf8_under_a_legacy_code_page(code_page: str, tmp_path:
 def test_a_console_replaces_what_its_code_page_cannot_show() -> None:
     import io
 
-    from coffer.base import platform
+    from coffer.base import consoles
 
     class Console(io.TextIOWrapper):
         def isatty(self) -> bool:
@@ -42,7 +42,7 @@ def test_a_console_replaces_what_its_code_page_cannot_show() -> None:
     with mp.context() as patch:
         patch.setattr("sys.stdout", console)
         patch.setattr("sys.stderr", pipe)
-        platform.fit_output_streams()
+        consoles.fit_output_streams()
         console.write("café 中文\n")
         console.flush()
         assert pipe.encoding == "utf-8"
@@ -52,7 +52,7 @@ def test_a_console_replaces_what_its_code_page_cannot_show() -> None:
 def test_piped_input_is_read_as_utf8_and_a_console_is_left_alone() -> None:
     import io
 
-    from coffer.base import platform
+    from coffer.base import consoles
 
     class Console(io.TextIOWrapper):
         def isatty(self) -> bool:
@@ -62,9 +62,9 @@ def test_piped_input_is_read_as_utf8_and_a_console_is_left_alone() -> None:
     console = Console(io.BytesIO("café".encode("cp1252")), encoding="cp1252")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("sys.stdin", pipe)
-        platform.fit_input_stream()
+        consoles.fit_input_stream()
         patch.setattr("sys.stdin", console)
-        platform.fit_input_stream()
+        consoles.fit_input_stream()
     # a byte that is not UTF-8 stays visible (a lone surrogate) for check_utf8 to name
     assert pipe.read() == "café 中文 \udcff"
     assert (console.encoding, console.read()) == ("cp1252", "café")

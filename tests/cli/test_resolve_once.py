@@ -2,7 +2,7 @@
 
 Each run is the real console entry in a fresh interpreter, with the resolver
 (``coffer.base.identity.root_of``: the walk up to the git root) wrapped to count its
-calls before any of coffer is imported. Calls from ``Engine.commits`` are not counted: that
+calls before any of coffer is imported. Calls from ``kinds.commits`` are not counted: that
 asks which repository holds each rendered target file (``~/.claude/CLAUDE.md`` too), a
 question about the file, not about where the command runs.
 """
