@@ -89,9 +89,14 @@ def test_qwen_hook_asks_for_powershell_and_parses_as_it(windows: Path) -> None:
     assert settings.read_bytes() == before
 
 
-def test_qwen_hook_stays_posix_off_windows(fake_home: Path) -> None:
+def test_qwen_hook_stays_posix_off_windows(
+    fake_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from coffer.adapter import Launch
+    from coffer.base import platform
     from coffer_adapters import qwen
+
+    monkeypatch.setattr(platform, "WINDOWS", False)  # off Windows, also when simulating it
 
     (fake_home / ".qwen").mkdir()
     ctx = Context(fake_home, {"HOME": str(fake_home)}, fake_home / "store")
