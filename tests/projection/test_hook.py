@@ -166,7 +166,10 @@ def test_giving_up_stops_at_a_safe_point_and_the_next_start_finishes(repo):
         (tier.dir / f"fact-{n}.md").write_text(f"---\nname: fact-{n}\ndescription: d\n---\nx\n")
     out = hook(repo, COFFER_HOOK_TIMEOUT="0.05")
     assert out.returncode == 0, out.stderr
-    assert "gave up after 0.05s (the store is slow or large)" in message(out)
+    # Where it stops depends on the machine: at the next step (a quick one: "the store is
+    # slow or large") or, while one read takes longer than the grace, by the watchdog; both
+    # leave every file whole.
+    assert "gave up after 0.05s (" in message(out)
     agents = repo / "AGENTS.md"
     assert (
         not agents.exists() or block_format.find(agents.read_bytes()) is not None
