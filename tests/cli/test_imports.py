@@ -98,10 +98,6 @@ def test_reads_without_a_parse_skip_yaml_subprocess_and_tempfile(
     # the first write (ADR 0023); `where` needs none, `list`/`show` read the index.
     code, found = imported_after(argv, repo, ("subprocess", "tempfile"))
     assert (code, found) == (0, [])
-    # Nor dataclasses (and the inspect it imports): the store's values are NamedTuples, the
-    # settings and the quick path's parse plain classes (ADR 0023, third pass).
-    code, found = imported_after(argv, repo, ("dataclasses", "inspect"))
-    assert (code, found) == (0, [])
     code, found = imported_after(["where"], repo, ("yaml",))
     assert (code, found) == (0, [])
 
@@ -140,13 +136,14 @@ def test_a_full_projection_without_a_vault_never_imports_the_vault(repo: Path) -
     assert (code, found) == (0, ["coffer.vault.handoffs"])  # the vault appeared: full path
 
 
-def test_a_full_projection_and_the_audit_define_no_dataclass(repo: Path, fake_home: Path) -> None:
-    # A frozen dataclass execs six generated functions when defined, and `dataclasses` pulls
-    # in `inspect`: the session-start path's values are NamedTuples and plain classes (ADR
-    # 0023, fourth pass). A real run plans its diffs without difflib, and neither command
-    # ranks. (tempfile and threading cannot be held here: a fresh `python -c` misses the
-    # adapter cache, whose rebuild imports them through importlib.metadata and git.)
-    skips = ("dataclasses", "inspect", "difflib", "coffer.store.ranking")
+def test_a_full_projection_and_the_audit_skip_difflib_and_ranking(
+    repo: Path, fake_home: Path
+) -> None:
+    # A real run plans its diffs without difflib, and neither command ranks. Both may use
+    # dataclasses (the journal's records are), as every command off the session-start no-op
+    # may (docs/adr/0049). (tempfile and threading cannot be held here: a fresh `python -c`
+    # misses the adapter cache, whose rebuild imports them through importlib.metadata and git.)
+    skips = ("difflib", "coffer.store.ranking")
     (fake_home / ".codex").mkdir()
     (fake_home / ".claude").mkdir()
     assert coffer("project", cwd=repo).returncode == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import json
 import pickle
 import sys
@@ -24,11 +25,13 @@ from coffer.projection.journal.records import (
     BlockRecord,
     GitRecord,
     GitState,
+    JournalRecord,
     LinkRecord,
     NativeRecord,
     OtherRecord,
     ServiceRecord,
     SetupRecord,
+    TeamRecord,
     parse,
     validate,
 )
@@ -126,18 +129,41 @@ def test_a_change_adds_only_the_changed_key() -> None:
 
 
 @pytest.mark.parametrize(("raw", "kind"), list(zip(OLD, TYPES, strict=True)))
-def test_records_are_standard_named_tuples(raw: dict, kind: type) -> None:
-    # typing.NamedTuple itself (issue 24): the stdlib's copy, pickle and, from 3.13,
-    # copy.replace work on every record, as they did not on the stand-in.
+def test_records_are_standard_dataclasses(raw: dict, kind: type) -> None:
+    # Frozen dataclasses over one base (issue 24): the stdlib's copy, pickle, replace and,
+    # from 3.13, copy.replace work on every record; each kind declares only its own fields.
     record = parse(raw)
-    assert type(record) is kind and isinstance(record, tuple)
+    assert type(record) is kind and isinstance(record, JournalRecord)
     assert pickle.loads(pickle.dumps(record)) == record
     assert copy.copy(record) == record
-    assert record._replace(path="elsewhere").to_json() == {**raw, "path": "elsewhere"}
+    assert dataclasses.replace(record, path="elsewhere").to_json() == {**raw, "path": "elsewhere"}
     if sys.version_info >= (3, 13):
         moved = copy.replace(record, path="elsewhere")  # type: ignore[attr-defined]
         assert type(moved) is kind
         assert moved.to_json() == {**raw, "path": "elsewhere"}
+    common = [f.name for f in dataclasses.fields(JournalRecord)]
+    assert [f.name for f in dataclasses.fields(record)][: len(common)] == common
+    assert record.kind == raw["kind"] and not hasattr(record, "__dict__")  # slotted
+
+
+def test_a_record_equals_another_regardless_of_what_its_file_lacked() -> None:
+    # Equality and hashing ignore `absent` and `extra`, as they always have.
+    record = parse(OLD[6])
+    bare = OtherRecord(key="future:/x", path="/x", kind="something-newer", adapters=("claude",))
+    assert record == bare and hash(record) == hash(bare) and record.to_json() != bare.to_json()
+    assert TeamRecord(key="team:/A", path="/A").kind == "team"
+    assert BlockRecord(key="/A", path="/A") != TeamRecord(key="/A", path="/A", kind="block")
+
+
+def test_a_change_back_to_a_default_is_written() -> None:
+    # `but` marks what it changes as present in the file: an old record without
+    # "after_sha256" that is set to None again now says so, as the dict writer did.
+    raw = {**OLD[5]}
+    del raw["after_sha256"]
+    record = parse(raw)
+    assert "after_sha256" not in record.to_json()
+    assert record.but(after_sha256=None).to_json() == {**raw, "after_sha256": None}
+    assert "after_sha256" not in dataclasses.replace(record, after_sha256=None).to_json()
 
 
 def test_new_records_write_the_keys_the_old_writers_wrote() -> None:

@@ -1,20 +1,16 @@
 """The JSON side of the journal's records: which objects are undoable (:func:`validate`)
 and how a record's typed fields go to and from the JSON it is stored as (:class:`JsonObject`).
 
-The records themselves (one per kind) are in coffer/projection/journal/records.py. A record is a
-``NamedTuple`` of its fields with :class:`JournalRecord` mixed in before it: a frozen
-dataclass costs six generated functions at import, and the session-start path loads every
-kind (docs/adr/0024, amended).
+The records themselves (one frozen dataclass per kind, over :class:`JournalRecord`'s common
+fields) are in coffer/projection/journal/records.py (docs/adr/0024).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from typing import ClassVar, Self, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Self
 
 Json = dict[str, Any]
 
@@ -65,97 +61,61 @@ def validate(record: object) -> str | None:
     return None
 
 
-NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 _NOT_JSON = ("absent", "extra")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class JsonObject:
-    """A JSON object read into typed fields, mixed in before a ``NamedTuple`` whose last two
-    fields are ``absent`` (the keys the file did not have: written back absent while still
-    at their default) and ``extra`` (keys coffer does not know, written back as they were).
-    Equality ignores those two, as it always has."""
+    """A JSON object read into typed fields. ``absent`` names the keys the file did not have
+    (written back absent while still at their default); ``extra`` holds the keys coffer does
+    not know (written back as they were). Equality ignores both."""
 
-    __slots__ = ()
+    absent: frozenset[str] = field(default=frozenset(), compare=False)
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
     # fields written only when they differ from their default (as earlier coffers wrote them)
     OPTIONAL: ClassVar[frozenset[str]] = frozenset()
-
-    if TYPE_CHECKING:  # provided by the NamedTuple each record is made of
-
-        @property
-        def absent(self) -> frozenset[str]: ...
-        @property
-        def extra(self) -> Mapping[str, Any]: ...
-        def _replace(self, **changes: Any) -> Self: ...
+    # fields holding a JSON object of their own, read into its class
+    NESTED: ClassVar[Mapping[str, type[JsonObject]]] = {}
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Self:
         names = _names(cls)
         values = {n: cls._read(n, raw[n]) for n in names if n in raw}
-        values["extra"] = {k: v for k, v in raw.items() if k not in names}
-        values["absent"] = frozenset(n for n in names if n not in raw)
-        return cls(**values)
+        extra = {k: v for k, v in raw.items() if k not in names}
+        return cls(**values, absent=frozenset(n for n in names if n not in raw), extra=extra)
 
     @classmethod
     def _read(cls, name: str, value: Any) -> Any:
+        nested = cls.NESTED.get(name)
+        if nested is not None and isinstance(value, dict):
+            return nested.from_json(value)
         # Only a record's own lists become tuples: a nested value (an agent's previous
         # setting) goes back to its adapter exactly as it was read.
         return tuple(value) if isinstance(value, list) else value
 
     def to_json(self) -> Json:
         out: Json = dict(self.extra)
-        defaults: dict[str, Any] = type(self)._field_defaults  # type: ignore[attr-defined]
-        for name in _names(type(self)):
-            value = getattr(self, name)
-            at_default = name in defaults and value == defaults[name]
-            if at_default and (name in self.absent or name in self.OPTIONAL):
+        for f in dataclasses.fields(self):
+            if f.name in _NOT_JSON:
                 continue
-            out[name] = _thawed(value)
+            value = getattr(self, f.name)
+            at_default = value == f.default or (
+                f.default_factory is not dataclasses.MISSING and value == f.default_factory()
+            )
+            if at_default and (f.name in self.absent or f.name in self.OPTIONAL):
+                continue
+            out[f.name] = _thawed(value)
         return out
 
     def but(self, **changes: Any) -> Self:
-        """This object with ``changes`` (each one now present in the file)."""
-        return self._replace(absent=self.absent - set(changes), **changes)
-
-    def _compared(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, n) for n in _names(type(self)))
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self) or not isinstance(other, JsonObject):
-            return NotImplemented
-        return self._compared() == other._compared()
-
-    def __hash__(self) -> int:
-        return hash(self._compared())
-
-
-class JournalRecord(JsonObject):
-    """What every record holds (each kind's NamedTuple starts with these fields)."""
-
-    __slots__ = ()
-
-    if TYPE_CHECKING:
-
-        @property
-        def key(self) -> str: ...
-        @property
-        def path(self) -> str: ...
-        @property
-        def kind(self) -> str: ...
-        @property
-        def tier(self) -> str | None: ...
-        @property
-        def project_id(self) -> str | None: ...
-        @property
-        def adapters(self) -> tuple[str, ...]: ...
-
-
-if TYPE_CHECKING:
-    R = TypeVar("R", bound=JournalRecord)  # a type only: TypeVar is typing's
+        """This object with ``changes``, each one now present in the file (so a change back
+        to a default value is written, as :func:`dataclasses.replace` alone would not)."""
+        return dataclasses.replace(self, absent=self.absent - set(changes), **changes)
 
 
 def _names(cls: type[JsonObject]) -> tuple[str, ...]:
-    fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
-    return tuple(n for n in fields if n not in _NOT_JSON)
+    return tuple(f.name for f in dataclasses.fields(cls) if f.name not in _NOT_JSON)
 
 
 def _thawed(value: Any) -> Any:

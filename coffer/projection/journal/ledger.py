@@ -15,15 +15,12 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
-from coffer.projection.journal.records import JournalRecord, parse, validate
+from coffer.projection.journal.records import JournalRecord, R, parse, validate
 from coffer.store.paths import ledger_dir
-
-if TYPE_CHECKING:
-    from coffer.projection.journal.records import R
 
 Record = dict[str, Any]
 
