@@ -107,6 +107,7 @@ class Engine(AgentSet):
 
     def _project(self, here: Here, options: _Options) -> Report:
         report = Report()
+        self.scanned.pop(here.project, None)  # what an earlier run read is no answer now
         root, go_on = self._root(here, options, report)
         if not go_on:
             return report
@@ -177,8 +178,15 @@ class Engine(AgentSet):
                         _stamp_agents(self.store, tier, key, targets)
                         self.store.regenerate_index(tier)
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut),
-        # after the stamps: an agent's entry held as pending stays out of the blocks.
-        entries = {k: self.block_entries(t) + incoming[k] for k, t in run.tiers.items()}
+        # after the stamps: an agent's entry held as pending stays out of the blocks. Kept
+        # for the no-op stamp (fastpath.record), which signs what the tiers were read as.
+        scans = {k: self.store.scan(t) for k, t in run.tiers.items() if t is not None}
+        self.scanned[run.ctx.project] = [
+            (t, scans[k].entries) for k, t in run.tiers.items() if t is not None
+        ]
+        entries = {
+            k: self.block_entries(t, scans.get(k)) + incoming[k] for k, t in run.tiers.items()
+        }
         run = run._replace(entries=entries)
         for file, items in sorted(targets.blocks.items()):
             readers = [(n, t) for n, t in items if wanted(t.tier)]
