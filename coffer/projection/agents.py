@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.adapter import Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
 from coffer.base.report import Problem, Report
-from coffer.projection.blocks import content as block_content
+from coffer.projection.blocks import content
 from coffer.projection.hook import Deadline
 from coffer.projection.journal import Journal
 from coffer.store import Entry, settings
@@ -30,11 +30,12 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from coffer.adapter import Adapter
+    from coffer.store.search_cache import TierScan
 
     T = TypeVar("T")
 
 NO_TARGETS: Sequence[Target] = ()
-HandoffSource = Callable[[Context, Sequence[str]], Sequence[block_content.Handoff]]
+HandoffSource = Callable[[Context, Sequence[str]], Sequence[content.Handoff]]
 Reader = tuple[str, Target]  # an adapter's name and one of its targets
 
 
@@ -43,7 +44,7 @@ class BlockPlan(NamedTuple):
     tier: Tier | None
     title: str
     budget: int | None
-    handoffs: Sequence[block_content.Handoff]
+    handoffs: Sequence[content.Handoff]
     agents: list[str]
 
 
@@ -105,6 +106,10 @@ class AgentSet:
         # they planned, by project root: the no-op stamp written after the run signs their
         # inputs without detecting or asking for targets again.
         self.projected: dict[Path | None, dict[str, Sequence[Target]]] = {}
+        # The tiers each `project` run read for its blocks, with their entries as read, by
+        # project root: the no-op stamp signs the files they are anchored to without
+        # scanning the tiers again.
+        self.scanned: dict[Path | None, list[tuple[Tier, Sequence[Entry]]]] = {}
 
     def context(self, project: Path | None) -> Context:
         return Context(home_dir(self.environ), self.environ, self.store.root, project)
@@ -156,14 +161,15 @@ class AgentSet:
         """One change outside the store; a hook run past its deadline stops before it."""
         return self.deadline.step() if self.deadline is not None else contextlib.nullcontext()
 
-    def entries(self, tier: Tier | None) -> list[Entry]:
-        return list(self.store.shown(tier).entries) if tier is not None else []
+    def entries(self, tier: Tier | None, found: TierScan | None = None) -> list[Entry]:
+        """What agents load of ``tier`` (``found``: its scan, already read)."""
+        return list(self.store.shown(tier, found=found).entries) if tier is not None else []
 
-    def block_entries(self, tier: Tier | None) -> list[Entry]:
+    def block_entries(self, tier: Tier | None, found: TierScan | None = None) -> list[Entry]:
         """What a tier's personal block shows: its entries, less those the project's team
         tier holds word for word. The team block, in the same files, shows those already: an
         entry promoted with `coffer team add` is not paid for twice in the agents' context."""
-        entries = self.entries(tier)
+        entries = self.entries(tier, found)
         if tier is None or not tier.info.root or not entries:
             return entries
         from coffer.store import team  # a stat when the project has no team tier
@@ -182,7 +188,7 @@ class AgentSet:
             out += self.loaded.features(agent).harnesses or [agent]
         return out
 
-    def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[block_content.Handoff]:
+    def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[content.Handoff]:
         """Active vault handoffs addressed to any of ``agents`` in ``ctx.project``."""
         if self.handoffs is None or ctx.project is None:
             return ()

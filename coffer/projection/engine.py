@@ -25,7 +25,7 @@ from coffer.projection.agents import (
     block_title,
 )
 from coffer.projection.hook import Deadline
-from coffer.projection.kinds import Run
+from coffer.projection.run import Run, run_of
 from coffer.store import projects, settings
 
 if TYPE_CHECKING:
@@ -107,6 +107,7 @@ class Engine(AgentSet):
 
     def _project(self, here: Here, options: _Options) -> Report:
         report = Report()
+        self.scanned.pop(here.project, None)  # what an earlier run read is no answer now
         root, go_on = self._root(here, options, report)
         if not go_on:
             return report
@@ -131,7 +132,7 @@ class Engine(AgentSet):
             report.extend(moves.relocate(self.journal, ptier.info))
         tiers = {"project": ptier, "global": self.store.global_tier(create=create)}
         dry, replace = options.dry_run, options.replace_edited
-        run = kinds.run_of(self, ctx, tiers, dry_run=dry, replace_edited=replace)
+        run = run_of(self, ctx, tiers, dry_run=dry, replace_edited=replace)
         for name, adapter in adapters.items():
             native = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
             if native is not None:
@@ -144,17 +145,14 @@ class Engine(AgentSet):
         targets = self.targets(ctx, report, adapters, planned)
         if root is not None:
             _in_worktree(targets, root, here.path)
-            from coffer.projection.git import hiding as gitside
+            from coffer.projection.git import hiding
 
-            report.extend(gitside.hide_vault(self.journal, root, dry_run=options.dry_run))
+            report.extend(hiding.hide_vault(self.journal, root, dry_run=options.dry_run))
         if root is not None and ptier is not None:
-            from coffer.projection.team import (
-                block as team_blocks,  # docs/adr/0036; before the blocks
-            )
+            from coffer.projection.team import block  # docs/adr/0036; before the blocks
 
-            project = (root, ptier.info.id)
-            dry = options.dry_run
-            report.extend(team_blocks.establish(self, project, targets, adapters, dry_run=dry))
+            project, features_of = (root, ptier.info.id), self.loaded.features
+            report.extend(block.establish(run, project, targets, adapters.keys(), features_of))
         self._establish(run, targets, report)
         return report
 
@@ -180,8 +178,15 @@ class Engine(AgentSet):
                         _stamp_agents(self.store, tier, key, targets)
                         self.store.regenerate_index(tier)
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut),
-        # after the stamps: an agent's entry held as pending stays out of the blocks.
-        entries = {k: self.block_entries(t) + incoming[k] for k, t in run.tiers.items()}
+        # after the stamps: an agent's entry held as pending stays out of the blocks. Kept
+        # for the no-op stamp (fastpath.record), which signs what the tiers were read as.
+        scans = {k: self.store.scan(t) for k, t in run.tiers.items() if t is not None}
+        self.scanned[run.ctx.project] = [
+            (t, scans[k].entries) for k, t in run.tiers.items() if t is not None
+        ]
+        entries = {
+            k: self.block_entries(t, scans.get(k)) + incoming[k] for k, t in run.tiers.items()
+        }
         run = run._replace(entries=entries)
         for file, items in sorted(targets.blocks.items()):
             readers = [(n, t) for n, t in items if wanted(t.tier)]
@@ -195,12 +200,12 @@ class Engine(AgentSet):
 
     def projected_projects(self) -> list[ProjectInfo]:
         """Registered projects that have at least one projection on this machine."""
-        from coffer.projection.blocks import waiting as waiting_blocks
+        from coffer.projection.blocks import waiting
 
         ids = {r.project_id for r in self.journal.load_all()}
         # A project whose only block waits for its first entry is projected too: the
         # watcher must see that entry arrive (docs/adr/0045).
-        ids |= {w.get("project_id") for w in waiting_blocks.load(self.store.root).values()}
+        ids |= {w.get("project_id") for w in waiting.load(self.store.root).values()}
         return [p for p in projects.all_projects(self.store.root) if p.id in ids]
 
     def refresh(self, scope: str, root: Path | None) -> Report:
@@ -243,19 +248,19 @@ class Engine(AgentSet):
 
             for top in linked_worktrees(str(root)):
                 _twins(targets, root, Path(top))
-        run = kinds.run_of(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
+        run = run_of(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
 
-        from coffer.projection.blocks import waiting as waiting_blocks
+        from coffer.projection.blocks import waiting
 
         def journaled(target: Target) -> bool:
             # Only what `coffer project` established (and journaled) is refreshed: a
             # write must never start projecting a project or a file nobody projected.
             return target.tier == scope and self.journal.get(target.path) is not None
 
-        def waiting(target: Target) -> bool:
+        def unwritten(target: Target) -> bool:
             # ...or a block `coffer project` left unwritten while the tier was empty: the
             # tier's first entry writes it (docs/adr/0045).
-            return target.tier == scope and waiting_blocks.waits(
+            return target.tier == scope and waiting.waits(
                 self.store.root, target.path, scope, tier.info.id
             )
 
@@ -268,17 +273,17 @@ class Engine(AgentSet):
             readers = [(n, t) for n, t in items if journaled(t)]
             if readers:
                 report.extend(self._refresh_block(run, file, readers))
-            elif new := [(n, t) for n, t in items if waiting(t)]:  # written if not empty
+            elif new := [(n, t) for n, t in items if unwritten(t)]:  # written if not empty
                 report.extend(self._refresh_block(run, file, new, waiting=True))
         return report
 
     def _refresh_block(
         self, run: Run, file: Path, readers: list[Reader], *, waiting: bool = False
     ) -> Report:
-        from coffer.projection.blocks import render as render_targets
+        from coffer.projection.blocks import render
 
         report = Report()
-        state, _ = render_targets.state(file, None)
+        state, _ = render.state(file, None)
         if state == "missing" and not waiting:  # journaled: coffer wrote it, someone removed it
             why = (
                 "the coffer block was removed; `coffer project` puts it back, "
@@ -344,9 +349,9 @@ class Engine(AgentSet):
 def _settled(report: Report) -> Report:
     """``report``, with git's index told about the tracked files it rewrote unchanged."""
     if report.changes or report.problems:
-        from coffer.projection.git import hiding as gitside  # only a run that wrote starts git
+        from coffer.projection.git import hiding  # only a run that wrote starts git
 
-        gitside.settle(report)
+        hiding.settle(report)
     return report
 
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from coffer.adapter import Adapter, Context
     from coffer.projection.engine import Engine
     from coffer.store import Here
+    from coffer.store.store import Tier
 
 # 3: signs the vault's handoff directories (docs/adr/0011). 4: a stamp written after a
 # merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path;
@@ -214,6 +215,15 @@ def _team(root: Path | None) -> set[str]:
     return set() if root is None else {os.path.join(root, ".coffer", "memory")}
 
 
+def _tiers(engine: Engine, root: Path | None) -> list[Tier]:
+    """The global tier and the project's, if it has one: as the run read them, else now."""
+    read = engine.scanned.get(root)
+    if read is not None:
+        return [tier for tier, _ in read]
+    tiers = [engine.store.global_tier(), engine.store.tier_at(root) if root is not None else None]
+    return [tier for tier in tiers if tier is not None]
+
+
 def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
 
     store = engine.store
@@ -221,10 +231,7 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
     paths: set[str] = {str(store.root / n) for n in ("projects.json", "config.json", "journal")}
     paths |= {p for p in sys.path if p and os.path.isdir(p)}
     paths |= _team(root)
-    tiers = [store.global_tier(), store.tier_at(root) if root is not None else None]
-    for tier in tiers:
-        if tier is None:
-            continue
+    for tier in _tiers(engine, root):
         paths |= {str(tier.dir), str(tier.dir / "MEMORY.md")}
         # How often each entry was recalled orders what agents load (docs/adr/0055).
         paths.add(str(tier.base / "recalls.json"))
@@ -294,11 +301,13 @@ def _installed_later(adapter: Adapter, ctx: Context) -> set[str]:
 
 def _freshness(engine: Engine, root: Path | None) -> tuple[set[str], str | None]:
     """The files the project's entries are anchored to (an edit to one can make an entry
-    stale, which the blocks show), and the first review date still to come."""
+    stale, which the blocks show), and the first review date still to come: of the entries
+    the run read (what its blocks show), scanned again only when it read none."""
     from coffer.store.freshness import anchored_paths, next_review
 
-    tiers = [engine.store.global_tier(), engine.store.tier_at(root) if root else None]
-    scans = [(t, engine.store.scan(t).entries) for t in tiers if t is not None]
+    scans = engine.scanned.get(root)
+    if scans is None:
+        scans = [(t, engine.store.scan(t).entries) for t in _tiers(engine, root)]
     paths = {p for t, entries in scans for p in anchored_paths(entries, t.root)}
     return paths, next_review(e for _, entries in scans for e in entries)
 

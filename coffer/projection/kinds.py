@@ -9,89 +9,34 @@ the plan, not a flag threaded through every function (docs/adr/0024).
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
-from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from coffer.adapter import Context, Mode, NativeMemory
+from coffer.adapter import Mode, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection.journal import BlockRecord, Journal, LinkRecord, NativeRecord
+from coffer.projection.journal import BlockRecord, LinkRecord, NativeRecord
+from coffer.projection.run import Run, Undo
 from coffer.projection.team.kind import TEAMS
 
 if TYPE_CHECKING:
     from typing import Any, Protocol, TypeVar
 
-    from coffer.projection.agents import AgentSet, BlockPlan, Reader
-    from coffer.projection.blocks import render as render_targets
-    from coffer.store import Entry
-    from coffer.store.store import Store, Tier
+    from coffer.projection.agents import BlockPlan, Reader
+    from coffer.projection.blocks import render
 
 # Each kind imports the modules that do its work when it first does it: `coffer adapter
-# list` audits (render_targets, block_content, symlink_targets) and never loads the git
+# list` audits (blocks.render, blocks.content, symlink.state) and never loads the git
 # side, the merge of native memories or the undo planners (docs/adr/0023).
 
 # One file and how its one block is rendered for the adapters reading it (or why it cannot
 # be): the engine plans it (AgentSet.block_plan), the kind renders, applies or audits it.
 BlockUnit = tuple[Path, "BlockPlan | str"]
 NativeUnit = tuple[str, NativeMemory]  # an adapter and its own memory
-
-
-class Run(NamedTuple):
-    """One `coffer project` (or refresh, or audit) run, as every kind sees it: the values
-    the engine resolved for it, passed down, so a kind never calls back into the engine."""
-
-    store: Store
-    journal: Journal
-    ctx: Context
-    tiers: Mapping[str, Tier | None]
-    entries: Mapping[str, list[Entry]] = MappingProxyType({})
-    # The project roots whose blocks git may see (`coffer project --git-block commit`).
-    git_commit: Collection[str] = frozenset()
-    # One change outside the store (AgentSet.step: a hook past its deadline stops before it).
-    step: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext
-    dry_run: bool = False
-    replace_edited: bool = False
-    # A dry run's merges, by tier: the entries they would add, which the real run's blocks
-    # (rendered after its merges) show, so the dry run's blocks show them too.
-    incoming: Mapping[str, list[Entry]] = MappingProxyType({})
-
-
-def run_of(
-    agents: AgentSet,
-    ctx: Context,
-    tiers: Mapping[str, Tier | None],
-    entries: Mapping[str, list[Entry]] = MappingProxyType({}),
-    *,
-    dry_run: bool = False,
-    replace_edited: bool = False,
-) -> Run:
-    """The run over ``agents``' store, with what its kinds need read off them once."""
-    deadline = agents.deadline
-    return Run(
-        agents.store,
-        agents.journal,
-        ctx,
-        tiers,
-        entries,
-        frozenset(agents.settings.git_commit),
-        deadline.step if deadline is not None else contextlib.nullcontext,
-        dry_run,
-        replace_edited,
-    )
-
-
-class Undo(NamedTuple):
-    """One `coffer unproject` run, as every kind sees it."""
-
-    agents: AgentSet
-    dry_run: bool = False
-    force: bool = False
 
 
 def guarded(path: Path, fn: Callable[[], Report]) -> Report:
@@ -118,13 +63,13 @@ def commits(run: Run, file: Path) -> bool:
 class Blocks:
     """RENDER: one managed block per file, shared by every adapter reading the file."""
 
-    def job(self, run: Run, unit: BlockUnit) -> render_targets.BlockJob | str:
-        from coffer.projection.blocks import render as render_targets
+    def job(self, run: Run, unit: BlockUnit) -> render.BlockJob | str:
+        from coffer.projection.blocks import render
 
         file, plan = unit
         if isinstance(plan, str):
             return plan
-        return render_targets.BlockJob(
+        return render.BlockJob(
             file,
             tuple(plan.agents),
             plan.tier_name,
@@ -137,8 +82,8 @@ class Blocks:
         )
 
     def establish(self, run: Run, unit: BlockUnit) -> Report:
-        from coffer.projection.blocks import render as render_targets
-        from coffer.projection.git import hiding as gitside
+        from coffer.projection.blocks import render
+        from coffer.projection.git import hiding
 
         job, journal, file = self.job(run, unit), run.journal, unit[0]
         if isinstance(job, str):
@@ -146,20 +91,20 @@ class Blocks:
             report.problems.append(Problem(file, "error", job))
             return report
         if not os.path.lexists(file):
-            refused = gitside.tracked_absent(file)
+            refused = hiding.tracked_absent(file)
             if refused is not None:
                 report = Report()
                 report.notices.append(f"{file}: {refused}")
                 return report
-        write = render_targets.plan(journal, job)
-        report = write.report if run.dry_run else render_targets.apply(journal, write)
+        write = render.plan(journal, job)
+        report = write.report if run.dry_run else render.apply(journal, write)
         record = journal.load(file, BlockRecord)
         if not run.dry_run and not report.problems:
-            from coffer.projection.blocks import waiting as waiting_blocks
+            from coffer.projection.blocks import waiting
 
             # An empty tier's block waits for its first entry (docs/adr/0045).
             tier = job.tier if write.empty else None
-            waiting_blocks.note(run.store.root, file, tier, job.project_id)
+            waiting.note(run.store.root, file, tier, job.project_id)
         wrote = any(c.path == file for c in report.changes)
         if record is None and run.dry_run and wrote:
             # A first run's dry run: show what hiding the new block from git would change.
@@ -167,36 +112,35 @@ class Blocks:
         if record is not None and not report.problems:
             commit = commits(run, file)
             report.extend(
-                gitside.sync(journal, record, wrote=wrote, commit=commit, dry_run=run.dry_run)
+                hiding.sync(journal, record, wrote=wrote, commit=commit, dry_run=run.dry_run)
             )
         return report
 
     def undo(self, undo: Undo, record: BlockRecord) -> Report:
-        from coffer.projection.blocks import removal as render_undo
-        from coffer.projection.git import hiding as gitside
+        from coffer.projection.blocks import removal
+        from coffer.projection.git import hiding
 
-        journal = undo.agents.journal
-        planned = render_undo.plan_undo(record, force=undo.force)
-        report = planned.report if undo.dry_run else render_undo.apply_undo(journal, planned)
+        journal = undo.journal
+        planned = removal.plan_undo(record, force=undo.force)
+        report = planned.report if undo.dry_run else removal.apply_undo(journal, planned)
         if not report.problems:
-            forget = partial(gitside.forget, journal, record, dry_run=undo.dry_run)
+            forget = partial(hiding.forget, journal, record, dry_run=undo.dry_run)
             report.extend(guarded(Path(record.path), forget))
         return report
 
     def state(self, run: Run, unit: BlockUnit) -> tuple[str, str]:
         """Judged against exactly what `coffer project` would write for the file."""
-        from coffer.projection.blocks import content as block_content
-        from coffer.projection.blocks import render as render_targets
+        from coffer.projection.blocks import content, render
 
         job = self.job(run, unit)
         if isinstance(job, str):
             return "drifted", job
         path = job.path
         data = fsutil.read_bytes_or_none(path) if path.is_file() else None
-        room = render_targets.room_for(data, job.max_bytes)
-        expected = block_content.render(job.title, job.tier, job.entries, room, job.handoffs)
-        state, detail = render_targets.state(path, expected.body)
-        empty = render_targets.empty(job) and run.journal.get(path) is None
+        room = render.room_for(data, job.max_bytes)
+        expected = content.render(job.title, job.tier, job.entries, room, job.handoffs)
+        state, detail = render.state(path, expected.body)
+        empty = render.empty(job) and run.journal.get(path) is None
         if state == "missing" and empty:
             return "ok", f"no {job.tier} entries yet: the first one writes the block"
         return state, detail
@@ -206,18 +150,17 @@ class Links:
     """SYMLINK: an agent's memory directory becomes a link to a tier directory."""
 
     def establish(self, run: Run, unit: Reader) -> Report:
-        from coffer.projection.symlink import link as symlink_targets
-        from coffer.projection.symlink import merge as symlink_merge
+        from coffer.projection.symlink import link, merge
 
         name, target = unit
         tier, journal = run.tiers.get(target.tier), run.journal
         incoming = run.incoming.get(target.tier)
         if tier is None:  # dry run of a project coffer has never seen
             report = Report()
-            merge, planned = symlink_merge.preview(journal, target.path)
-            report.changes += [merge] if merge is not None else []
+            merging, planned = merge.preview(journal, target.path)
+            report.changes += [merging] if merging is not None else []
             if planned is not None and incoming is not None:
-                incoming += symlink_merge.merged_entries(target.path, planned)
+                incoming += merge.merged_entries(target.path, planned)
             why = "-> this project's new store (created on a real run)"
             report.changes.append(Change(target.path, "link", why))
             return report
@@ -225,12 +168,10 @@ class Links:
         from coffer.store.provenance import machine
 
         here = machine(run.store.root)
-        job = symlink_targets.LinkJob(
-            target.path, tier.dir, taken, name, target.tier, tier.info.id, here
-        )
+        job = link.LinkJob(target.path, tier.dir, taken, name, target.tier, tier.info.id, here)
         with run.step():
             establish = partial(
-                symlink_targets.establish, journal, job, dry_run=run.dry_run, incoming=incoming
+                link.establish, journal, job, dry_run=run.dry_run, incoming=incoming
             )
             report = guarded(target.path, establish)
         if target.note:
@@ -238,17 +179,17 @@ class Links:
         return report
 
     def undo(self, undo: Undo, record: LinkRecord) -> Report:
-        from coffer.projection.symlink import link as symlink_targets
+        from coffer.projection.symlink import link
 
-        return symlink_targets.undo(undo.agents.journal, record, dry_run=undo.dry_run)
+        return link.undo(undo.journal, record, dry_run=undo.dry_run)
 
     def state(self, run: Run, unit: Reader) -> tuple[str, str]:
-        from coffer.projection.symlink import state as symlink_state
+        from coffer.projection.symlink import state
 
         tier = run.tiers.get(unit[1].tier)
         if tier is None:
             return "missing", "the project has no store yet; run `coffer project`"
-        return symlink_state.state(unit[1].path, tier.dir)
+        return state.state(unit[1].path, tier.dir)
 
 
 class Natives:
@@ -277,13 +218,11 @@ class Natives:
     def undo(self, undo: Undo, record: NativeRecord) -> Report:
         from coffer.projection import native_memory
 
-        agents = undo.agents
-        adapter = agents.loaded.adapters.get(record.adapters[0])
-        native = adapter.native_memory(agents.context(None)) if adapter is not None else None
-        planned = native_memory.plan_undo(agents.journal, record, native)
+        native = undo.native_of(record.adapters[0])
+        planned = native_memory.plan_undo(undo.journal, record, native)
         if undo.dry_run:
             return planned.report
-        return native_memory.apply_undo(agents.journal, planned)
+        return native_memory.apply_undo(undo.journal, planned)
 
     def state(self, run: Run, unit: NativeUnit) -> tuple[str, str]:
         """ "on", "off", or "off (turned off by coffer)"."""

@@ -16,7 +16,7 @@ from coffer.base.report import Report
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.journal import BlockRecord, JournalRecord, SetupRecord, TeamRecord
-from coffer.projection.kinds import Run
+from coffer.projection.run import Run, run_of
 from coffer.store import Here
 from coffer.store.store import Store, Tier
 
@@ -144,7 +144,7 @@ def status(
     ptier = agents.store.tier_at(root) if root is not None else None
     tiers: dict[str, Tier | None] = {"project": ptier, "global": agents.store.global_tier()}
     entries = {k: agents.block_entries(t) for k, t in tiers.items()}
-    run = kinds.run_of(agents, ctx, tiers, entries)
+    run = run_of(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     reports = {name: Report() for name in agents.loaded.adapters}
     detected = agents.detected(ctx, reports)  # once; a failure in that adapter's own report

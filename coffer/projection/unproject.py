@@ -11,13 +11,14 @@ import contextlib
 from pathlib import Path
 from typing import NamedTuple
 
-from coffer.adapter import registry
+from coffer.adapter import NativeMemory, registry
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, InvalidInputError, UnknownNameError
 from coffer.base.report import Problem, Report
 from coffer.projection import kinds, orphans
 from coffer.projection.agents import AgentSet
 from coffer.projection.journal import Damage, JournalRecord, moves, parse
+from coffer.projection.run import Undo
 from coffer.store import Here, projects, settings
 
 
@@ -46,7 +47,7 @@ def run(agents: AgentSet, here: Here | None, choice: Choice) -> Report:
     scope = Scope()
     if here is not None and not choice.all_ and not choice.global_:
         scope = _scope(agents, here, choice, report)
-    undo = kinds.Undo(agents, choice.dry_run, choice.force)
+    undo = undo_of(agents, dry_run=choice.dry_run, force=choice.force)
     for record in agents.journal.load_all():
         if selected(record, choice, scope.project_id):
             report.extend(_undo_one(undo, record, choice))
@@ -63,10 +64,10 @@ def run(agents: AgentSet, here: Here | None, choice: Choice) -> Report:
                 near = here.project
         report.extend(orphans.sweep(agents, near, dry_run=choice.dry_run, force=choice.force))
     if not choice.agents and (choice.all_ or scope.root):
-        from coffer.projection.git import hiding as gitside
+        from coffer.projection.git import hiding
 
         everywhere = None if choice.all_ else scope.root
-        report.extend(gitside.forget_vault(agents.journal, everywhere, dry_run=choice.dry_run))
+        report.extend(hiding.forget_vault(agents.journal, everywhere, dry_run=choice.dry_run))
     if not choice.dry_run:
         _remember_choice(agents, choice, scope.root)
     return report
@@ -102,11 +103,22 @@ def one(agents: AgentSet, key: str, *, dry_run: bool = False) -> Report:
     if record is None or record.kind not in kinds.KINDS:
         raise InvalidInputError(f"no projection is journaled for {key}")
     choice = Choice(set(), dry_run=dry_run)
-    return _undo_one(kinds.Undo(agents, dry_run), record, choice)
+    return _undo_one(undo_of(agents, dry_run=dry_run), record, choice)
 
 
-def _undo_one(undo: kinds.Undo, record: JournalRecord, choice: Choice) -> Report:
-    journal = undo.agents.journal
+def undo_of(agents: AgentSet, *, dry_run: bool = False, force: bool = False) -> Undo:
+    """What every kind's undo is handed: the journal, and each adapter's own memory as the
+    adapter describes it now (asked only for a native record, outside any project)."""
+
+    def native_of(name: str) -> NativeMemory | None:
+        adapter = agents.loaded.adapters.get(name)
+        return adapter.native_memory(agents.context(None)) if adapter is not None else None
+
+    return Undo(agents.journal, native_of, dry_run, force)
+
+
+def _undo_one(undo: Undo, record: JournalRecord, choice: Choice) -> Report:
+    journal = undo.journal
     if not choice.dry_run and record.path:
         # Undo may delete rather than write; stale temp files still go.
         fsutil.sweep_stale_tmp(Path(record.path).parent)
@@ -151,9 +163,9 @@ def _remember_choice(agents: AgentSet, choice: Choice, root: Path | None) -> Non
         agents.settings.paused.append(str(root))
     settings.save(agents.store.root, agents.settings)
     if not choice.agents:  # a disabled adapter's files are not refreshed anyway
-        from coffer.projection.blocks import waiting as waiting_blocks
+        from coffer.projection.blocks import waiting
 
         project_id = projects.read_project_list(agents.store.root).get(str(root)) if root else None
-        waiting_blocks.forget(
+        waiting.forget(
             agents.store.root, every=choice.all_, global_=choice.global_, project_id=project_id
         )

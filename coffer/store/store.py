@@ -200,11 +200,14 @@ class Store:
         entries = recalls.with_counts(freshness.marked(found.entries, tier.root), tier)
         return found._replace(entries=entries)
 
-    def shown(self, tier: Tier, *, with_pending: bool = False) -> TierScan:
+    def shown(
+        self, tier: Tier, *, with_pending: bool = False, found: TierScan | None = None
+    ) -> TierScan:
         """What agents load of ``tier`` at session start: its entries, less the stale ones
         when the user chose to leave those to recall (docs/adr/0053), and less the pending
-        ones unless ``with_pending`` (``MEMORY.md``, their writer's view; ADR 0054)."""
-        found = self.scan(tier)
+        ones unless ``with_pending`` (``MEMORY.md``, their writer's view; ADR 0054).
+        ``found``: the tier's scan, when the caller has just read it."""
+        found = self.scan(tier) if found is None else found
         entries = found.entries if with_pending else pending.for_others(found.entries)
         if any(e.stale for e in entries) and tier.key in settings.load(self.root).stale_recall:
             entries = tuple(e for e in entries if not e.stale)

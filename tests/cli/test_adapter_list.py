@@ -59,3 +59,36 @@ def test_the_list_says_what_setup_wired(fake_home: Path, tmp_path: Path) -> None
     assert _agent("claude", repo)["setup"]["hook"] == "wired, file edited since"
     assert coffer("setup", "--undo", cwd=repo).returncode == 0
     assert "not wired" in coffer("adapter", "list", cwd=repo).stdout
+
+
+def test_the_list_asks_each_adapter_for_its_targets_once(fake_home: Path, tmp_path: Path) -> None:
+    # `coffer adapter list` runs engine.status(): each adapter's targets are asked once
+    # with the real context (presence, the blocks' readers and the audit share them) and
+    # once with the neutral probe its modes are read off (coffer.adapter.modes).
+    import os
+    from collections import Counter
+
+    from coffer.adapter import Context, Target
+    from coffer.app import App
+
+    (fake_home / ".claude").mkdir()
+    (fake_home / ".codex").mkdir()
+    repo = make_repo(tmp_path / "repo")
+    assert coffer("project", cwd=repo).returncode == 0
+    engine = App(os.environ).engine()
+    root = engine.store.here(repo).project
+    real = engine.context(root)
+    calls: Counter[tuple[str, str]] = Counter()
+    for name, adapter in engine.loaded.adapters.items():
+
+        def counted(ctx: Context, _asked: Any = adapter.targets, _name: str = name) -> Any:
+            which = "real" if ctx == real else "probe" if not ctx.environ else "other"
+            calls[(_name, which)] += 1
+            targets: list[Target] = list(_asked(ctx))
+            return targets
+
+        setattr(adapter, "targets", counted)  # noqa: B010 (a counter in the adapter's place)
+    statuses, _ = engine.status(repo, every=True)
+    names = set(engine.loaded.adapters)
+    assert len(statuses) == len(names) > 20 and any(s.targets for s in statuses)
+    assert calls == Counter({(n, w): 1 for n in names for w in ("real", "probe")})

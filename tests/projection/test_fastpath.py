@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import ast
 import os
 
 import pytest
 
 from coffer.base import locations
 from coffer.projection import fastpath
-from tests.helpers import coffer, imported_after, make_repo, store
+from tests.helpers import coffer, imported_after, make_repo, python_code, store
 
 
 @pytest.fixture
@@ -68,6 +69,57 @@ def test_a_recall_is_seen(repo):
     assert listed.returncode == 0, listed.stdout + listed.stderr
     assert coffer("project", cwd=repo).returncode == 0
     assert noop(repo)
+
+
+# One session start's full run, in a fresh interpreter, counting the tiers' scans by phase:
+# the run's, the stamp's (fastpath.record) and then the stamp's again from a new engine,
+# which has read nothing and so scans the tiers itself.
+_SCANS = """
+import os, sys
+from pathlib import Path
+from coffer.app import App
+from coffer.projection import fastpath
+from coffer.store.store import Store
+calls, phase = {}, ["run"]
+real_scan, real_record = Store.scan, fastpath.record
+def scan(self, tier):
+    calls[phase[0]] = calls.get(phase[0], 0) + 1
+    return real_scan(self, tier)
+def record(engine, here):
+    phase[0] = "record"
+    try:
+        return real_record(engine, here)
+    finally:
+        phase[0] = "after"
+Store.scan, fastpath.record = scan, record
+sys.argv = ["coffer", "project", "--hook", "--for", "claude"]
+from coffer.main import main
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+stamps = list((Path(os.environ["COFFER_HOME"]) / "state").glob("project-*.stamp"))
+signed = [p.read_bytes() for p in stamps]
+phase[0] = "fallback"
+engine = App(os.environ).engine()
+real_record(engine, engine.store.here(Path.cwd()))
+same = [p.read_bytes() for p in stamps] == signed
+print(repr((code, len(stamps), same, calls)), file=sys.stderr)
+"""
+
+
+def test_the_stamp_signs_what_the_run_read_without_scanning_again(repo, monkeypatch):
+    monkeypatch.setenv("COFFER_HOOK_TIMEOUT", "60")  # a loaded machine is no deadline here
+    s = store()
+    s.remember(s.global_tier(), "Prefer tabs.", name="tabs")  # the full path runs
+    out = python_code(_SCANS, repo)
+    code, stamps, same, calls = ast.literal_eval(out.stderr.strip().splitlines()[-1])
+    assert (code, stamps) == (0, 1), out.stderr
+    # The run reads both tiers (six scans when this was written); the stamp reuses them.
+    assert calls.get("run", 0) >= 2 and "record" not in calls, calls
+    # A stamp written from scans of its own (an engine that ran nothing) is the same stamp.
+    assert calls.get("fallback", 0) == 2 and same, calls
+    assert noop(repo, "--hook")
 
 
 def test_target_removed_is_seen(repo):

@@ -223,6 +223,7 @@ def _undo_in_order(repo: Path, team_first: bool) -> None:
     path's records depends on their file names, so `coffer unproject` meets both)."""
     from coffer.projection import kinds
     from coffer.projection.agents import AgentSet
+    from coffer.projection.unproject import undo_of
     from coffer.store import Store
 
     agents = AgentSet(Store.from_environ(os.environ), os.environ)
@@ -230,7 +231,7 @@ def _undo_in_order(repo: Path, team_first: bool) -> None:
     records = [r for r in agents.journal.load_all() if r.path == path]
     assert sorted(r.kind for r in records) == ["block", "team"]
     records.sort(key=lambda r: r.kind != "team" if team_first else r.kind == "team")
-    undo = kinds.Undo(agents)
+    undo = undo_of(agents)
     for record in records:
         report = kinds.KINDS[record.kind].undo(undo, record)
         assert not report.problems, report.problems

@@ -1,6 +1,6 @@
 """The team block: a project's ``.coffer/memory/`` rendered into the files its agents read.
 
-Its own markers (block_format.TEAM), so git's clean filter, which strips the personal
+Its own markers (managed_block.TEAM), so git's clean filter, which strips the personal
 block, leaves it in: the repository carries it, and an agent that reads only the
 repository (a cloud agent, a clone without coffer) reads it natively (docs/adr/0036). Its
 body is a pure function of the committed entries, so a teammate's `coffer project` renders
@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import stat
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from coffer.adapter import Features
 from coffer.base import fsutil
 from coffer.base.errors import BlockError, CofferError
 from coffer.base.report import Change, Problem, Report, plural
-from coffer.projection import managed_block as block_format
-from coffer.projection.agents import AgentSet, Targets
-from coffer.projection.blocks import content as block_content
+from coffer.projection import managed_block
+from coffer.projection.agents import Targets
+from coffer.projection.blocks import content
 from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now_iso, text_diff
 from coffer.projection.hook import GaveUp
 from coffer.projection.journal import BlockRecord, Journal, TeamRecord, sha256
@@ -35,7 +36,11 @@ from coffer.projection.team.kind import undo
 from coffer.store import Entry, team
 
 if TYPE_CHECKING:
-    from coffer.adapter import Adapter
+    from coffer.projection.run import Run
+
+# An adapter's optional members (its TEAM_FILES, its FACTS), as the registry checked them:
+# asked only for the adapters the team block looks at, as it looks.
+FeaturesOf = Callable[[str], Features]
 
 TITLE = "Team memory (this repository's .coffer/memory/)"
 BUDGET = 8 * 1024  # bytes of block body: the personal blocks share the agents' caps
@@ -50,7 +55,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def files(
-    agents: AgentSet, root: Path, targets: Targets, adapters: Mapping[str, Adapter]
+    run: Run, root: Path, targets: Targets, adapters: Collection[str], features_of: FeaturesOf
 ) -> dict[Path, list[str]]:
     """The files inside ``root`` that get the team block, each with the adapters reading it."""
     out: dict[Path, list[str]] = defaultdict(list)
@@ -58,9 +63,9 @@ def files(
         for name, target in items:
             if target.tier == "project" and _inside(file, root):
                 out[file].append(name)
-    home = agents.context(root).home
+    home = run.ctx.home
     for name, target in targets.links:
-        features = agents.loaded.features(name)
+        features = features_of(name)
         names = features.team_files if name in adapters else ()
         if target.tier != "project" or not names:
             continue
@@ -93,14 +98,14 @@ def _imports_one_of(file: Path, blocks: set[Path], depth: int, home: Path) -> bo
 
 
 def dropped(
-    agents: AgentSet, root: Path, chosen: Mapping[Path, object], adapters: Mapping[str, Adapter]
+    root: Path, chosen: Mapping[Path, object], adapters: Collection[str], features_of: FeaturesOf
 ) -> list[Path]:
     """The files one of ``adapters`` could hold the team block in (its ``TEAM_FILES``) that
     it no longer gets: a block coffer wrote there before (when the file had no import of
     the shared one, or another file was the first of them) goes."""
     out: list[Path] = []
     for name in adapters:
-        for n in agents.loaded.features(name).team_files:
+        for n in features_of(name).team_files:
             if root / n not in chosen and root / n not in out:
                 out.append(root / n)
     return out
@@ -112,48 +117,48 @@ def _regular(path: Path) -> bool:
     return st is not None and stat.S_ISREG(st.st_mode)
 
 
-def render(data: bytes | None, entries: Sequence[Entry]) -> tuple[bytes, block_content.BlockBody]:
+def render(data: bytes | None, entries: Sequence[Entry]) -> tuple[bytes, content.BlockBody]:
     """``data`` with its team block holding ``entries``, and what the block shows."""
-    body = block_content.render(TITLE, "team", entries, BUDGET)
-    return block_format.upsert(data, body.body, block_format.TEAM), body
+    body = content.render(TITLE, "team", entries, BUDGET)
+    return managed_block.upsert(data, body.body, managed_block.TEAM), body
 
 
 def establish(
-    agents: AgentSet,
+    run: Run,
     project: tuple[Path, str | None],
     targets: Targets,
-    adapters: Mapping[str, Adapter],
-    *,
-    dry_run: bool,
+    adapters: Collection[str],
+    features_of: FeaturesOf,
 ) -> Report:
-    """Render the team tier of the project (root, id), if it has one, into its files."""
+    """Render the team tier of the project (root, id), if it has one, into its files: those
+    of ``targets`` (the targets of the enabled ``adapters``) inside it."""
     report = Report()
-    root = project[0]
+    root, journal, dry_run = project[0], run.journal, run.dry_run
     scan = team.scan(root)
-    chosen = sorted(files(agents, root, targets, adapters).items())
+    chosen = sorted(files(run, root, targets, adapters, features_of).items())
     if scan is None:
         # No team tier (never, or `.coffer/memory` removed): the blocks coffer wrote for
         # one go, as `unproject` would take them (one journal read per file).
         for file, _ in chosen:
-            record = agents.journal.load(key(file), TeamRecord)
+            record = journal.load(key(file), TeamRecord)
             if record is not None:
-                with agents.step():
-                    gone = undo(agents.journal, record, dry_run=dry_run, force=False, keep=True)
+                with run.step():
+                    gone = undo(journal, record, dry_run=dry_run, force=False, keep=True)
                     report.extend(gone)
         return report
     report.notices += [f"team tier: {p.line()}" for p in scan.problems]
     if scan.refused:
         return report  # a tier that cannot be read is not an empty one: blocks stay as they are
-    for file in dropped(agents, root, dict(chosen), adapters):
-        record = agents.journal.load(key(file), TeamRecord)
+    for file in dropped(root, dict(chosen), adapters, features_of):
+        record = journal.load(key(file), TeamRecord)
         if record is not None and record.project_id == project[1]:
-            with agents.step():
-                report.extend(undo(agents.journal, record, dry_run=dry_run, force=False, keep=True))
+            with run.step():
+                report.extend(undo(journal, record, dry_run=dry_run, force=False, keep=True))
     for file, names in chosen:
         job = _Job(file, tuple(names), project[1], scan.entries)
-        with agents.step():
+        with run.step():
             try:
-                report.extend(_one(agents.journal, job, dry_run=dry_run))
+                report.extend(_one(journal, job, dry_run=dry_run))
             except GaveUp:
                 raise  # the session start's deadline: stop here, like every other step
             except (OSError, CofferError) as exc:
@@ -240,8 +245,8 @@ def _new_record(journal: Journal, job: _Job, data: bytes | None) -> TeamRecord:
 def _unhide(journal: Journal, file: Path) -> None:
     """A file coffer created for its personal block is excluded from git; once it holds the
     team block git must see it (the clean filter still keeps the personal block out)."""
-    from coffer.projection.git import hiding as gitside
+    from coffer.projection.git import hiding
 
     personal = journal.load(file, BlockRecord)
     if personal is not None and personal.git is not None and personal.git.how == "exclude":
-        gitside.sync(journal, personal, wrote=True, commit=personal.git.commit, dry_run=False)
+        hiding.sync(journal, personal, wrote=True, commit=personal.git.commit, dry_run=False)

@@ -18,19 +18,18 @@ from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from coffer.projection.journal import Journal, TeamRecord
+    from coffer.projection.run import Run, Undo
 
 _BLANK = b" \t\r\n\xef\xbb\xbf"
 
 
 def _without(data: bytes, created: bool) -> bytes:
-    from coffer.projection import managed_block as bf
+    from coffer.projection import managed_block
 
-    span = bf.find(data, bf.TEAM)
+    span = managed_block.find(data, managed_block.TEAM)
     assert span is not None
-    new = bf.remove(data, bf.TEAM)
+    new = managed_block.remove(data, managed_block.TEAM)
     # A block at the top of a file coffer created was followed by the separator the
     # personal block's append added: it goes with the block.
     if created and span.start == 0:
@@ -43,15 +42,17 @@ def _without(data: bytes, created: bool) -> bytes:
 def _all_coffers(data: bytes) -> bool:
     """Nothing but blank lines and an unedited personal block is left: the file is still
     all coffer's. The personal block's record, undone next, finds the file gone."""
-    from coffer.projection import managed_block as bf
+    from coffer.projection import managed_block
 
     if not data.strip(_BLANK):
         return True
     try:
-        span = bf.find(data)
+        span = managed_block.find(data)
     except BlockError:
         return False
-    return span is not None and not span.edited and not bf.remove(data).strip(_BLANK)
+    if span is None or span.edited:
+        return False
+    return not managed_block.remove(data).strip(_BLANK)
 
 
 def undo(
@@ -60,7 +61,7 @@ def undo(
     """Remove the team block of ``record``'s file. ``keep``: the personal block stays in
     use (the team tier went, the project did not), so a file coffer created is kept while
     it holds anything, and its personal record learns that coffer created it."""
-    from coffer.projection import managed_block as bf
+    from coffer.projection import managed_block
     from coffer.projection.common import remove_created_dirs, text_diff
 
     report, path = Report(), Path(record.path)
@@ -74,7 +75,7 @@ def undo(
         report.problems.append(Problem(path, "refused", why))
         return report
     try:
-        span = bf.find(data, bf.TEAM) if data is not None else None
+        span = managed_block.find(data, managed_block.TEAM) if data is not None else None
     except BlockError as exc:
         report.problems.append(Problem(path, "refused", f"team block: {exc}"))
         return report
@@ -113,16 +114,15 @@ def _hand_over(journal: Journal, path: str) -> None:
 
 class Teams:
     """The ``team`` kind in coffer.projection.kinds.KINDS: undo only (establishing is
-    coffer.projection.team.block, run once per project, not per file). Its runs are typed
-    ``Any``: naming coffer.projection.kinds here would make the two modules a cycle."""
+    coffer.projection.team.block, run once per project, not per file)."""
 
-    def establish(self, run: Any, unit: object) -> Report:
+    def establish(self, run: Run, unit: object) -> Report:
         return Report()
 
-    def undo(self, undo_: Any, record: TeamRecord) -> Report:
-        return undo(undo_.agents.journal, record, dry_run=undo_.dry_run, force=undo_.force)
+    def undo(self, undo_: Undo, record: TeamRecord) -> Report:
+        return undo(undo_.journal, record, dry_run=undo_.dry_run, force=undo_.force)
 
-    def state(self, run: Any, unit: object) -> tuple[str, str]:
+    def state(self, run: Run, unit: object) -> tuple[str, str]:
         return "ok", ""
 
 
