@@ -95,10 +95,14 @@ def make_junction(link: str | os.PathLike[str], target: str | os.PathLike[str]) 
         raise OSError(errno.ENOTSUP, "no directory junctions on this system", os.fspath(link))
     import subprocess  # only here: the session-start no-op imports this module
 
-    argv = ["cmd", "/c", "mklink", "/J", os.fspath(link), os.fspath(target)]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    from coffer.base.wincmd import cmd_path, oem_text
+
+    # One command line, handed to cmd as is (a string is not requoted on Windows): no
+    # AutoRun commands (/d), no !delayed! expansion (/v:off), each path a cmd literal.
+    line = f"cmd /d /v:off /c mklink /J {cmd_path(link)} {cmd_path(target)}"
+    done = subprocess.run(line, capture_output=True, check=False)
     if done.returncode != 0 or not link_at(link):
-        said = (done.stderr or done.stdout).strip() or "mklink /J failed"
+        said = oem_text(done.stderr or done.stdout).strip() or "mklink /J failed"
         raise OSError(errno.EPERM, said, os.fspath(link))
 
 
