@@ -21,6 +21,10 @@ NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 # Not on Windows either; there no handle is inherited by default and reads do not block.
 NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)
 CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
+# Windows opens a descriptor in text mode unless told otherwise: os.read/os.write would turn
+# "\n" into "\r\n" and stop at Ctrl-Z. Every os.open of data names it
+# (tests/base/test_binary_guard.py); open_nofollow adds it itself.
+BINARY: int = getattr(os, "O_BINARY", 0)
 # Windows' os.utime cannot act on a link itself.
 UTIME_NOFOLLOW: bool = os.utime in os.supports_follow_symlinks
 # On Windows a rename fails while another program (an editor, an indexer, a virus scanner)
@@ -168,6 +172,7 @@ def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -
     Without ``O_NOFOLLOW`` the path is lstat-checked before the open and the opened file
     is checked, through fstat, to be the one lstat saw (no link swapped in between).
     """
+    flags |= BINARY
     if NOFOLLOW:
         return os.open(path, flags | NOFOLLOW, mode)
     # Another program renaming a new file over ``path`` between the lstat and the open (as
