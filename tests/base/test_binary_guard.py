@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from coffer.base import platform
+from tests.base.test_replace_guard import unexplained
 from tests.test_house import ROOT, _sources
 
-SEAM = ROOT / "coffer" / "base" / "platform.py"
 # Opens that carry no data, as "path:call text" -> the reason.
 ALLOWED: dict[str, str] = {
     "coffer/main.py:os.open(os.devnull, os.O_WRONLY)": "stdout pointed at the null device",
@@ -49,14 +49,7 @@ def text_mode_opens(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_data_descriptor_opens_in_text_mode() -> None:
-    bare = []
-    for path in _sources():
-        if path == SEAM:
-            continue
-        rel = path.relative_to(ROOT).as_posix()
-        for line, text in text_mode_opens(path.read_text(encoding="utf-8")):
-            if f"{rel}:{text}" not in ALLOWED:
-                bare.append(f"{rel}:{line} {text}")
+    bare = unexplained(text_mode_opens, ALLOWED)
     assert not bare, "os.open without platform.BINARY (text mode on Windows):\n" + "\n".join(bare)
 
 
