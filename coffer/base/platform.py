@@ -49,6 +49,9 @@ NO_DIR_LINK = (
 )
 
 _REPARSE_POINT: int = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+# The tag bit of reparse points that redirect to another name (IsReparseTagNameSurrogate):
+# symlinks (0xA000000C) and junctions (0xA0000003), never cloud placeholders (0x9000001A).
+_NAME_SURROGATE = 0x20000000
 # Device names Windows reserves in every directory, with or without an extension.
 RESERVED_NAMES: frozenset[str] = frozenset(
     {"CON", "PRN", "AUX", "NUL"}
@@ -58,8 +61,13 @@ RESERVED_NAMES: frozenset[str] = frozenset(
 
 
 def is_link(st: os.stat_result) -> bool:
-    """Whether an lstat result is a symlink, or a reparse point such as a junction."""
-    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & _REPARSE_POINT)
+    """Whether an lstat result is a symlink, or a reparse point that names another file (a
+    junction). A reparse point whose tag is no name surrogate (a cloud placeholder, a
+    deduplicated file) is the file itself: opened, read and replaced as any other."""
+    if stat.S_ISLNK(st.st_mode):
+        return True
+    reparse = getattr(st, "st_file_attributes", 0) & _REPARSE_POINT
+    return bool(reparse) and bool(getattr(st, "st_reparse_tag", 0) & _NAME_SURROGATE)
 
 
 def is_junction(path: str | os.PathLike[str]) -> bool:

@@ -113,11 +113,39 @@ def test_without_nonblock_a_fifo_is_refused_unopened(
     assert caught.value.errno == errno.ENXIO
 
 
-def test_a_reparse_point_counts_as_a_link() -> None:
-    junction = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x400)
-    plain = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x10)
-    assert platform.is_link(cast(os.stat_result, junction))
-    assert not platform.is_link(cast(os.stat_result, plain))
+def _windows_lstat(mode: int, attributes: int, tag: int = 0) -> os.stat_result:
+    found = SimpleNamespace(st_mode=mode, st_file_attributes=attributes, st_reparse_tag=tag)
+    return cast(os.stat_result, found)
+
+
+def test_a_name_surrogate_reparse_point_counts_as_a_link() -> None:
+    directory, file = stat.S_IFDIR | 0o755, stat.S_IFREG | 0o644
+    assert platform.is_link(_windows_lstat(directory, 0x410, 0xA0000003))  # junction
+    assert platform.is_link(_windows_lstat(file, 0x420, 0xA000000C))  # symlink, as a file
+    assert not platform.is_link(_windows_lstat(directory, 0x10))  # a plain directory
+    # A cloud placeholder (OneDrive, Dropbox) or a deduplicated file is the file itself.
+    assert not platform.is_link(_windows_lstat(file, 0x420, 0x9000001A))
+    assert not platform.is_link(_windows_lstat(file, 0x420, 0x80000013))
+    assert not platform.is_link(_windows_lstat(file, 0x420))  # no tag reported
+
+
+def test_open_nofollow_reads_a_cloud_placeholder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(platform, "NOFOLLOW", 0)
+    path = tmp_path / "notes.md"
+    path.write_text("kept in the cloud")
+    real = os.lstat(path)
+
+    def lstat(p: object) -> os.stat_result:  # as Windows reports a OneDrive file on disk
+        found = SimpleNamespace(st_mode=real.st_mode, st_ino=real.st_ino, st_dev=real.st_dev)
+        found.st_file_attributes, found.st_reparse_tag = 0x420, 0x9000001A
+        return cast(os.stat_result, found)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    fd = platform.open_nofollow(path, os.O_RDONLY)
+    with os.fdopen(fd) as fh:
+        assert fh.read() == "kept in the cloud"
 
 
 def test_set_mtime_never_touches_a_link_target(seam: str, tmp_path: Path) -> None:
