@@ -258,31 +258,31 @@ def reserved_name(name: str) -> bool:
 
 
 if sys.platform == "win32":
-    import ctypes
-    from ctypes import wintypes
-
-    _kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    _kernel32.OpenProcess.restype = wintypes.HANDLE
-    _kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
-    _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
-    _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
     _QUERY_LIMITED = 0x1000  # PROCESS_QUERY_LIMITED_INFORMATION: granted to standard users
-    _STILL_ACTIVE = 259
-    _ACCESS_DENIED = 5
+    _STILL_ACTIVE, _ACCESS_DENIED = 259, 5
     _INVALID_PARAMETER = 87  # what OpenProcess says for a pid no process has
 
     def _windows_alive(pid: int) -> bool | None:
-        handle = _kernel32.OpenProcess(_QUERY_LIMITED, False, pid)
+        # ctypes only here: the session-start no-op imports this module, never asks this.
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32.OpenProcess.restype = wintypes.HANDLE
+        kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+        kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+        kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+        handle = kernel32.OpenProcess(_QUERY_LIMITED, False, pid)
         if not handle:
             err = ctypes.get_last_error()
             return True if err == _ACCESS_DENIED else False if err == _INVALID_PARAMETER else None
         try:
             code = wintypes.DWORD()
-            if not _kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
                 return None
             return code.value == _STILL_ACTIVE
         finally:
-            _kernel32.CloseHandle(handle)
+            kernel32.CloseHandle(handle)
 
 
 # ---- Case-insensitive volumes (APFS and NTFS by default): one spelling per directory ------

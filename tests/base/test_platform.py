@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -113,22 +112,6 @@ def test_without_nonblock_a_fifo_is_refused_unopened(
     assert caught.value.errno == errno.ENXIO
 
 
-def _windows_lstat(mode: int, attributes: int, tag: int = 0) -> os.stat_result:
-    found = SimpleNamespace(st_mode=mode, st_file_attributes=attributes, st_reparse_tag=tag)
-    return cast(os.stat_result, found)
-
-
-def test_a_name_surrogate_reparse_point_counts_as_a_link() -> None:
-    directory, file = stat.S_IFDIR | 0o755, stat.S_IFREG | 0o644
-    assert platform.is_link(_windows_lstat(directory, 0x410, 0xA0000003))  # junction
-    assert platform.is_link(_windows_lstat(file, 0x420, 0xA000000C))  # symlink, as a file
-    assert not platform.is_link(_windows_lstat(directory, 0x10))  # a plain directory
-    # A cloud placeholder (OneDrive, Dropbox) or a deduplicated file is the file itself.
-    assert not platform.is_link(_windows_lstat(file, 0x420, 0x9000001A))
-    assert not platform.is_link(_windows_lstat(file, 0x420, 0x80000013))
-    assert not platform.is_link(_windows_lstat(file, 0x420))  # no tag reported
-
-
 def test_open_nofollow_reads_a_cloud_placeholder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -199,34 +182,6 @@ def test_replace_gives_up_on_a_file_held_for_good(
     with pytest.raises(PermissionError):
         platform.replace(tmp_path / "a", tmp_path / "b")
     assert len(calls) == 3
-
-
-def test_process_alive_tells_live_dead_and_unknown() -> None:
-    assert platform.process_alive(os.getpid()) is True
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    assert platform.process_alive(child.pid) is False
-    assert platform.process_alive(0) is None
-    assert platform.process_alive(-1) is None
-
-
-@pytest.mark.parametrize(
-    ("name", "reserved"),
-    [
-        ("con", True),
-        ("NUL", True),
-        ("nul.md", True),
-        ("com1", True),
-        ("lpt9.txt", True),
-        ("aux ", True),
-        ("com0", False),
-        ("console", False),
-        ("con-notes", False),
-        ("lpt10", False),
-    ],
-)
-def test_reserved_device_names(name: str, reserved: bool) -> None:
-    assert platform.reserved_name(name) is reserved
 
 
 def test_a_reserved_name_is_refused_as_an_entry_name(tmp_path: Path) -> None:
