@@ -51,6 +51,9 @@ def runner(environ: Mapping[str, str]) -> Runner:
                 list(argv),
                 capture_output=True,
                 text=True,
+                # reg, taskkill and launchctl answer in the system's code page, whatever
+                # the user's name holds: replaced where undecodable, never a crash.
+                errors="replace",
                 timeout=TIMEOUT,
                 env=dict(environ),
                 stdin=subprocess.DEVNULL,
