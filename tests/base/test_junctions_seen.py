@@ -31,15 +31,21 @@ def junction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return made
 
 
+def junction_at(junction: Path, where: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Move the stand-in junction to ``where``, and let the seam call it a junction there."""
+    where.parent.mkdir(parents=True, exist_ok=True)
+    junction.rename(where)
+    monkeypatch.setattr(platform, "is_junction", lambda p: Path(p) == where)
+    return where
+
+
 def test_the_native_import_does_not_walk_into_a_junction(
     junction: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "memory"
     root.mkdir()
     (root / "kept.md").write_text("a memory\n")
-    inner = root / "linked"
-    junction.rename(inner)
-    monkeypatch.setattr(platform, "is_junction", lambda p: Path(p) == inner)
+    inner = junction_at(junction, root / "linked", monkeypatch)
     found = markdown_files(root, "agent")
     refused = [f for f in found if not isinstance(f, Path)]
     assert [f for f in found if isinstance(f, Path)] == [root / "kept.md"]
@@ -52,10 +58,7 @@ def test_gemini_does_not_follow_a_junction(
     junction: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gemini = tmp_path / ".gemini"
-    slug_dir = gemini / "tmp" / "repo"
-    slug_dir.parent.mkdir(parents=True)
-    junction.rename(slug_dir)
-    monkeypatch.setattr(platform, "is_junction", lambda p: Path(p) == slug_dir)
+    junction_at(junction, gemini / "tmp" / "repo", monkeypatch)
     why = gemini_memory._owner_problem(gemini, "repo", tmp_path / "repo")
     assert "symlink or junction" in why
 
@@ -64,10 +67,7 @@ def test_qwen_does_not_follow_a_junction(
     junction: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = tmp_path / ".qwen"
-    project = base / "projects" / "slug"
-    project.parent.mkdir(parents=True)
-    junction.rename(project)
-    monkeypatch.setattr(platform, "is_junction", lambda p: Path(p) == project)
+    junction_at(junction, base / "projects" / "slug", monkeypatch)
     roots = qwen_native._roots(base)
     assert roots[0] == base / "memories"
     assert len(roots) == 2 and not isinstance(roots[1], Path)
