@@ -116,7 +116,12 @@ def plan(
     out = ServicePlan(m)
     out.report.notices.extend(_privacy_notes(store_root, m))
     before = m.read()
-    after = m.render(launch.argv, service_env(environ, loaded, launch))
+    try:
+        after = m.render(launch.argv, service_env(environ, loaded, launch))
+    except sm.DoesNotFit as exc:
+        out.report.problems.append(Problem(m.path, "refused", f"not installed: {exc}"))
+        out.manager = None  # nothing to write, start or journal
+        return out
     record = Journal(store_root).load(key(m.path), ServiceRecord)
     if before is not None and record is None and m.replaces_foreign and before != after:
         out.report.notices.append(
