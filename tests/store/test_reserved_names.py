@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from coffer.base.errors import InvalidInputError
+from coffer.projection.symlink import merge as symlink_merge
 from coffer.store import drafts
 from coffer.store.incoming import entry_name_ok
 from coffer.sync import tree
@@ -66,3 +67,19 @@ def test_an_arriving_file_with_a_device_name_is_not_taken_in(name: str, ok: bool
     # One check for a pull, a merge of the linked folder and the waiting area.
     assert entry_name_ok(name) is ok
     assert (tree.split(f"global/{name}") is not None) is ok
+
+
+def test_a_linked_folder_merge_gives_a_device_name_file_a_variant(tmp_path: Path) -> None:
+    # Claude's own memory folder, merged into the tier when coffer first links it.
+    native, tier_dir = tmp_path / "native", tmp_path / "tier"
+    native.mkdir()
+    tier_dir.mkdir()
+    (native / "con.md").write_text("---\nname: con\ndescription: c\n---\nConsole notes.\n")
+    (native / "deploy.md").write_text("---\nname: deploy\ndescription: d\n---\nShip it.\n")
+    plan = symlink_merge.plan_merge(native, tier_dir, [])
+    assert [(m.source, m.dest, m.state) for m in plan.moves] == [
+        ("con.md", "con-notes.md", "renamed"),
+        ("deploy.md", "deploy.md", "new"),
+    ]
+    symlink_merge.merge(native, tier_dir, plan)
+    assert sorted(os.listdir(tier_dir)) == ["con-notes.md", "deploy.md"]
