@@ -91,6 +91,12 @@ def _short(argv: Sequence[str]) -> list[str]:
     return [os.path.basename(argv[0]), *argv[1:]]
 
 
+def _does_not_fit(m: sm.Manager, exc: sm.DoesNotFit) -> ServicePlan:
+    out = ServicePlan(None)  # nothing to write, start or journal
+    out.report.problems.append(Problem(m.path, "refused", f"not installed: {exc}"))
+    return out
+
+
 def plan(
     store_root: Path,
     environ: Mapping[str, str],
@@ -119,9 +125,7 @@ def plan(
     try:
         after = m.render(launch.argv, service_env(environ, loaded, launch))
     except sm.DoesNotFit as exc:
-        out.report.problems.append(Problem(m.path, "refused", f"not installed: {exc}"))
-        out.manager = None  # nothing to write, start or journal
-        return out
+        return _does_not_fit(m, exc)
     record = Journal(store_root).load(key(m.path), ServiceRecord)
     if before is not None and record is None and m.replaces_foreign and before != after:
         out.report.notices.append(
