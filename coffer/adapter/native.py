@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from coffer.adapter import Imported, NativeMemory
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.base.errors import CofferError
 
 if TYPE_CHECKING:
@@ -28,21 +28,22 @@ _MAX_FILES = 2_000  # files listed under one memory folder
 
 
 def link_in(root: Path, path: Path) -> Path | None:
-    """The first symlink on the way from ``root`` (included) down to ``path``, if any."""
+    """The first link (a symlink, or a junction on Windows, which lstat shows as a plain
+    directory) on the way from ``root`` (included) down to ``path``, if any."""
     probe = root
-    if probe.is_symlink():
+    if platform.link_at(probe):
         return probe
     for part in path.relative_to(root).parts:
         probe = probe / part
-        if probe.is_symlink():
+        if platform.link_at(probe):
             return probe
     return None
 
 
 def refused_link(name: str, description: str, path: Path, link: Path, agent: str) -> Imported:
     why = (
-        f"not imported: {link} is a symlink; coffer does not follow links out of {agent}'s "
-        "memory folder (replace it with the file itself)"
+        f"not imported: {link} is a symlink or junction; coffer does not follow links out of "
+        f"{agent}'s memory folder (replace it with the file itself)"
     )
     return Imported(name, description, "", str(path), refused=why)
 
@@ -77,15 +78,15 @@ def import_file(root: Path, path: Path, name: str, description: str, agent: str)
 
 def markdown_files(root: Path, agent: str) -> list[Path | Imported]:
     """Every ``*.md`` below ``root``, by path, descending into plain directories only; a
-    symlink met on the way is listed as a refused item instead."""
-    if root.is_symlink():
+    link met on the way (a symlink or junction) is listed as a refused item instead."""
+    if platform.link_at(root):
         return [refused_link(f"{agent}-memory", f"{agent} memory", root, root, agent)]
     found: list[Path] = []
     refused: list[Imported] = []
     stack = [root] if root.is_dir() else []
     while stack and len(found) < _MAX_FILES:
         for child in sorted(stack.pop().iterdir()):
-            if child.is_symlink():
+            if platform.link_at(child):
                 name = f"{agent}-{child.stem}"
                 refused.append(refused_link(name, child.name, child, child, agent))
             elif child.is_dir():

@@ -79,7 +79,7 @@ class Kept:
 
 
 def _private(path: str, flags: int) -> int:
-    return os.open(path, flags, 0o600)
+    return os.open(path, flags | platform.BINARY, 0o600)
 
 
 def _path_key() -> tuple[list[list[Any]], float]:

@@ -1,7 +1,8 @@
 """Kill-point and full-disk injection, for the crash tests in ``tests/faults/``.
 
 ``COFFER_KILL_AT=N`` makes the process kill itself (SIGKILL: no ``finally``, no atexit,
-exactly like a power cut or ``kill -9``) just before its Nth change to the file system.
+exactly like a power cut or ``kill -9``; on Windows ``TerminateProcess``, as abrupt) just
+before its Nth change to the file system.
 Every fs-changing helper in :mod:`coffer.base.fsutil` calls :func:`step` first, so a test can
 iterate N over every change a command makes and check what each cut leaves behind.
 
@@ -37,6 +38,9 @@ _ALLOCATING = ("tmpfile", "mkdir", "copy", "copytree", "symlink")
 # Lets the sweep exercise the portable two-rename swap on a system with an atomic exchange.
 NO_EXCHANGE = bool(os.environ.get("COFFER_FAULTS_NO_EXCHANGE"))
 _done = 0
+# What a process cut at a kill point exits with, as subprocess reports it: killed by SIGKILL,
+# or on Windows ended by TerminateProcess with SIGTERM's number as its exit code.
+KILLED = 15 if os.name == "nt" else -9
 
 
 def step(what: str = "") -> None:
@@ -51,7 +55,8 @@ def step(what: str = "") -> None:
     if _KILL_AT and _done >= _KILL_AT:
         import signal
 
-        os.kill(os.getpid(), signal.SIGKILL)
+        # Windows has no SIGKILL: there os.kill with SIGTERM is TerminateProcess.
+        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
     if _FAIL and _done >= _FAIL_AT:
         verb, _, path = what.partition(" ")
         if verb in _ALLOCATING:

@@ -102,7 +102,7 @@ def replaceable(path: Path) -> os.stat_result | None:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
-    if stat.S_ISLNK(st.st_mode):
+    if platform.is_link(st):  # a junction too, which lstat shows as a directory
         raise CofferError(f"refusing to write through symlink {path}")
     if not stat.S_ISREG(st.st_mode):
         raise CofferError(f"refusing to replace {path}: not a regular file")

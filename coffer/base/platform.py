@@ -21,6 +21,10 @@ NOFOLLOW: int = getattr(os, "O_NOFOLLOW", 0)
 # Not on Windows either; there no handle is inherited by default and reads do not block.
 NONBLOCK: int = getattr(os, "O_NONBLOCK", 0)
 CLOEXEC: int = getattr(os, "O_CLOEXEC", 0)
+# Windows opens a descriptor in text mode unless told otherwise: os.read/os.write would turn
+# "\n" into "\r\n" and stop at Ctrl-Z. Every os.open of data names it
+# (tests/base/test_binary_guard.py); open_nofollow adds it itself.
+BINARY: int = getattr(os, "O_BINARY", 0)
 # Windows' os.utime cannot act on a link itself.
 UTIME_NOFOLLOW: bool = os.utime in os.supports_follow_symlinks
 # On Windows a rename fails while another program (an editor, an indexer, a virus scanner)
@@ -45,6 +49,9 @@ NO_DIR_LINK = (
 )
 
 _REPARSE_POINT: int = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
+# The tag bit of reparse points that redirect to another name (IsReparseTagNameSurrogate):
+# symlinks (0xA000000C) and junctions (0xA0000003), never cloud placeholders (0x9000001A).
+_NAME_SURROGATE = 0x20000000
 # Device names Windows reserves in every directory, with or without an extension.
 RESERVED_NAMES: frozenset[str] = frozenset(
     {"CON", "PRN", "AUX", "NUL"}
@@ -54,8 +61,13 @@ RESERVED_NAMES: frozenset[str] = frozenset(
 
 
 def is_link(st: os.stat_result) -> bool:
-    """Whether an lstat result is a symlink, or a reparse point such as a junction."""
-    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & _REPARSE_POINT)
+    """Whether an lstat result is a symlink, or a reparse point that names another file (a
+    junction). A reparse point whose tag is no name surrogate (a cloud placeholder, a
+    deduplicated file) is the file itself: opened, read and replaced as any other."""
+    if stat.S_ISLNK(st.st_mode):
+        return True
+    reparse = getattr(st, "st_file_attributes", 0) & _REPARSE_POINT
+    return bool(reparse) and bool(getattr(st, "st_reparse_tag", 0) & _NAME_SURROGATE)
 
 
 def is_junction(path: str | os.PathLike[str]) -> bool:
@@ -95,10 +107,14 @@ def make_junction(link: str | os.PathLike[str], target: str | os.PathLike[str]) 
         raise OSError(errno.ENOTSUP, "no directory junctions on this system", os.fspath(link))
     import subprocess  # only here: the session-start no-op imports this module
 
-    argv = ["cmd", "/c", "mklink", "/J", os.fspath(link), os.fspath(target)]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    from coffer.base.wincmd import cmd_path, oem_text
+
+    # One command line, handed to cmd as is (a string is not requoted on Windows): no
+    # AutoRun commands (/d), no !delayed! expansion (/v:off), each path a cmd literal.
+    line = f"cmd /d /v:off /c mklink /J {cmd_path(link)} {cmd_path(target)}"
+    done = subprocess.run(line, capture_output=True, check=False)
     if done.returncode != 0 or not link_at(link):
-        said = (done.stderr or done.stdout).strip() or "mklink /J failed"
+        said = oem_text(done.stderr or done.stdout).strip() or "mklink /J failed"
         raise OSError(errno.EPERM, said, os.fspath(link))
 
 
@@ -164,6 +180,7 @@ def open_nofollow(path: str | os.PathLike[str], flags: int, mode: int = 0o777) -
     Without ``O_NOFOLLOW`` the path is lstat-checked before the open and the opened file
     is checked, through fstat, to be the one lstat saw (no link swapped in between).
     """
+    flags |= BINARY
     if NOFOLLOW:
         return os.open(path, flags | NOFOLLOW, mode)
     # Another program renaming a new file over ``path`` between the lstat and the open (as
@@ -241,31 +258,31 @@ def reserved_name(name: str) -> bool:
 
 
 if sys.platform == "win32":
-    import ctypes
-    from ctypes import wintypes
-
-    _kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    _kernel32.OpenProcess.restype = wintypes.HANDLE
-    _kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
-    _kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
-    _kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
     _QUERY_LIMITED = 0x1000  # PROCESS_QUERY_LIMITED_INFORMATION: granted to standard users
-    _STILL_ACTIVE = 259
-    _ACCESS_DENIED = 5
+    _STILL_ACTIVE, _ACCESS_DENIED = 259, 5
     _INVALID_PARAMETER = 87  # what OpenProcess says for a pid no process has
 
     def _windows_alive(pid: int) -> bool | None:
-        handle = _kernel32.OpenProcess(_QUERY_LIMITED, False, pid)
+        # ctypes only here: the session-start no-op imports this module, never asks this.
+        import ctypes
+        from ctypes import wintypes
+
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32.OpenProcess.restype = wintypes.HANDLE
+        kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+        kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+        kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+        handle = kernel32.OpenProcess(_QUERY_LIMITED, False, pid)
         if not handle:
             err = ctypes.get_last_error()
             return True if err == _ACCESS_DENIED else False if err == _INVALID_PARAMETER else None
         try:
             code = wintypes.DWORD()
-            if not _kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
                 return None
             return code.value == _STILL_ACTIVE
         finally:
-            _kernel32.CloseHandle(handle)
+            kernel32.CloseHandle(handle)
 
 
 # ---- Case-insensitive volumes (APFS and NTFS by default): one spelling per directory ------

@@ -91,6 +91,12 @@ def _short(argv: Sequence[str]) -> list[str]:
     return [os.path.basename(argv[0]), *argv[1:]]
 
 
+def _does_not_fit(m: sm.Manager, exc: sm.DoesNotFit) -> ServicePlan:
+    out = ServicePlan(None)  # nothing to write, start or journal
+    out.report.problems.append(Problem(m.path, "refused", f"not installed: {exc}"))
+    return out
+
+
 def plan(
     store_root: Path,
     environ: Mapping[str, str],
@@ -116,7 +122,10 @@ def plan(
     out = ServicePlan(m)
     out.report.notices.extend(_privacy_notes(store_root, m))
     before = m.read()
-    after = m.render(launch.argv, service_env(environ, loaded, launch))
+    try:
+        after = m.render(launch.argv, service_env(environ, loaded, launch))
+    except sm.DoesNotFit as exc:
+        return _does_not_fit(m, exc)
     record = Journal(store_root).load(key(m.path), ServiceRecord)
     if before is not None and record is None and m.replaces_foreign and before != after:
         out.report.notices.append(

@@ -9,11 +9,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from coffer.base import fsutil
+from coffer.base.errors import CofferError
 from coffer.store.paths import home_dir
 
 UNIT = "coffer-watch.service"
 LABEL = "dev.coffer.watch"
 TIMEOUT = 20.0  # seconds for one systemctl/launchctl call (enable --now waits for the start)
+
+
+class DoesNotFit(CofferError):
+    """The service definition cannot hold this command (Windows' Run value, 260 characters):
+    setup installs nothing and says why and what to do instead."""
 
 
 class Ran(NamedTuple):
@@ -51,6 +57,9 @@ def runner(environ: Mapping[str, str]) -> Runner:
                 list(argv),
                 capture_output=True,
                 text=True,
+                # reg, taskkill and launchctl answer in the system's code page, whatever
+                # the user's name holds: replaced where undecodable, never a crash.
+                errors="replace",
                 timeout=TIMEOUT,
                 env=dict(environ),
                 stdin=subprocess.DEVNULL,

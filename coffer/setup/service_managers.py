@@ -18,7 +18,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from coffer.base import platform as seam
-from coffer.setup.service_base import LABEL, UNIT, Manager, Ran, Runner, State, runner
+from coffer.setup.service_base import (
+    LABEL,
+    UNIT,
+    DoesNotFit,
+    Manager,
+    Ran,
+    Runner,
+    State,
+    runner,
+)
 from coffer.store.paths import home_dir
 
 # The user unit directories systemd reads besides ours (systemd.unit(5), user mode), the
@@ -222,6 +231,7 @@ def default_log_file(environ: Mapping[str, str], platform: str | None = None) ->
 __all__ = [
     "LABEL",
     "UNIT",
+    "DoesNotFit",
     "Manager",
     "Ran",
     "Runner",

@@ -22,13 +22,26 @@ from pathlib import Path
 from typing import Protocol, cast
 
 from coffer.base import platform as seam
-from coffer.setup.service_base import Manager, Ran, Runner, State
+from coffer.setup.service_base import DoesNotFit, Manager, Ran, Runner, State
 from coffer.store.paths import home_dir
 
 RUN_KEY = r"Software\Microsoft\Windows\CurrentVersion\Run"
 VALUE = "coffer-watch"
 REG_SZ = 1  # winreg.REG_SZ, the type coffer writes (a plain command line)
 _SEP = "--"  # the environment pairs stop here: what follows is coffer's argv
+# "A command line no longer than 260 characters" (Microsoft, Run and RunOnce Registry Keys).
+RUN_LIMIT = 260
+# What the logon environment has of its own (the user's profile and registry environment):
+# never carried in the value, which has no room for a PATH and its like.
+LOGON_HAS = frozenset(
+    {"PATH", "PATHEXT", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH"}
+    | {"USERNAME", "USERDOMAIN", "TEMP", "TMP", "SYSTEMROOT", "WINDIR", "COMSPEC", "PUBLIC"}
+    | {"PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)", "ALLUSERSPROFILE"}
+)
+# A carried value below one of these folders is written from it (``%USERPROFILE%\.codex``)
+# and expanded again at logon: the user's profile path, often long, is not spelled out
+# twice. Innermost first, so the longest prefix is used.
+_LOGON_ROOTS = ("LOCALAPPDATA", "APPDATA", "USERPROFILE")
 
 
 class RunKey(Protocol):
@@ -155,17 +168,33 @@ class WinRun(Manager):
 
     def command(self, env: Mapping[str, str]) -> list[str]:
         """The argv the Run value holds: this module sets the environment the watcher needs
-        (a logon process sees only the user's registry environment), then runs coffer."""
-        log = str(log_file(self.environ))
-        # PATH is left out: the logon environment has the user's own, and a Run value is a
-        # command line, where a shell's long PATH does not fit.
-        pairs = [f"{k}={v}" for k, v in sorted(env.items()) if k.upper() != "PATH"]
-        return [self.exe, "-m", __name__, *pairs, _SEP, "watch", "--log-file", log]
+        that logon does not give it (a logon process sees only the user's registry
+        environment), then runs ``coffer watch``, logging where :func:`main` finds at logon."""
+        pairs = [
+            f"{k}={self._from_root(v)}"
+            for k, v in sorted(env.items())
+            if k.upper() not in LOGON_HAS
+        ]
+        return [self.exe, "-m", __name__, *pairs, _SEP, "watch"]
+
+    def _from_root(self, value: str) -> str:
+        for name in _LOGON_ROOTS:
+            root = self.environ.get(name, "").rstrip("\\/")
+            if root and value.startswith(root) and value[len(root) : len(root) + 1] in "\\/":
+                return f"%{name}%{value[len(root) :]}"
+        return value
 
     def render(self, argv: Sequence[str], env: Mapping[str, str]) -> bytes:
         self.env = env
         # CommandLineToArgvW / the C runtime split it back into exactly these arguments.
-        return subprocess.list2cmdline(self.command(env)).encode("utf-8")
+        line = subprocess.list2cmdline(self.command(env))
+        if len(line) > RUN_LIMIT:
+            raise DoesNotFit(
+                f"its logon command would be {len(line)} characters, and Windows runs a Run "
+                f"value of at most {RUN_LIMIT}: {line}. Install coffer at a shorter path "
+                "(pipx or uv with a short home), or unset the variables it carries"
+            )
+        return line.encode("utf-8")
 
     # ---- the definition is a registry value -------------------------------------------
 
@@ -250,10 +279,17 @@ def main(argv: Sequence[str]) -> None:
     cut = args.index(_SEP) if _SEP in args else 0
     for pair in args[:cut]:
         name, _, value = pair.partition("=")
+        for root in _LOGON_ROOTS:  # written from a logon folder by WinRun.command
+            if value.startswith(f"%{root}%") and os.environ.get(root):
+                value = os.environ[root] + value[len(root) + 2 :]
+                break
         os.environ[name] = value
     import runpy
 
-    sys.argv = ["coffer", *args[cut + 1 :]]
+    rest = args[cut + 1 :]
+    if rest == ["watch"]:  # found here, at logon: the Run value has no room for the path
+        rest += ["--log-file", str(log_file(os.environ))]
+    sys.argv = ["coffer", *rest]
     runpy.run_module("coffer", run_name="__main__", alter_sys=True)
 
 

@@ -15,12 +15,14 @@ from coffer.store import projects
 from coffer.store.entry import (
     MAX_BODY_BYTES,
     Entry,
+    check_not_reserved,
     check_type,
     derived_name,
     first_line,
     one_line,
     same_text_key,
     slugify,
+    unreserved,
 )
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 from coffer.store.tier import Scope
@@ -111,7 +113,9 @@ def draft(
     desc = one_line(description) if description else first_line(body)
     check_secrets(body, desc, name or "")
     explicit = name is not None
-    base_name = slugify(name) if name is not None else derived_name(desc or body)
+    base_name = slugify(name) if name is not None else unreserved(derived_name(desc or body))
+    if explicit:  # `con` asked for by name is refused, as `--name con` is
+        check_not_reserved(base_name)
     if not base_name:
         raise InvalidInputError(
             f"cannot make an entry name from {name!r}: use letters or digits"

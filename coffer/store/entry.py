@@ -204,11 +204,22 @@ def check_name(name: str) -> str:
             f"invalid entry name {shown!r}: use lowercase letters, digits and single dashes "
             f"(at most {MAX_NAME} characters), e.g. {example or 'release-process'!r}"
         )
-    if reserved_name(name):  # refused everywhere, so a store syncs to Windows machines too
+    check_not_reserved(name)
+    return name
+
+
+def check_not_reserved(name: str) -> None:
+    """Refuse a name Windows reserves for a device (``con``, ``nul``, ``com1``…) on every
+    system, so a store made anywhere syncs to a Windows machine."""
+    if reserved_name(name):
         raise InvalidInputError(
             f"invalid entry name {name!r}: Windows reserves it for a device; e.g. {name}-notes"
         )
-    return name
+
+
+def unreserved(name: str) -> str:
+    """A derived ``name``, or where Windows reserves it, the variant ``<name>-notes``."""
+    return f"{name}-notes" if reserved_name(name) else name
 
 
 def check_type(value: str | None) -> str | None:

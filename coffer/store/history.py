@@ -148,7 +148,7 @@ class History:
         path = self.dir / "versions.jsonl"
         text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
         faults.step(f"append {path}")
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | platform.BINARY, 0o600)
         try:
             os.write(fd, text.encode("utf-8", "surrogateescape"))
             os.fsync(fd)

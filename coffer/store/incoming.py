@@ -9,6 +9,7 @@ from pathlib import Path
 
 from coffer.base import fsutil
 from coffer.base.errors import StoreError
+from coffer.base.platform import reserved_name
 
 # An entry file in full, frontmatter and body, on every way in: `remember`/`update`, MCP,
 # the linked agent folder, a pull, the waiting area, the team tier (docs/adr/0043). Twice
@@ -38,6 +39,7 @@ def entry_name_ok(name: str) -> bool:
         name.endswith(".md")
         and name != _INDEX_NAME
         and not fsutil.is_tmp_name(name)
+        and not reserved_name(name)  # `con.md` cannot exist on a Windows machine the store syncs to
         and name.isprintable()
         and len(name.encode("utf-8", "surrogateescape")) <= 255
     )

@@ -91,7 +91,10 @@ def _author(root: Path) -> str:
         done = subprocess.run(
             [git, "-C", str(root), "var", "GIT_AUTHOR_IDENT"],
             capture_output=True,
-            text=True,
+            # git prints the name as configured, UTF-8 by convention: never the ANSI code
+            # page text=True would assume on Windows, and no crash on a stray byte.
+            encoding="utf-8",
+            errors="replace",
             check=False,
             timeout=10,
         )

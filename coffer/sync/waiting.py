@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.base.errors import CofferError
 from coffer.store import waiting
 from coffer.sync import local, rounds, tree
@@ -66,7 +66,8 @@ def keep(
 def _drop_gone(area: Path, wanted: _Wanted) -> None:
     """Remove what no longer waits: a key a project here now has, a file the merge deleted."""
     for d in _names(area):
-        real_dir = (area / d).is_dir() and not (area / d).is_symlink()
+        # a junction is no real directory either: what it points to is never cleaned
+        real_dir = (area / d).is_dir() and not platform.link_at(area / d)
         if d not in wanted or not real_dir:
             _remove(area / d)
             continue
@@ -77,7 +78,7 @@ def _drop_gone(area: Path, wanted: _Wanted) -> None:
 
 def _names(directory: Path) -> list[str]:
     try:
-        return sorted(os.listdir(directory)) if not directory.is_symlink() else []
+        return sorted(os.listdir(directory)) if not platform.link_at(directory) else []
     except OSError:
         return []
 
@@ -89,7 +90,7 @@ def _blob_id(path: Path) -> str | None:
 
 def _remove(path: Path) -> None:
     with contextlib.suppress(OSError):  # the next round tries again
-        if os.path.isdir(path) and not os.path.islink(path):
+        if os.path.isdir(path) and not platform.link_at(path):
             fsutil.rmtree(path)
         else:
             fsutil.unlink(path)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.base.errors import CofferError
 from coffer.secrets import redact
 from coffer.store.watch_state import EXIT_NOT_RUNNING as EXIT_NOT_RUNNING
@@ -92,7 +92,7 @@ class InstanceLock:
             return
         import fcntl
 
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, fsutil.PRIVATE_FILE_MODE)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | platform.BINARY, fsutil.PRIVATE_FILE_MODE)
         # A few tries: `--status` probes the lock for a microsecond.
         for attempt in range(5):
             try:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -113,11 +112,23 @@ def test_without_nonblock_a_fifo_is_refused_unopened(
     assert caught.value.errno == errno.ENXIO
 
 
-def test_a_reparse_point_counts_as_a_link() -> None:
-    junction = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x400)
-    plain = SimpleNamespace(st_mode=stat.S_IFDIR | 0o755, st_file_attributes=0x10)
-    assert platform.is_link(cast(os.stat_result, junction))
-    assert not platform.is_link(cast(os.stat_result, plain))
+def test_open_nofollow_reads_a_cloud_placeholder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(platform, "NOFOLLOW", 0)
+    path = tmp_path / "notes.md"
+    path.write_text("kept in the cloud")
+    real = os.lstat(path)
+
+    def lstat(p: object) -> os.stat_result:  # as Windows reports a OneDrive file on disk
+        found = SimpleNamespace(st_mode=real.st_mode, st_ino=real.st_ino, st_dev=real.st_dev)
+        found.st_file_attributes, found.st_reparse_tag = 0x420, 0x9000001A
+        return cast(os.stat_result, found)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    fd = platform.open_nofollow(path, os.O_RDONLY)
+    with os.fdopen(fd) as fh:
+        assert fh.read() == "kept in the cloud"
 
 
 def test_set_mtime_never_touches_a_link_target(seam: str, tmp_path: Path) -> None:
@@ -171,34 +182,6 @@ def test_replace_gives_up_on_a_file_held_for_good(
     with pytest.raises(PermissionError):
         platform.replace(tmp_path / "a", tmp_path / "b")
     assert len(calls) == 3
-
-
-def test_process_alive_tells_live_dead_and_unknown() -> None:
-    assert platform.process_alive(os.getpid()) is True
-    child = subprocess.Popen([sys.executable, "-c", "pass"])
-    child.wait()
-    assert platform.process_alive(child.pid) is False
-    assert platform.process_alive(0) is None
-    assert platform.process_alive(-1) is None
-
-
-@pytest.mark.parametrize(
-    ("name", "reserved"),
-    [
-        ("con", True),
-        ("NUL", True),
-        ("nul.md", True),
-        ("com1", True),
-        ("lpt9.txt", True),
-        ("aux ", True),
-        ("com0", False),
-        ("console", False),
-        ("con-notes", False),
-        ("lpt10", False),
-    ],
-)
-def test_reserved_device_names(name: str, reserved: bool) -> None:
-    assert platform.reserved_name(name) is reserved
 
 
 def test_a_reserved_name_is_refused_as_an_entry_name(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coffer.base import faults
 from coffer.store import Store
 from tests.helpers import make_repo
 from tests.setup.test_setup_undo import CLAUDE_JSON, CODEX_HOOKS, SETTINGS_JSON
@@ -340,7 +341,7 @@ def sweep(tmp_path: Path, name: str, *, full: bool, no_exchange: bool = False) -
         entries_before = store_entries(sb)
         cut = sb.run(*sc.command, kill_at=n)
         where = f"{name}: killed before change {log[n - 1]!r}"
-        assert cut.returncode == -9, (where, cut.stdout, cut.stderr)
+        assert cut.returncode == faults.KILLED, (where, cut.stdout, cut.stderr)
         # Every file holds its old or its new bytes (None: absent).
         now = sb.tracked()
         for f in set(now) | set(before) | set(after):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from coffer.base import faults
 from coffer.projection import managed_block as block_format
 from tests.faults.kill import Files, Sandbox, build, temp_files
 
@@ -59,7 +60,7 @@ def test_a_kill_before_any_team_change_loses_nothing(tmp_path: Path) -> None:
         _team(sb)
         cut = sb.run("project", kill_at=n)
         where = f"killed before change {log[n - 1]!r}"
-        assert cut.returncode == -9, (where, cut.stdout, cut.stderr)
+        assert cut.returncode == faults.KILLED, (where, cut.stdout, cut.stderr)
         now = sb.tracked()
         for f in set(now) | set(before) | set(after):
             states = (before.get(f), after.get(f), between.get(f, before.get(f)))

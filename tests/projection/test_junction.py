@@ -171,6 +171,7 @@ def test_a_junction_is_signed_by_its_target_as_windows_reports_it(tmp_path, monk
     class Junction:
         st_ino, st_size, st_mtime_ns, st_mode = real.st_ino, 0, real.st_mtime_ns, real.st_mode
         st_file_attributes = 0x400  # FILE_ATTRIBUTE_REPARSE_POINT
+        st_reparse_tag = 0xA0000003  # IO_REPARSE_TAG_MOUNT_POINT
 
     def lstat(path, *args, **kwargs):
         return Junction() if os.fspath(path) == str(link) else real_lstat(path, *args, **kwargs)
@@ -196,6 +197,7 @@ def test_a_reparse_point_that_is_no_link_is_signed_by_its_lstat(tmp_path, monkey
     class Placeholder:
         st_ino, st_size, st_mtime_ns, st_mode = real.st_ino, 2, real.st_mtime_ns, real.st_mode
         st_file_attributes = 0x400
+        st_reparse_tag = 0x9000001A  # IO_REPARSE_TAG_CLOUD_6: no name surrogate
 
     def refuse(_path):
         raise OSError(22, "The file or directory is not a reparse point of a link")

@@ -502,3 +502,11 @@ def test_other_platforms_say_which_managers_coffer_knows(tmp_path: Path) -> None
         "coffer knows no service manager on freebsd14 (systemd on Linux, launchd on macOS, "
         "the Run key on Windows)"
     )
+
+
+def test_a_service_manager_answering_in_another_code_page_is_read(tmp_path: Path) -> None:
+    # reg and taskkill answer in the system's code page: undecodable bytes are replaced.
+    run = service_managers.runner(os.environ)
+    code = "import sys; sys.stdout.buffer.write(b'Zugriff verweigert: J\\x81rgen\\xff')"
+    ran = run((sys.executable, "-c", code))
+    assert ran.ok and ran.out.startswith("Zugriff verweigert: J") and ran.out.endswith("rgen\ufffd")

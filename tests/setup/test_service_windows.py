@@ -47,7 +47,12 @@ class FakeRunKey:
 
 
 @pytest.fixture
-def run_key(monkeypatch: pytest.MonkeyPatch) -> FakeRunKey:
+def run_key(monkeypatch: pytest.MonkeyPatch, fake_home: Path) -> FakeRunKey:
+    # The store and the agents' homes in the user's profile, as on Windows: the Run value
+    # writes them from %USERPROFILE% (a pytest temporary path spelled out would not fit).
+    monkeypatch.setenv("USERPROFILE", str(fake_home))
+    monkeypatch.setenv("COFFER_HOME", str(fake_home / ".coffer"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(fake_home / ".config"))
     key = FakeRunKey()
     monkeypatch.setattr(platform, "SYSTEM", "win32")
     monkeypatch.setattr(service_winrun, "OPEN_KEY", lambda: key)
@@ -136,9 +141,9 @@ def test_install_writes_the_run_value_and_starts_the_watcher_detached(
         "-m",
         "coffer.setup.service_winrun",
     ]
-    assert f"COFFER_HOME={os.environ['COFFER_HOME']}" in argv
+    assert f"COFFER_HOME=%USERPROFILE%{os.sep}.coffer" in argv
     assert not any(a.startswith("PATH=") for a in argv)  # logon has the user's own PATH
-    assert argv[argv.index("--") + 1 :][:2] == ["watch", "--log-file"]
+    assert argv[argv.index("--") + 1 :] == ["watch"]  # the log file is found at logon
     assert spawned == [argv]  # started now, exactly as logon will start it
     [record] = _records()
     assert (record.manager, record.path, record.created_file) == ("winrun", SHOWN, True)
@@ -312,3 +317,60 @@ def test_the_logon_entry_point_sets_the_environment_and_runs_coffer(
         (["watch", "--log-file", "C:\\l.log"], "a=b c")
     ]
     monkeypatch.delenv("COFFER_X")
+
+
+# A pipx install under a long user name, as Windows lays it out.
+PROFILE = "C:\\Users\\Jürgen Müller-Lüdenscheidt"
+LONG_EXE = PROFILE + "\\AppData\\Local\\pipx\\pipx\\venvs\\coffer-memory\\Scripts\\pythonw.exe"
+LOGON_ENV = {
+    "PATH": ";".join(f"C:\\Program Files\\Tool{i}\\bin" for i in range(30)),
+    "APPDATA": PROFILE + "\\AppData\\Roaming",
+    "LOCALAPPDATA": PROFILE + "\\AppData\\Local",
+    "USERPROFILE": PROFILE,
+}
+
+
+def test_the_run_value_leaves_out_what_logon_has_and_fits(run_key: FakeRunKey) -> None:
+    m = service_winrun.WinRun(LONG_EXE, LOGON_ENV, run_key)
+    env = {**LOGON_ENV, "COFFER_HOME": PROFILE + "\\.coffer"}
+    value = m.render(("C:\\c.exe",), env).decode()
+    assert len(value) <= service_winrun.RUN_LIMIT == 260
+    argv = command_line_to_argv(value)
+    assert argv == [
+        LONG_EXE,
+        "-m",
+        "coffer.setup.service_winrun",
+        "COFFER_HOME=%USERPROFILE%\\.coffer",
+        "--",
+        "watch",
+    ]
+
+
+def test_a_run_value_over_the_limit_is_refused_at_setup(
+    run_key: FakeRunKey, spawned: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = PROFILE + "\\" + "\\".join(["very long folder name"] * 9) + "\\pythonw.exe"
+    monkeypatch.setattr(service_winrun, "windowless", lambda _exe: deep)
+    the_plan = _plan(Launch(("C:\\c.exe",)))
+    assert the_plan.manager is None and the_plan.changes() == []
+    [problem] = the_plan.report.problems
+    assert problem.state == "refused" and "at most 260" in problem.message
+    assert "shorter path" in problem.message
+    assert service.apply(_journal(), the_plan, os.environ, _no_manager_runs).ok
+    assert run_key.values == {} and spawned == [] and _records() == []
+
+
+def test_the_logon_entry_point_finds_the_log_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    import coffer.main
+
+    seen: list[list[str]] = []
+    monkeypatch.setattr(coffer.main, "main", lambda: seen.append(list(sys.argv)))
+    monkeypatch.setattr(sys, "argv", ["x"])
+    monkeypatch.setenv("LOCALAPPDATA", "/local")
+    monkeypatch.setenv("USERPROFILE", "/profile")
+    monkeypatch.delenv("COFFER_X", raising=False)
+    service_winrun.main(["COFFER_X=%USERPROFILE%/.x", "--", "watch"])
+    assert [argv[1:] for argv in seen] == [
+        ["watch", "--log-file", str(Path("/local/coffer/watch.log"))]
+    ]
+    assert os.environ.pop("COFFER_X") == "/profile/.x"

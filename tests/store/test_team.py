@@ -137,3 +137,32 @@ def test_the_tier_is_read_up_to_a_count(tmp_path: Path, monkeypatch: pytest.Monk
     scan = team.scan(root)
     assert scan is not None and len(scan.entries) == 3
     assert "2 more files" in scan.problems[-1].why
+
+
+@pytest.mark.parametrize(
+    ("printed", "author"),
+    [
+        (
+            "Jürgen Müller <j@example.com> 1700000000 +0100".encode(),
+            "team:Jürgen Müller <j@example.com>",
+        ),
+        (b"J\xfcrgen <j@example.com> 1700000000 +0100", "team:J\ufffdrgen <j@example.com>"),
+    ],
+)
+def test_the_promoting_author_is_read_as_utf8(
+    printed: bytes, author: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # git prints the ident in UTF-8 (or a name configured in Latin-1 as its raw bytes):
+    # read as UTF-8 whatever the ANSI code page, and a stray byte replaced, never a crash.
+    import subprocess
+    import sys
+
+    real_run = subprocess.run
+
+    def git_var(argv: list[str], **kw: object) -> object:
+        assert argv[-2:] == ["var", "GIT_AUTHOR_IDENT"]
+        code = f"import sys; sys.stdout.buffer.write({printed!r})"
+        return real_run([sys.executable, "-c", code], **kw)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", git_var)
+    assert team_write._author(tmp_path) == author

@@ -119,8 +119,11 @@ def _owner_problem(gemini_dir: Path, slug: str, root: Path) -> str:
     why coffer will not follow them; "" when they are fine."""
     for base in _bases(gemini_dir):
         for probe in (base, base / slug):
-            if probe.is_symlink():
-                return f"{probe} is a symlink; coffer does not follow links in Gemini's directories"
+            if platform.link_at(probe):  # a junction too: lstat shows it as a directory
+                return (
+                    f"{probe} is a symlink or junction; coffer does not follow links in "
+                    "Gemini's directories"
+                )
         marker = base / slug / _MARKER
         if not os.path.lexists(marker):
             continue  # Gemini accepts a missing marker (and writes it)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from coffer.adapter import Context, Imported, NativeMemory
 from coffer.adapter.native import import_file, markdown_files, split_frontmatter
+from coffer.base import platform
 from coffer.base.errors import CofferError
 
 if TYPE_CHECKING:
@@ -162,10 +163,10 @@ def _roots(base: Path) -> list[Path | Imported]:
     roots: list[Path | Imported] = [base / "memories"]
     projects = base / "projects"
     for probe in (projects, *(sorted(projects.iterdir()) if projects.is_dir() else ())):
-        if probe.is_symlink():
+        if platform.link_at(probe):  # a junction too: lstat shows it as a directory
             why = (
-                f"not imported: {probe} is a symlink; coffer does not follow links out of "
-                "Qwen Code's memory folders (replace it with the folder itself)"
+                f"not imported: {probe} is a symlink or junction; coffer does not follow links "
+                "out of Qwen Code's memory folders (replace it with the folder itself)"
             )
             roots.append(Imported("qwen-memory", "Qwen Code memory", "", str(probe), refused=why))
         elif probe != projects and probe.is_dir():

@@ -104,11 +104,20 @@ def _free_entry_name(name: str, taken: set[str]) -> str:
     return f"{name}-imported-{n}"
 
 
+def _unreserved(filename: str) -> str:
+    # `con.md` cannot exist on a Windows machine the store syncs to (docs/adr/0057).
+    if not platform.reserved_name(filename):
+        return filename
+    stem, dot, rest = filename.partition(".")
+    return f"{stem}-notes{dot}{rest}"
+
+
 def plan_merge(native: Path, tier_dir: Path | None, taken_names: Iterable[str]) -> MergePlan:
     """Decide, without writing, how the files of ``native`` go into ``tier_dir`` (None: a
     store not created yet). A file name taken by different content gets
-    ``<stem>.imported-<n>``; an entry ``name`` taken by another entry gets
-    ``<name>-imported-<n>``, so no two entries share a name afterwards."""
+    ``<stem>.imported-<n>``, one Windows reserves (``con.md``) ``<stem>-notes.md``; an entry
+    ``name`` taken by another entry gets ``<name>-imported-<n>``, so no two entries share a
+    name afterwards."""
     plan = MergePlan()
     taken = set(taken_names)
     used: set[str] = set()
@@ -125,14 +134,15 @@ def plan_merge(native: Path, tier_dir: Path | None, taken_names: Iterable[str]) 
             plan.skipped.append(name)  # subdirectories and links stay in the backup
             continue
         data = src.read_bytes()
-        dest = tier_dir / name if tier_dir is not None else None
+        wanted = _unreserved(name)
+        dest = tier_dir / wanted if tier_dir is not None else None
         existing = fsutil.read_bytes_or_none(dest) if dest is not None and dest.exists() else None
         if existing == data:
-            plan.moves.append(Move(name, name, "same"))
+            plan.moves.append(Move(name, wanted, "same"))
             continue
-        final = name
-        if existing is not None or name in used:
-            final = _free_name(tier_dir, name, used)
+        final = wanted
+        if existing is not None or wanted in used:
+            final = _free_name(tier_dir, wanted, used)
         used.add(final)
         own = _entry_name(data, final)
         new_name = None
