@@ -93,20 +93,25 @@ def _symlinks_refused() -> bool:
     return False
 
 
+def skip_reason(item: pytest.Item, native_windows: bool, symlinks_refused: bool) -> str | None:
+    """Why ``item`` cannot run on this host, or None: ``posix_only`` tests on native Windows,
+    ``needs_symlinks`` tests where this account cannot make a symlink. They would test the
+    host, not coffer (pyproject's markers)."""
+    posix = item.get_closest_marker("posix_only")
+    if native_windows and posix is not None:
+        return "POSIX only: " + " ".join(map(str, posix.args))
+    if symlinks_refused and item.get_closest_marker("needs_symlinks") is not None:
+        return "this account cannot create symlinks (Windows without Developer Mode)"
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``posix_only`` tests skip on native Windows, and ``needs_symlinks`` tests where this
-    account cannot make a symlink: they test the host, not coffer (pyproject's markers)."""
     refused = any(item.get_closest_marker("needs_symlinks") for item in items) and (
         _symlinks_refused()
     )
     for item in items:
-        posix = item.get_closest_marker("posix_only")
-        if NATIVE_WINDOWS and posix is not None:
-            item.add_marker(
-                pytest.mark.skip(reason="POSIX only: " + " ".join(map(str, posix.args)))
-            )
-        elif refused and item.get_closest_marker("needs_symlinks"):
-            reason = "this account cannot create symlinks (Windows without Developer Mode)"
+        reason = skip_reason(item, NATIVE_WINDOWS, refused)
+        if reason is not None:
             item.add_marker(pytest.mark.skip(reason=reason))
 
 

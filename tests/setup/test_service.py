@@ -440,6 +440,7 @@ def test_systemd_quoting_of_odd_paths_and_values() -> None:
     assert '\nEnvironment="A=say \\"hi\\" \\\\ 100%%"\n' in text
 
 
+@pytest.mark.posix_only("POSIX user ids")
 def test_launchd_agent_install_status_and_undo(
     tmp_path: Path, sm: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
