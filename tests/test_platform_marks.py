@@ -15,9 +15,10 @@ from tests.conftest import skip_reason
 
 TESTS = Path(__file__).parent
 # What a test (or a helper or fixture of its module that it uses) does that only POSIX can;
-# and a ``#!/bin/sh`` file made executable is run as a program (as text, it is just a file).
-POSIX = ("os.mkfifo(", "preexec_fn", "getuid(", "geteuid(", "import pty")
-SHIM = ("#!/bin/sh", "chmod(")
+# and a ``#!`` file made executable is run as a program (as text, it is just a file), as
+# are the fake service managers.
+POSIX = ("os.mkfifo(", "preexec_fn", "getuid(", "geteuid(", "import pty", "fake.install(")
+SHIM = ("#!", "chmod(")
 LINKS = ("symlink_to(", "os.symlink(")
 # Whole modules that Windows skips by their own ``pytestmark`` (their reason is there).
 _MODULE_SKIP = re.compile(r"^pytestmark = .*(posix_only|win32|os\.name == \"nt\")", re.M)

@@ -24,6 +24,10 @@ from coffer.testing import snapshot
 from tests.helpers import coffer, make_repo
 from tests.setup import fake_service_managers as fake
 
+# systemd and launchd, faked by executable scripts first on PATH; Windows has the Run key
+# instead (tests/setup/test_service_windows.py).
+pytestmark = pytest.mark.posix_only("systemd and launchd, faked by executable scripts")
+
 UNIT = "coffer-watch.service"
 SHOW = ["--user", "show", UNIT, "--property=LoadState,ActiveState,SubState,UnitFileState,MainPID"]
 UNIT_PATH = ["--user", "show", "--property=UnitPath"]
@@ -440,7 +444,6 @@ def test_systemd_quoting_of_odd_paths_and_values() -> None:
     assert '\nEnvironment="A=say \\"hi\\" \\\\ 100%%"\n' in text
 
 
-@pytest.mark.posix_only("POSIX user ids")
 def test_launchd_agent_install_status_and_undo(
     tmp_path: Path, sm: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -90,6 +90,7 @@ def test_a_denied_root_is_found_only_on_macos_and_only_in_protected_folders(
     assert service_privacy.denied_roots(roots, fake_home) == []  # granted
 
 
+@pytest.mark.posix_only("launchd, faked by an executable script on PATH")
 def test_setup_warns_before_loading_the_agent(
     tmp_path: Path, darwin: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
