@@ -85,7 +85,7 @@ def no_real_wsl(monkeypatch: pytest.MonkeyPatch) -> None:
 def _symlinks_refused() -> bool:
     """Whether this account cannot create symlinks: Windows as a standard user with Developer
     Mode off (the hosted standard-user job). Probed once, with the real ``os.symlink``."""
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
         try:
             os.symlink(scratch, os.path.join(scratch, "probe"), target_is_directory=True)
         except OSError:
