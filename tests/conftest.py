@@ -1,11 +1,18 @@
 from __future__ import annotations
 
 import os
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
+from coffer.base import wsl
 from tests.simulate import sitecustomize as simulation
+
+# Native Windows, not the seam: COFFER_SIMULATE=windows still runs every POSIX-only test on
+# this host, where FIFOs, ``#!/bin/sh`` shims and POSIX signals exist (pyproject's markers).
+NATIVE_WINDOWS = sys.platform == "win32"
 
 _ISOLATED = (
     "XDG_DATA_HOME",
@@ -64,6 +71,48 @@ def fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_real_wsl(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not inside WSL, here and in every coffer a test starts: a suite run in WSL (the hosted
+    WSL job) would otherwise see the runner's real ``C:\\Users`` in every doctor, adapter
+    list and setup. A test about WSL sets ``wsl.WSL`` (and a fake ``/mnt``) itself."""
+    monkeypatch.setattr(wsl, "WSL", False)
+    monkeypatch.setenv(wsl.OVERRIDE_VAR, "0")
+
+
+def _symlinks_refused() -> bool:
+    """Whether this account cannot create symlinks: Windows as a standard user with Developer
+    Mode off (the hosted standard-user job). Probed once, with the real ``os.symlink``."""
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
+        try:
+            os.symlink(scratch, os.path.join(scratch, "probe"), target_is_directory=True)
+        except OSError:
+            return True
+    return False
+
+
+def skip_reason(item: pytest.Item, native_windows: bool, symlinks_refused: bool) -> str | None:
+    """Why ``item`` cannot run on this host, or None: ``posix_only`` tests on native Windows,
+    ``needs_symlinks`` tests where this account cannot make a symlink. They would test the
+    host, not coffer (pyproject's markers)."""
+    posix = item.get_closest_marker("posix_only")
+    if native_windows and posix is not None:
+        return "POSIX only: " + " ".join(map(str, posix.args))
+    if symlinks_refused and item.get_closest_marker("needs_symlinks") is not None:
+        return "this account cannot create symlinks (Windows without Developer Mode)"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    refused = any(item.get_closest_marker("needs_symlinks") for item in items) and (
+        _symlinks_refused()
+    )
+    for item in items:
+        reason = skip_reason(item, NATIVE_WINDOWS, refused)
+        if reason is not None:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 if simulation.SIMULATE == "windows":

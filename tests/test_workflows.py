@@ -16,6 +16,14 @@ import yaml
 WORKFLOWS = sorted((Path(__file__).parent.parent / ".github" / "workflows").glob("*.y*ml"))
 # The labels GitHub's hosted runners answer to that this project uses (issue 27).
 RUNNERS = {"macos-latest", "windows-latest", "ubuntu-latest"}
+# Each action at the major this project moved to deliberately: the first majors that run on
+# node24 or later (GitHub retires node20 actions). A bump is an edit here too.
+ACTIONS = {
+    "actions/checkout": "v7",
+    "actions/setup-python": "v7",
+    "actions/setup-node": "v7",
+    "Vampire/setup-wsl": "v7",
+}
 
 
 def _check(path: Path) -> subprocess.CompletedProcess[str]:
@@ -61,7 +69,8 @@ def test_jobs_run_on_known_runners_with_pinned_actions(path: Path) -> None:
         for step in job["steps"]:
             uses = step.get("uses")
             if uses is not None:
-                assert "@v" in uses, (name, uses)  # a released major version, never a branch
+                action, _, version = uses.partition("@")
+                assert ACTIONS.get(action) == version, (name, uses)  # a major, never a branch
 
 
 def test_the_platforms_workflow_covers_what_issue_27_promises() -> None:
@@ -73,7 +82,46 @@ def test_the_platforms_workflow_covers_what_issue_27_promises() -> None:
     assert "Register-ScheduledTask" in text and "AllowDevelopmentWithoutDevLicense" in text
     assert any("setup-wsl" in s.get("uses", "") for s in jobs["wsl"]["steps"])
     for name in ("wsl", "agents-macos"):
-        assert any("tests/agents/run.sh" in s.get("run", "") for s in jobs[name]["steps"])
+        (agents,) = (
+            s["run"] for s in jobs[name]["steps"] if "tests/agents/run.sh" in s.get("run", "")
+        )
+        assert "-p no:randomly" in agents and "KIMI_PYTHON=" in agents and "NODE24_BIN=" in agents
+
+
+def _run(job: dict[str, Any], name: str) -> str:
+    (step,) = (s for s in job["steps"] if s.get("name") == name)
+    text = step["run"]
+    assert isinstance(text, str)
+    return text
+
+
+def test_the_standard_user_is_made_without_a_prompt_and_a_failed_logon_is_named() -> None:
+    """Audit of issue 27, workflow item 5: ``net user`` can stop at a (Y/N) prompt, and a
+    task that never logged on left only "cannot find standard-user.log"."""
+    (platforms,) = (p for p in WORKFLOWS if p.name == "platforms.yml")
+    script = _run(_load(platforms)["jobs"]["standard-user"], "Suite as a standard user")
+    assert "New-LocalUser" in script and "ConvertTo-SecureString" in script
+    assert "net user $user" not in script
+    assert script.index("LastTaskResult") < script.index("Get-Content standard-user.log")
+
+
+def test_the_wsl_job_checks_the_real_windows_side() -> None:
+    """Points 13-14 where they can only be seen: Windows git through interop on /mnt/c."""
+    (platforms,) = (p for p in WORKFLOWS if p.name == "platforms.yml")
+    wsl = _load(platforms)["jobs"]["wsl"]
+    packages = next(s for s in wsl["steps"] if "setup-wsl" in s.get("uses", ""))["with"]
+    assert "nodejs" not in packages["additional-packages"]  # Ubuntu's is Node 18
+    check = _run(wsl, "A repository on the Windows drive, Windows git and doctor (points 13-14)")
+    assert "/mnt/c/" in check and '"$coffer" project' in check and "git.exe" in check
+    assert "Windows git cannot run coffer's clean filter" in check  # doctor names it
+    assert "never links across" in check
+
+
+def test_checkouts_keep_lf_on_windows() -> None:
+    """Windows runners check out with core.autocrlf=true: without this, WSL gets a CRLF
+    run.sh and byte-exact tests fail (audit of issue 27, workflow item 1)."""
+    attributes = (Path(__file__).parent.parent / ".gitattributes").read_text(encoding="utf-8")
+    assert "* text=auto eol=lf" in attributes.splitlines()
 
 
 def test_ci_runs_the_simulated_platforms_the_docs_name() -> None:

@@ -13,6 +13,9 @@ import os
 # None: probe (the kernel's release names Microsoft, or WSL set WSL_DISTRO_NAME); tests
 # set True or False. Read only by doctor, adapter list and setup, never at session start.
 WSL: bool | None = None
+# "0" or "1" overrides the probe in this process and its children: a test suite run inside
+# WSL must not see the real Windows side unless a test asks for it (tests/conftest.py).
+OVERRIDE_VAR: str = "COFFER_WSL"
 OSRELEASE: str = "/proc/sys/kernel/osrelease"
 # Where WSL mounts Windows' drives (its automount root; /etc/wsl.conf may move it).
 WINDOWS_MOUNTS: str = "/mnt"
@@ -24,6 +27,9 @@ def in_wsl() -> bool:
     """Whether this Linux runs inside WSL, beside a Windows whose programs do not see it."""
     if WSL is not None:
         return WSL
+    override = os.environ.get(OVERRIDE_VAR, "").strip()
+    if override in ("0", "1"):
+        return override == "1"
     if os.environ.get("WSL_DISTRO_NAME"):
         return True
     try:

@@ -76,6 +76,7 @@ def _ctx(home: Path, **environ: str) -> Context:
     return Context(home, environ, home / "store", None)
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_a_spec_adapter_is_deferred_and_detects_as_its_module(site: Path, tmp_path: Path) -> None:
     _install(site, "dfr_one", "dfrone")
     first = registry.load_adapters().adapters["dfrone"]

@@ -22,6 +22,8 @@ def _ctx(tmp_path: Path, path: str) -> Context:
     return Context(tmp_path, {"PATH": path}, tmp_path / "store", None)
 
 
+@pytest.mark.needs_symlinks
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_on_path_agrees_with_shutil_which(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     one, two, plain, dirs = (tmp_path / n for n in ("one", "two", "plain", "dirs"))
     for d in (one, two, plain, dirs):
@@ -78,6 +80,7 @@ def test_pattern_checks_agree_with_glob(tmp_path: Path) -> None:
     assert _exists(tmp_path / "no-such-dir" / "x-*") is False
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_a_path_folder_created_later_is_searched_at_once(tmp_path: Path) -> None:
     # A watcher runs for days: a folder missing at one detection (a first install) is
     # searched at the next.

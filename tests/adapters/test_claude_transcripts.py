@@ -137,6 +137,7 @@ def test_a_long_path_whose_hash_a_native_build_computes_otherwise(claude, fake_h
     assert "over 200 characters" in found.warning
 
 
+@pytest.mark.needs_symlinks
 def test_another_path_to_the_folder_a_subst_drive_say(claude, fake_home, tmp_path):
     root = tmp_path / "repo"
     root.mkdir()

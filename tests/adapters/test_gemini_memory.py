@@ -102,6 +102,7 @@ def test_a_marker_owned_by_another_path_is_refused(ctx):
     assert "belongs to /somewhere/else" in memory.note
 
 
+@pytest.mark.needs_symlinks
 def test_a_symlinked_slug_directory_is_refused(ctx, tmp_path):
     register(ctx.home, ctx.project, "my-repo")
     slug_dir = ctx.home / ".gemini" / "tmp" / "my-repo"
@@ -254,6 +255,7 @@ def test_adapter_list_says_why_nothing_is_linked_then_reports_the_link(repo, fak
     assert memory["state"] == "ok" and memory["path"] == str(link)
 
 
+@pytest.mark.needs_symlinks
 def test_a_memory_directory_that_links_elsewhere_is_left_alone(repo, fake_home, tmp_path):
     link = register(fake_home, repo, "my-repo")
     elsewhere = tmp_path / "dotfiles-memory"

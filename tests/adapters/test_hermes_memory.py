@@ -39,6 +39,7 @@ def test_each_file_is_one_entry_of_its_entries(hermes):
     assert items["hermes-user-profile"].source == str(hermes / "USER.md")
 
 
+@pytest.mark.needs_symlinks
 def test_a_symlinked_memory_file_is_refused(hermes, tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("private\n")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from coffer.store import entry
 from coffer_adapters.openclaw import native as openclaw_native
 from tests.helpers import coffer, make_repo, store
@@ -28,6 +30,7 @@ def test_only_memory_md_is_imported(fake_home):
     assert [(i.name, i.source) for i in items] == [("openclaw-memory", str(ws / "MEMORY.md"))]
 
 
+@pytest.mark.needs_symlinks
 def test_a_symlinked_workspace_is_refused(fake_home, tmp_path):
     ws = workspace(fake_home)
     moved = tmp_path / "elsewhere"

@@ -84,6 +84,7 @@ def test_imports_every_topic_file_without_its_frontmatter(tmp_path):
     assert not project.refused
 
 
+@pytest.mark.needs_symlinks
 def test_symlinks_are_refused_never_followed(tmp_path):
     paths = seed(tmp_path)
     outside = tmp_path / "secret.md"
@@ -155,6 +156,7 @@ def test_dry_run_shows_the_imports_and_the_switch_and_writes_nothing(qwen_home, 
     assert not list(store().global_tier().dir.glob("qwen-*.md"))
 
 
+@pytest.mark.needs_symlinks
 def test_a_refused_item_keeps_the_memory_on(qwen_home, tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("---\ntype: user\n---\nnot mine\n")

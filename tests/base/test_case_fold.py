@@ -215,3 +215,31 @@ def test_the_session_start_no_op_keys_both_spellings_alike(volume, fake_home):
     # is found from the other spelling too.
     upper = str(volume / "REPO")
     assert fastpath.unchanged(["project", "--hook"], dict(os.environ), upper) == ""
+
+
+# ---- a real case-insensitive volume ---------------------------------------------------------
+
+
+@pytest.fixture
+def real_folding(tmp_path: Path) -> Path:
+    """This host's temporary volume, where it folds case: APFS as macOS formats it and NTFS
+    (the hosted macOS and Windows jobs); the simulated volume above stands in elsewhere."""
+    if not platform.folds_case(tmp_path):
+        pytest.skip("this host's temporary volume is case-sensitive (the simulation covers it)")
+    return tmp_path
+
+
+def test_on_a_real_folding_volume_two_spellings_are_one_project(real_folding, fake_home):
+    """Issue 27 point 11 with no simulation: the volume itself finds ``rEpO`` as ``Repo``."""
+    (fake_home / ".claude").mkdir()
+    repo = make_repo(real_folding / "Repo")
+    variant = real_folding / "rEpO"
+    assert variant.is_dir() and os.path.samefile(variant, repo)  # the volume folds
+    assert identity.root_of(str(variant)) == str(repo)  # spelled as stored
+    for project in (repo, variant):
+        done = coffer("project", "--project", str(project), cwd=repo)
+        assert done.returncode == 0 and "refused" not in done.stdout + done.stderr, done.stderr
+    listed = json.loads((Path(os.environ["COFFER_HOME"]) / "projects.json").read_text())
+    roots = listed.get("projects", listed) if isinstance(listed, dict) else listed
+    assert list(roots) == [str(repo)], roots  # one store, under the spelling on disk
+    assert len(list((fake_home / ".claude" / "projects").iterdir())) == 1  # one Claude link

@@ -32,6 +32,7 @@ def _dir_and_link(tmp_path: Path) -> tuple[Path, Path, Path]:
     return memory, new, store
 
 
+@pytest.mark.needs_symlinks
 @pytest.mark.skipif(sys.platform != "darwin", reason="renamex_np(RENAME_SWAP) exists only on macOS")
 def test_renamex_np_swaps_a_directory_and_a_link_in_one_step(tmp_path: Path) -> None:
     memory, new, store = _dir_and_link(tmp_path)
@@ -42,6 +43,7 @@ def test_renamex_np_swaps_a_directory_and_a_link_in_one_step(tmp_path: Path) -> 
     assert (new / "note.md").read_text() == "the agent's own"
 
 
+@pytest.mark.needs_symlinks
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 exists only on Linux")
 def test_renameat2_swaps_a_directory_and_a_link_in_one_step(tmp_path: Path) -> None:
     memory, new, store = _dir_and_link(tmp_path)
@@ -75,6 +77,7 @@ class _FakeLibc:
         return _Fn()
 
 
+@pytest.mark.needs_symlinks
 @pytest.mark.parametrize("err", [None, errno.ENOTSUP, errno.EINVAL])
 def test_a_refused_swap_falls_back_to_two_renames(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, err: int | None
@@ -97,6 +100,7 @@ def test_a_refused_swap_falls_back_to_two_renames(
     assert not new.exists() and not swap.old_dir(memory).exists()
 
 
+@pytest.mark.needs_symlinks
 def test_another_failure_is_raised_not_hidden(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -3,6 +3,8 @@ Windows drive. Run on this Linux host with the seam patched and a fake ``/mnt`` 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,9 +49,46 @@ def test_wsl_is_probed_from_the_kernel_release_or_the_distro_variable(
     monkeypatch.setattr(wsl_seam, "WSL", None)
     monkeypatch.setattr(wsl_seam, "OSRELEASE", str(osrelease))
     monkeypatch.delenv("WSL_DISTRO_NAME", raising=False)
+    monkeypatch.delenv(wsl_seam.OVERRIDE_VAR)  # set to "0" for every test (tests/conftest.py)
     if distro:
         monkeypatch.setenv("WSL_DISTRO_NAME", distro)
     assert wsl_seam.in_wsl() is expected
+
+
+@pytest.mark.parametrize(
+    ("override", "release", "expected"),
+    [
+        ("0", "5.15.153.1-microsoft-standard-WSL2\n", False),  # inside WSL, told not to look
+        ("1", "6.8.0-45-generic\n", True),
+        (" 1 ", "6.8.0-45-generic\n", True),
+        ("", "5.15.153.1-microsoft-standard-WSL2\n", True),  # empty: the probe decides
+        ("yes", "6.8.0-45-generic\n", False),  # not 0 or 1: the probe decides
+    ],
+)
+def test_the_environment_overrides_the_probe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, override: str, release: str, expected: bool
+) -> None:
+    osrelease = tmp_path / "osrelease"
+    osrelease.write_text(release)
+    monkeypatch.setattr(wsl_seam, "WSL", None)
+    monkeypatch.setattr(wsl_seam, "OSRELEASE", str(osrelease))
+    monkeypatch.setenv("WSL_DISTRO_NAME", "Ubuntu" if expected or override == "0" else "")
+    monkeypatch.setenv(wsl_seam.OVERRIDE_VAR, override)
+    assert wsl_seam.in_wsl() is expected
+
+
+def test_every_test_and_its_coffer_subprocesses_are_outside_wsl_unless_they_ask(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R5 of the issue-27 audit: the hosted WSL job must not see the runner's real Windows."""
+    monkeypatch.setenv("WSL_DISTRO_NAME", "Ubuntu-24.04")  # what WSL sets in every shell
+    assert wsl_seam.in_wsl() is False
+    code = "from coffer.base import wsl; print(wsl.in_wsl())"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
+    monkeypatch.setenv(wsl_seam.OVERRIDE_VAR, "1")
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "True"
 
 
 def test_windows_drive_is_a_one_letter_directory_of_the_mount_root(mnt: Path) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -71,10 +70,13 @@ def test_piped_text_is_read_as_utf8(code_page: str, tmp_path: Path) -> None:
     assert json.loads(shown.stdout)["body"].strip() == BODY
 
 
+@pytest.mark.posix_only("a pseudo-terminal (pty); Windows' console is another API")
 @pytest.mark.parametrize("code_page", CODE_PAGES)
 def test_a_console_keeps_its_code_page_and_replaces_the_rest(
     code_page: str, tmp_path: Path
 ) -> None:
+    import pty  # imports termios, which Windows lacks: only where the test runs
+
     repo = _remembered(tmp_path, code_page)
     controller, terminal = pty.openpty()
     try:

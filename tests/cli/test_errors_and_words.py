@@ -134,6 +134,7 @@ def _without_root_override() -> list[str]:
     return [setpriv, f"--bounding-set={drop}", f"--inh-caps={drop}"]
 
 
+@pytest.mark.posix_only("POSIX user ids")
 def test_a_store_directory_coffer_may_not_read_is_one_error_line(repo: Path) -> None:
     wrap = _without_root_override()
     root = store().root

@@ -77,6 +77,7 @@ def test_status_names_what_the_last_hook_run_told(repo: Path) -> None:
     assert "last problem: coffer:" in coffer("status", cwd=repo).stdout
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_edit_opens_the_editor_and_refreshes_every_block(repo: Path, tmp_path: Path) -> None:
     env = _editor(tmp_path, "sed -i 's/make release/make ship/' \"$1\"")
     done = coffer("edit", "deploys", cwd=repo, env=env)
@@ -90,6 +91,7 @@ def test_edit_opens_the_editor_and_refreshes_every_block(repo: Path, tmp_path: P
     assert unchanged.returncode == 0 and "already remembered" in unchanged.stdout
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 @pytest.mark.parametrize(
     ("script", "says"),
     [
@@ -116,6 +118,7 @@ def test_a_bad_edit_is_refused_and_the_entry_kept(
     assert entry.read_bytes() == before and (repo / "AGENTS.md").read_bytes() == agents
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_edit_of_an_unknown_entry_says_so(repo: Path, tmp_path: Path) -> None:
     done = coffer("edit", "nope", cwd=repo, env=_editor(tmp_path, "true"))
     assert done.returncode != 0 and "coffer: error:" in done.stderr and "nope" in done.stderr

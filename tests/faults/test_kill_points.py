@@ -24,6 +24,9 @@ import pytest
 
 from tests.faults.kill import SCENARIOS, sweep
 
+# Each kill point ends coffer with SIGKILL (coffer/base/faults.py): a POSIX signal.
+pytestmark = pytest.mark.posix_only("SIGKILL fault injection")
+
 FULL = os.environ.get("COFFER_FAULTS") == "full"
 CASES = [(name, False) for name in SCENARIOS] + [("project", True), ("unproject", True)]
 

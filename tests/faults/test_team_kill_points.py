@@ -22,6 +22,9 @@ from coffer.base import faults
 from coffer.projection import managed_block as block_format
 from tests.faults.kill import Files, Sandbox, build, temp_files
 
+# Each kill point ends coffer with SIGKILL (coffer/base/faults.py): a POSIX signal.
+pytestmark = pytest.mark.posix_only("SIGKILL fault injection")
+
 TEAM_ENTRY = b"---\nname: review\ndescription: two approvals\n---\n\nTwo approvals to merge.\n"
 
 

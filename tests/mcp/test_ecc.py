@@ -435,6 +435,7 @@ def test_user_scope_when_allowed_and_a_handoff_shared_with_the_cli(repo: Path) -
     anyio.run(main)
 
 
+@pytest.mark.needs_symlinks
 def test_the_console_script_starts_through_a_symlink(repo: Path, tmp_path: Path) -> None:
     # ECC's MCP suite: "starts when the bin is invoked through a symlink".
     script = Path(sys.executable).with_name("ecc-memory-mcp")

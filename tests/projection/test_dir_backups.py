@@ -99,6 +99,7 @@ def test_a_directory_the_store_already_holds_is_reported_not_backed_up(
     assert backups() == {}
 
 
+@pytest.mark.posix_only("POSIX permission bits")
 def test_restored_directory_gets_back_the_users_modes(repo: Path, fake_home: Path) -> None:
     native = claude_dir(fake_home, repo)
     native.mkdir(parents=True)
@@ -118,6 +119,7 @@ def test_restored_directory_gets_back_the_users_modes(repo: Path, fake_home: Pat
     assert mode(native / "added.md") == 0o644  # new: the usual mode (a tie: the more open)
 
 
+@pytest.mark.posix_only("POSIX permission bits")
 def test_a_directory_coffer_created_comes_back_with_umask_modes(
     repo: Path, fake_home: Path
 ) -> None:

@@ -173,6 +173,7 @@ def test_merge_failure_leaves_native_directory_intact(repo, home, monkeypatch):
     assert sorted(p.name for p in native.iterdir()) == ["a.md", "b.md"]
 
 
+@pytest.mark.needs_symlinks
 def test_foreign_symlink_is_not_clobbered(repo, home, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -329,6 +330,7 @@ def test_codex_value_changed_by_user_is_not_undone(repo, home):
     assert any(rec["kind"] == "native" for rec in engine().journal.records())
 
 
+@pytest.mark.needs_symlinks
 def test_undo_refuses_changed_symlink_and_keeps_journal(repo, home, tmp_path):
     engine().project(repo)
     link = claude_dir(home, repo)
@@ -367,6 +369,7 @@ def test_user_file_with_only_our_block_is_not_deleted(repo):
     assert (repo / "AGENTS.md").read_text() == ""
 
 
+@pytest.mark.needs_symlinks
 def test_adapter_list_states_and_exit_code(repo, home):
     pending = coffer("adapter", "list", "--json", cwd=repo)
     # Nothing projected yet: not an error (issue 23.9), but not ok either.

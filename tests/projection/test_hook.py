@@ -64,6 +64,7 @@ def test_a_drifted_block_is_told_once_per_change_and_never_fails_the_hook(repo):
     assert "malformed" in message(hook(repo))
 
 
+@pytest.mark.needs_symlinks
 def test_a_refused_symlink_is_told_once(repo, fake_home, tmp_path):
     from coffer_adapters.claude_code import slug
 
@@ -138,7 +139,7 @@ def test_a_held_lock_does_not_stall_the_hook(repo):
     assert hook(repo).returncode == 0  # the next start finishes the work
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="Windows has no FIFOs")
+@pytest.mark.posix_only("os.mkfifo: Windows has no FIFOs")
 def test_a_step_stuck_on_a_damaged_store_is_cut_short(repo):
     tier = store().project_tier(repo)
     assert tier is not None

@@ -19,6 +19,10 @@ from coffer.projection import fastpath
 from tests.helpers import coffer, imported_after, make_repo, store
 from tests.simulate import sitecustomize as simulation
 
+# The simulation's junctions are symlinks (tests/simulate): an account that cannot make one
+# has the real junction path instead, which the suite's other Claude tests take there.
+pytestmark = pytest.mark.needs_symlinks
+
 NATIVE = {
     "deploy.md": "---\nname: deploy\ndescription: how we ship\n---\nTag, push.\n",
     "MEMORY.md": "# Memory Index\n\n- [Deploy](deploy.md) — how we ship\n",

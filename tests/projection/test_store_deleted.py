@@ -87,6 +87,7 @@ def snapshot(top: Path, skip: Path | None = None) -> dict[str, tuple[str, object
     return out
 
 
+@pytest.mark.needs_symlinks
 def test_uninstall_puts_everything_back_then_deletes_the_store(
     tmp_path: Path, fake_home: Path
 ) -> None:

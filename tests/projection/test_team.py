@@ -140,6 +140,7 @@ def test_a_teammates_clone_gets_the_team_entries_and_stays_clean(
     assert git(clone, "status", "--porcelain") == " M AGENTS.md\n M CLAUDE.md\n"
 
 
+@pytest.mark.needs_symlinks
 def test_hostile_team_files_are_reported_and_the_session_starts(repo: Path, tmp_path: Path) -> None:
     ok(coffer("team", "init", cwd=repo))
     team = repo / ".coffer" / "memory"
@@ -203,6 +204,7 @@ def test_a_merge_conflict_in_the_team_block_is_resolved_by_project(repo: Path) -
     assert git(repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.needs_symlinks
 def test_a_linked_team_directory_is_not_read_and_writes_no_block(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -312,6 +314,7 @@ def test_the_team_tier_first_then_gone_leaves_no_empty_file(tmp_path: Path, home
     assert not (r / "AGENTS.md").exists()
 
 
+@pytest.mark.needs_symlinks
 def test_a_claude_md_linked_to_agents_md_shows_the_one_team_block(
     tmp_path: Path, home: Path
 ) -> None:

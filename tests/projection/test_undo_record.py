@@ -151,6 +151,7 @@ def test_text_added_beside_the_block_is_kept(repo: Path) -> None:
     assert str(agents) not in keys()
 
 
+@pytest.mark.needs_symlinks
 def test_a_link_someone_replaced_is_left_alone_and_kept(
     repo: Path, fake_home: Path, tmp_path: Path
 ) -> None:

@@ -57,6 +57,8 @@ def make_original(native: Path, outside: Path) -> None:
     os.symlink("../shared.md", native / "team" / "deep" / "up")
 
 
+@pytest.mark.posix_only("POSIX permission bits")
+@pytest.mark.needs_symlinks
 def test_undo_restores_subfolders_links_and_modes_byte_exact(
     repo: Path, fake_home: Path, tmp_path: Path
 ) -> None:
@@ -78,6 +80,7 @@ def test_undo_restores_subfolders_links_and_modes_byte_exact(
     assert {k: v for k, v in tree(native).items() if k != "MEMORY.md"} == before
 
 
+@pytest.mark.needs_symlinks
 def test_a_name_taken_since_is_reported_and_nothing_is_overwritten(
     repo: Path, fake_home: Path, tmp_path: Path
 ) -> None:
@@ -96,6 +99,7 @@ def test_a_name_taken_since_is_reported_and_nothing_is_overwritten(
     assert restored == original
 
 
+@pytest.mark.needs_symlinks
 def test_project_unproject_cycles_with_subfolders_add_no_backup(
     repo: Path, fake_home: Path, tmp_path: Path
 ) -> None:

@@ -201,6 +201,7 @@ while True:
 """
 
 
+@pytest.mark.posix_only("os.mkfifo: Windows has no FIFOs")
 def test_a_write_between_read_and_rename_is_redone_not_lost(
     fake_home: Path, tmp_path: Path
 ) -> None:

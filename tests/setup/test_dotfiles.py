@@ -47,6 +47,7 @@ def repo(tmp_path: Path, fake_home: Path) -> Path:
     return r
 
 
+@pytest.mark.needs_symlinks
 def test_project_turns_codex_memory_off_through_a_dotfiles_link(repo, fake_home, tmp_path):
     config = fake_home / ".codex" / "config.toml"
     config.write_bytes(CODEX_CONFIG)
@@ -65,6 +66,7 @@ def test_project_turns_codex_memory_off_through_a_dotfiles_link(repo, fake_home,
     assert target.stat().st_mtime_ns == 1_000_000_000
 
 
+@pytest.mark.needs_symlinks
 def test_project_refuses_a_dangling_codex_config_link_and_says_why(repo, fake_home, tmp_path):
     config = fake_home / ".codex" / "config.toml"
     config.symlink_to(tmp_path / "dotfiles" / "codex" / "config.toml")
@@ -78,6 +80,7 @@ def test_project_refuses_a_dangling_codex_config_link_and_says_why(repo, fake_ho
     assert "We deploy with make release" in (repo / "AGENTS.md").read_text()
 
 
+@pytest.mark.needs_symlinks
 def test_undo_refuses_when_the_link_was_repointed(repo, fake_home, tmp_path):
     config = fake_home / ".codex" / "config.toml"
     config.write_bytes(CODEX_CONFIG)
@@ -118,6 +121,7 @@ FILES = [
 ]
 
 
+@pytest.mark.needs_symlinks
 def test_setup_edits_through_dotfiles_links_and_undo_restores_exactly(home, tmp_path):
     dotfiles = tmp_path / "dotfiles"
     links = [home / f for f in FILES]
@@ -137,6 +141,7 @@ def test_setup_edits_through_dotfiles_links_and_undo_restores_exactly(home, tmp_
     assert snapshot(dotfiles) == dot_before
 
 
+@pytest.mark.needs_symlinks
 @pytest.mark.parametrize("broken", [".claude/settings.json", ".claude.json"])
 def test_setup_refuses_an_agent_whole_when_one_of_its_files_is_a_dangling_link(
     home, tmp_path, broken
@@ -156,7 +161,10 @@ def test_setup_refuses_an_agent_whole_when_one_of_its_files_is_a_dangling_link(
     assert (home / ".codex" / "hooks.json").read_text() == CODEX_HOOKS
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write read-only files")
+@pytest.mark.needs_symlinks
+@pytest.mark.skipif(
+    getattr(os, "geteuid", lambda: -1)() == 0, reason="root may write read-only files"
+)
 def test_a_read_only_link_target_is_refused(home, tmp_path):
     target = link_into(tmp_path / "nix-store", home / ".claude" / "settings.json")
     target.chmod(0o444)

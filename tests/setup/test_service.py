@@ -24,6 +24,10 @@ from coffer.testing import snapshot
 from tests.helpers import coffer, make_repo
 from tests.setup import fake_service_managers as fake
 
+# systemd and launchd, faked by executable scripts first on PATH; Windows has the Run key
+# instead (tests/setup/test_service_windows.py).
+pytestmark = pytest.mark.posix_only("systemd and launchd, faked by executable scripts")
+
 UNIT = "coffer-watch.service"
 SHOW = ["--user", "show", UNIT, "--property=LoadState,ActiveState,SubState,UnitFileState,MainPID"]
 UNIT_PATH = ["--user", "show", "--property=UnitPath"]

@@ -74,6 +74,7 @@ def test_protected_folders_are_the_three_tcc_guards(fake_home: Path) -> None:
     assert service_privacy.protected_folder("/srv/Downloads", fake_home) is None
 
 
+@pytest.mark.posix_only("POSIX user ids")
 def test_a_denied_root_is_found_only_on_macos_and_only_in_protected_folders(
     fake_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -89,6 +90,7 @@ def test_a_denied_root_is_found_only_on_macos_and_only_in_protected_folders(
     assert service_privacy.denied_roots(roots, fake_home) == []  # granted
 
 
+@pytest.mark.posix_only("launchd, faked by an executable script on PATH")
 def test_setup_warns_before_loading_the_agent(
     tmp_path: Path, darwin: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -142,6 +144,7 @@ def _status() -> dict[str, object]:
     return watch_state.read_status(store_root(os.environ))
 
 
+@pytest.mark.posix_only("POSIX user ids")
 def test_the_watcher_records_a_denial_and_the_readers_say_what_to_grant(
     tmp_path: Path, darwin: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

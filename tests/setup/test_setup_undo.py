@@ -480,6 +480,7 @@ def test_a_file_changed_between_plan_and_apply_is_edited_as_it_is_now(home: Path
     assert json.loads(settings.read_text()) == json.loads(changed)
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_the_launch_command_is_absolute_and_carries_a_chosen_store(tmp_path: Path) -> None:
     bindir = tmp_path / "venv" / "bin"
     bindir.mkdir(parents=True)

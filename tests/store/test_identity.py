@@ -21,6 +21,7 @@ def test_non_git_directory_is_its_own_root(tmp_path):
     assert project_root(d) == d
 
 
+@pytest.mark.needs_symlinks
 def test_symlinked_cwd_resolves_to_realpath(tmp_path):
     repo = make_repo(tmp_path / "repo")
     link = tmp_path / "link"

@@ -27,6 +27,7 @@ def _hold(path: Path, seconds: float) -> subprocess.Popen[str]:
     return proc
 
 
+@pytest.mark.posix_only("POSIX permission bits")
 def test_lock_is_exclusive_across_processes_and_waits_until_the_deadline(tmp_path: Path) -> None:
     path = tmp_path / ".lock"
     holder = _hold(path, 30)

@@ -78,6 +78,7 @@ def test_keep_leaves_an_item_out_until_an_entry_changes(repo: Path) -> None:
     assert [i["kind"] for i in _items(repo)] == ["contradiction"]
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_merge_opens_both_in_the_editor(repo: Path, tmp_path: Path) -> None:
     ok("remember", "Releases are cut on Thursdays after the standup.", "--name", "a", cwd=repo)
     ok("remember", "Releases are cut on Thursdays after standup.", "--name", "b", cwd=repo)

@@ -28,6 +28,7 @@ def tier(repo):
     return store().project_tier(repo, create=True)
 
 
+@pytest.mark.posix_only("POSIX permission bits")
 def test_layout_and_metadata_beside_entries(repo, tier):
     s = store()
     s.remember(tier, "We deploy with make release.")
@@ -244,6 +245,7 @@ def test_concurrent_writers_lose_nothing(tier, repo):
     assert (tier.dir / "MEMORY.md").read_text().count("\n- [") == 60
 
 
+@pytest.mark.needs_symlinks
 def test_symlink_in_tier_is_not_followed(tier, tmp_path):
     outside = tmp_path / "outside.md"
     outside.write_text("---\nname: outside\ndescription: x\n---\nsecret-ish\n")
@@ -286,6 +288,7 @@ def test_corrupt_cache_is_rebuilt(tier):
     assert [h.entry.name for h in s.recall([tier], "alpha", 5)] == ["x"]
 
 
+@pytest.mark.posix_only("POSIX permission bits")
 def test_store_directories_and_lock_are_private(repo, tier):
     store().remember(tier, "fact")
     root = store().root

@@ -89,6 +89,8 @@ def _hostile(directory: Path, outside: Path) -> None:
     (directory / "sub.md").mkdir()
 
 
+@pytest.mark.needs_symlinks
+@pytest.mark.posix_only("os.mkfifo: Windows has no FIFOs")
 def test_hostile_files_are_skipped_with_a_reason_and_never_raise(tmp_path: Path) -> None:
     root, outside = tmp_path / "repo", tmp_path / "outside"
     outside.mkdir()
@@ -113,6 +115,7 @@ def test_hostile_files_are_skipped_with_a_reason_and_never_raise(tmp_path: Path)
     assert all("SECRET OUTSIDE" not in e.body for e in scan.entries)
 
 
+@pytest.mark.needs_symlinks
 def test_a_linked_team_directory_is_refused_for_reads_and_writes(tmp_path: Path) -> None:
     root, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
     (elsewhere / "memory").mkdir(parents=True)

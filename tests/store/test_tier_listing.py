@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from coffer.store import tier_listing
 
 
@@ -14,6 +16,7 @@ def _both(tier: Path) -> tuple[str, str]:
     return tier_listing.directory_digest(tier), tier_listing.digest(tier_listing.stats(tier))
 
 
+@pytest.mark.needs_symlinks
 def test_the_direct_digest_is_the_listings(tmp_path: Path) -> None:
     tier = tmp_path / "memory"
     missing, listed = _both(tier)

@@ -253,6 +253,7 @@ def test_the_readmes_set_up_wires_the_hooks_and_shadows_no_python() -> None:
 # ---- 23.9 (setup): Ctrl-C, the plan said once, notes not repeated ---------------------
 
 
+@pytest.mark.posix_only("POSIX signals (SIGINT to a child)")
 def test_ctrl_c_at_setups_prompt_exits_130(world: Path) -> None:
     import os as _os
     import signal

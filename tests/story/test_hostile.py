@@ -328,6 +328,7 @@ def test_list_show_and_recall_never_print_a_secret_in_an_entry(repo: Path) -> No
 # ---- 4. Codex memory import never follows symlinks ---------------------------------------
 
 
+@pytest.mark.needs_symlinks
 @pytest.mark.parametrize("what", ["summary", "notes-dir", "memories-dir"])
 def test_codex_import_refuses_symlinks_out_of_its_memory_folder(
     repo: Path, fake_home: Path, tmp_path: Path, what: str
@@ -391,6 +392,7 @@ def test_stale_temp_files_are_removed_by_the_next_write_and_by_unproject(repo: P
     assert not again.exists()
 
 
+@pytest.mark.posix_only("POSIX permission bits")
 def test_temp_files_are_created_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from coffer.base import fsutil
 
@@ -413,6 +415,7 @@ def test_temp_files_are_created_private(tmp_path: Path, monkeypatch: pytest.Monk
 # ---- 12. cache mode, MCP parse errors ----------------------------------------------------
 
 
+@pytest.mark.posix_only("POSIX permission bits")
 def test_search_cache_is_private(repo: Path) -> None:
     directory = tier_dir(repo)
     cache = directory.parent / "cache.sqlite"

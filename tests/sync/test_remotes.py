@@ -139,6 +139,7 @@ def test_a_fresh_lock_is_left_alone(world: World) -> None:
 # ---- 22.13: a remote that never answers ----------------------------------------------------
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 @needs_proc
 def test_a_remote_that_never_answers_costs_the_budget_and_leaves_no_process(
     world: World, tmp_path: Path
@@ -165,6 +166,7 @@ def test_a_remote_that_never_answers_costs_the_budget_and_leaves_no_process(
     assert said.returncode == 0 and "pushed 1 file" in said.stdout, said
 
 
+@pytest.mark.posix_only("POSIX signals (SIGTERM to a child)")
 @needs_proc
 def test_a_stopping_watcher_kills_the_git_and_ssh_of_a_round_in_flight(
     world: World, tmp_path: Path
@@ -194,6 +196,7 @@ def test_a_stopping_watcher_kills_the_git_and_ssh_of_a_round_in_flight(
 # ---- 22.14: a lost push race ----------------------------------------------------------------
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_a_push_that_loses_a_race_merges_and_pushes_again(world: World) -> None:
     a, b = world.a, world.b
     a.ok("remember", "We deploy with make release.", "--name", "deploy")
@@ -225,6 +228,7 @@ def test_a_push_that_loses_a_race_merges_and_pushes_again(world: World) -> None:
     assert {f.rpartition("/")[2] for f in files} == {"deploy.md", "tags.md", "ci.md"}
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_a_push_the_remote_refuses_is_said_as_refused_not_unreachable(world: World) -> None:
     a = world.a
     hook = world.remote / "hooks" / "pre-receive"
@@ -240,6 +244,7 @@ def test_a_push_the_remote_refuses_is_said_as_refused_not_unreachable(world: Wor
 # ---- 22.15: the user's core.sshCommand ------------------------------------------------------
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_the_users_core_sshcommand_is_the_ssh_sync_runs(world: World, tmp_path: Path) -> None:
     a = world.a
     fake = fake_ssh(tmp_path / "ssh")

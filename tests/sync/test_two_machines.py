@@ -162,6 +162,7 @@ def test_an_unreachable_remote_loses_nothing_and_a_later_sync_converges(world: W
     assert "make release" in (b.memory_dir() / "deploy.md").read_text()
 
 
+@pytest.mark.needs_symlinks
 def test_pulled_files_are_untrusted(world: World, tmp_path: Path) -> None:
     a, b = world.a, world.b
     a.ok("remember", "We deploy with make release.", "--name", "deploy")

@@ -91,6 +91,7 @@ def test_the_waiting_copy_follows_the_remote_and_goes_once_a_project_has_the_key
     assert not waiting.area(b.store_root).exists() or not any(waiting.area(b.store_root).iterdir())
 
 
+@pytest.mark.needs_symlinks
 def test_a_waiting_entry_that_fails_the_checks_is_refused_with_a_report(
     world: World, tmp_path: Path
 ) -> None:

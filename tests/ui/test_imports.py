@@ -28,6 +28,7 @@ def test_other_commands_do_not_import_the_ui(tmp_path: Path, argv: list[str]) ->
     assert code == 0, argv
 
 
+@pytest.mark.posix_only("POSIX signals (SIGINT to a child)")
 def test_coffer_ui_prints_its_address_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     run = subprocess.Popen(

@@ -82,6 +82,7 @@ def vault(repo: Path) -> Path:
     return repo
 
 
+@pytest.mark.needs_symlinks
 def test_same_results_with_and_without_the_cache(vault: Path) -> None:
     expected = outputs(**NO_CACHE)
     assert cache_files() == []  # COFFER_VAULT_CACHE=0 writes nothing
@@ -90,6 +91,7 @@ def test_same_results_with_and_without_the_cache(vault: Path) -> None:
     assert outputs() == expected  # warm: served from the cache
 
 
+@pytest.mark.needs_symlinks
 def test_warm_scan_reads_no_file(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = outputs()
 
@@ -110,6 +112,7 @@ def test_warm_scan_reads_no_file(vault: Path, monkeypatch: pytest.MonkeyPatch) -
     assert set(reads) == {"binary.md"}
 
 
+@pytest.mark.needs_symlinks
 def test_nothing_is_written_into_the_vault(vault: Path) -> None:
     before = sorted(str(p) for p in vault.rglob("*"))
     outputs()
@@ -117,6 +120,7 @@ def test_nothing_is_written_into_the_vault(vault: Path) -> None:
     assert sorted(str(p) for p in vault.rglob("*")) == before
 
 
+@pytest.mark.needs_symlinks
 def test_edit_in_place_with_same_size_and_mtime_is_seen(vault: Path) -> None:
     outputs()
     path = project_root(vault) / "notes" / "auth.md"
@@ -133,6 +137,7 @@ def test_edit_in_place_with_same_size_and_mtime_is_seen(vault: Path) -> None:
     assert outputs() == outputs(**NO_CACHE)
 
 
+@pytest.mark.needs_symlinks
 def test_deleted_and_added_files(vault: Path) -> None:
     outputs()
     (project_root(vault) / "notes" / "auth.md").unlink()
@@ -146,6 +151,7 @@ def test_deleted_and_added_files(vault: Path) -> None:
         api.read("mem_auth", env=env())
 
 
+@pytest.mark.needs_symlinks
 def test_file_becoming_invalid_or_secret_is_seen(vault: Path) -> None:
     outputs()
     root = project_root(vault)
@@ -158,6 +164,7 @@ def test_file_becoming_invalid_or_secret_is_seen(vault: Path) -> None:
     assert codes["project:notes/bom.md"] == "invalid-document"
 
 
+@pytest.mark.needs_symlinks
 @pytest.mark.parametrize(
     "damage",
     [
@@ -178,6 +185,7 @@ def test_corrupt_cache_is_ignored(vault: Path, damage: Callable[[bytes], bytes])
     assert outputs() == expected  # rewritten after being ignored
 
 
+@pytest.mark.needs_symlinks
 def test_cache_of_other_code_or_root_is_ignored(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -193,6 +201,7 @@ def test_cache_of_other_code_or_root_is_ignored(
     assert outputs() == expected
 
 
+@pytest.mark.needs_symlinks
 def test_budgets_and_truncation_are_the_same(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     outputs()  # warm
     total = api.doctor(env=env(**NO_CACHE))["scannedBytes"]
@@ -210,6 +219,7 @@ def test_budgets_and_truncation_are_the_same(vault: Path, monkeypatch: pytest.Mo
         assert outputs() == outputs(**NO_CACHE)
 
 
+@pytest.mark.needs_symlinks
 def test_recently_changed_files_are_not_cached(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -222,6 +232,7 @@ def test_recently_changed_files_are_not_cached(
     assert outputs() == expected
 
 
+@pytest.mark.needs_symlinks
 def test_quarantined_content_is_not_copied_into_the_cache(vault: Path) -> None:
     outputs()
     blob = b"".join(path.read_bytes() for path in cache_files())
@@ -230,6 +241,7 @@ def test_quarantined_content_is_not_copied_into_the_cache(vault: Path) -> None:
     assert b"mem_secret" not in blob
 
 
+@pytest.mark.needs_symlinks
 def test_dry_run_and_read_only_scans_write_no_cache(vault: Path) -> None:
     outputs(ECC_DRY_RUN="1")
     assert cache_files() == []
@@ -242,6 +254,7 @@ def test_dry_run_and_read_only_scans_write_no_cache(vault: Path) -> None:
     assert {path: path.stat().st_mtime_ns for path in cache_files()} == before
 
 
+@pytest.mark.needs_symlinks
 def test_unusable_cache_location_is_not_an_error(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -253,6 +266,7 @@ def test_unusable_cache_location_is_not_an_error(
     assert outputs() == expected
 
 
+@pytest.mark.needs_symlinks
 def test_cli_output_is_the_same(vault: Path, vault_cli) -> None:  # type: ignore[no-untyped-def]
     for args in (("search", "auth"), ("doctor", "--json"), ("read", "mem_auth", "--json")):
         plain = vault_cli(*args, env=NO_CACHE)

@@ -278,6 +278,7 @@ def test_source_maps_adapter_names(repo: Path) -> None:
     assert source(context(repo), ["hermes-free"]) == []
 
 
+@pytest.mark.needs_symlinks
 def test_source_never_raises(repo: Path, tmp_path: Path) -> None:
     source = handoff_source()
     assert source is not None

@@ -97,6 +97,7 @@ def test_library_only_guard_messages() -> None:
         guard_scope_root(Roots("/p", "/t", "/u", {}), "user")
 
 
+@pytest.mark.needs_symlinks
 def test_symlinked_root_inside_boundary(repo: Path) -> None:
     memory = repo / ".ecc" / "memory"
     memory.mkdir(parents=True)

@@ -102,6 +102,7 @@ def _problem_vault(repo: Path) -> None:
 
 
 # 51
+@pytest.mark.needs_symlinks
 def test_c51_problem_vault_report(repo: Path, vault_cli) -> None:  # type: ignore[no-untyped-def]
     _problem_vault(repo)
     expected = json.loads(golden("doctor_problems.json"))
@@ -168,6 +169,7 @@ def _snapshot(root: Path) -> str:
 
 
 # 54
+@pytest.mark.needs_symlinks
 def test_c54_doctor_never_modifies_the_vault(repo: Path) -> None:
     _problem_vault(repo)
     before = _snapshot(repo)

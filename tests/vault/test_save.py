@@ -35,6 +35,7 @@ def _tree(root: Path) -> list[str]:
 
 
 # 18
+@pytest.mark.posix_only("POSIX permission bits")
 def test_c18_modes_and_gitignores(repo: Path, fake_home: Path) -> None:
     saved = api.save({"title": "t", "body": "b", "kind": "note"})
     path = Path(saved["path"])
@@ -70,6 +71,8 @@ def test_c20_stdin_body_limit_is_raw_bytes(repo: Path, vault_cli) -> None:  # ty
 
 
 # 21
+@pytest.mark.needs_symlinks
+@pytest.mark.posix_only("os.mkfifo: Windows has no FIFOs")
 def test_c21_body_file_errors(repo: Path, vault_cli) -> None:  # type: ignore[no-untyped-def]
     big = repo / "big.txt"
     big.write_bytes(b"a" * 70_000)
@@ -104,6 +107,7 @@ def _fixed(**extra: object) -> dict[str, object]:
 
 
 # 23
+@pytest.mark.needs_symlinks
 def test_c23_create_only_never_overwrites(repo: Path, tmp_path: Path) -> None:
     path = Path(api.save(_fixed())["path"])
     before = path.read_bytes()
@@ -167,6 +171,7 @@ def test_gitignore_with_bom_passes(repo: Path) -> None:
 
 
 # 25
+@pytest.mark.needs_symlinks
 def test_c25_symlinked_ecc_outside_repo(repo: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -185,6 +190,7 @@ def test_c25_symlinked_ecc_outside_repo(repo: Path, tmp_path: Path) -> None:
 
 
 # 26
+@pytest.mark.needs_symlinks
 def test_c26_symlinked_kind_directory(repo: Path, tmp_path: Path) -> None:
     root = project_root(repo)
     api.initialize(["project"])

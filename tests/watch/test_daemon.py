@@ -138,6 +138,7 @@ def start(tmp_path: Path) -> Iterator[Callable[..., Daemon]]:
 # ---- the daemon, end to end ---------------------------------------------------------------
 
 
+@pytest.mark.posix_only("POSIX signals (SIGTERM to a child)")
 def test_written_entry_appears_and_deleted_entry_disappears(
     project: Callable[[str], Path], start: Callable[..., Daemon]
 ) -> None:
@@ -264,6 +265,7 @@ def test_replaced_claude_symlink_is_reported_not_relinked(
     assert target_state(repo, "claude", "project") != "ok"
 
 
+@pytest.mark.posix_only("POSIX signals (SIGTERM to a child)")
 def test_second_daemon_is_refused_and_sigterm_exits_zero(
     project: Callable[[str], Path], start: Callable[..., Daemon]
 ) -> None:
@@ -301,6 +303,7 @@ def test_project_projected_after_start_is_picked_up(
     wait_for(lambda: "wqpt" in (later / "AGENTS.md").read_text(), "the new project's block", d.log)
 
 
+@pytest.mark.posix_only("POSIX signals (SIGTERM to a child)")
 def test_bad_entry_and_vanished_root_are_logged_and_skipped(
     project: Callable[[str], Path], start: Callable[..., Daemon]
 ) -> None:
@@ -347,6 +350,7 @@ def test_status_when_never_run() -> None:
         assert r.returncode == 2 and bad[0] in r.stderr, r.stderr
 
 
+@pytest.mark.posix_only("POSIX signals (SIGINT to a child)")
 def test_ctrl_c_exits_130_and_sigterm_exits_0(
     project: Callable[[str], Path], start: Callable[..., Daemon]
 ) -> None:
@@ -487,6 +491,7 @@ def test_falls_back_to_polling_when_the_kernel_refuses_a_watch(
     assert status()["state"] == "stopped"
 
 
+@pytest.mark.posix_only("POSIX signals (SIGTERM to a child)")
 def test_the_inotify_instance_limit_falls_back_to_polling_and_says_so_once(
     project: Callable[[str], Path],
     start: Callable[..., Daemon],

@@ -173,6 +173,7 @@ def test_an_unreachable_remote_is_one_line_then_one_line_when_it_is_back(
     assert any("back online" in s and "(3 failed tries)" in s for s in said), said
 
 
+@pytest.mark.posix_only("POSIX signals (SIGTERM to a child)")
 def test_the_real_daemon_syncs_and_status_shows_it(tmp_path: Path) -> None:
     remote = tmp_path / "remote.git"
     git("init", "-q", "--bare", "-b", "main", str(remote))
