@@ -90,6 +90,7 @@ def junctions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(platform, "make_junction", REAL_MAKE_JUNCTION)
 
 
+@pytest.mark.needs_symlinks
 @pytest.mark.usefixtures("junctions")
 def test_make_junction_hands_cmd_one_literal_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
