@@ -48,30 +48,53 @@ def review(items: Sequence[Item], csrf: str) -> str:
     return layout("Review", "".join(out) or "<p>nothing to review</p>", "/review")
 
 
+def _lines(kind: str, lines: Sequence[str]) -> str:
+    """``lines`` as a list of class ``kind`` (nothing when there are none)."""
+    items = "".join(f"<li>{e(line)}</li>" for line in lines)
+    return f"<ul class={kind}>{items}</ul>" if items else ""
+
+
 def _file(f: dict[str, Any]) -> str:
+    """One file an agent reads (or would read), as `coffer explain` says it: its place, its
+    size and what a cap keeps of it, what of coffer's it holds, then what hides it, what a
+    cap cuts and when it is read at all."""
+    from coffer.projection.explain import said
+
     place = f["order"] if f["order"] is not None else "-"
-    note = f" · {e(f['state'])}" if f["state"] not in ("read", "cut") else ""
-    coffer = f" · coffer {e(f['coffer'])}" if f["coffer"] else ""
     return (
-        f"<li><b>{e(place)}</b> {e(f['path'])} <small>{f['bytes']:,} B{coffer}{note}</small></li>"
+        f'<li data-state="{e(f["state"])}"><b>{e(place)}</b> '
+        f"<span class=path>{e(f['path'])}</span> <small>{e('; '.join(said.tags(f)))}</small>"
+        f"{_lines('notes', said.notes(f))}</li>"
     )
 
 
-def agents(found: Sequence[dict[str, Any]]) -> str:
-    out = []
-    for a in found:
-        if not a["present"]:
-            continue
-        cost = a["coffer_memory"]
-        hints = "".join(f"<p class=hint>{e(h)}</p>" for h in a["hints"])
+def agents(found: dict[str, Any]) -> str:
+    """The Agents view: every agent `coffer explain` shows here (``found`` is its JSON),
+    with the same words."""
+    from coffer.projection.explain import said
+
+    out = [f"<p class=count>session in {e(found['cwd'])}; project: "
+           f"{e(found['project'] or 'none here (global tier only)')}</p>"]  # fmt: skip
+    for a in found["agents"]:
+        state = "ok" if a["ok"] else "not loading coffer"
+        if not a["enabled"]:
+            state = "coffer does not project into it: not detected"
+        files = "".join(_file(f) for f in a["files"]) or "<li>no file it reads exists here</li>"
+        hints = "".join(f"<p class=hint>{e(h)}</p>" for h in [*a["hints"], a["error"] or ""] if h)
+        checked = said.checked(a["checked"])
         out.append(
             f'<section class="agent" data-agent="{e(a["name"])}"><h2>{e(a["title"])}'
-            f" <small>{'ok' if a['ok'] else 'not loading coffer'}</small></h2>"
-            f"<ol class=files>{''.join(_file(f) for f in a['files'])}</ol>"
-            f"<p>coffer's memory: {cost['bytes']:,} bytes, about {cost['tokens']:,} tokens</p>"
-            f"{hints}</section>"
+            f" <small>{e(state)}</small></h2><ol class=files>{files}</ol>"
+            f"{_lines('memory', [*said.memory(a), *said.cost(a['coffer_memory'])])}{hints}"
+            f"{_lines('notes', a['notes'] if a['hints'] else [])}"  # its hazards, when they matter
+            f"{'<p class=checked>facts checked on ' + e(checked) + '</p>' if checked else ''}"
+            "</section>"
         )
-    return layout("Agents", "".join(out) or "<p>no agent found on this machine</p>", "/agents")
+    hidden = found["hidden"]
+    if hidden:
+        said_hidden = f"not installed, not enabled ({len(hidden)}): {', '.join(hidden)}"
+        out.append(f"<p class=hidden>{e(said_hidden)}</p>")
+    return layout("Agents", "".join(out), "/agents")
 
 
 def state(found: dict[str, Any], csrf: str) -> str:

@@ -118,14 +118,13 @@ class Site:
                 return resolve(self.app.writer(), item, action, merged)
         raise InvalidInputError("that review item is gone (resolved elsewhere?)")
 
-    def agents(self) -> list[dict[str, Any]]:
-        """Per agent, what it loads here at session start (`coffer explain --json`)."""
+    def agents(self) -> dict[str, Any]:
+        """Per agent, what it loads here at session start: `coffer explain --json`."""
         from coffer.projection.agents import AgentSet
         from coffer.projection.explain import explain
 
         agents = AgentSet(self.app.store, self.app.environ, self.app.adapters())
-        found: list[dict[str, Any]] = explain(agents, self.project).json()["agents"]
-        return found
+        return explain(agents, self.project).json()
 
     def state(self) -> dict[str, Any]:
         """The watcher's status (with sync's last round) and the journal of coffer's edits."""

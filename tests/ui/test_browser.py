@@ -10,7 +10,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -102,14 +102,65 @@ def test_resolve_a_conflict_copy(page: Page, repo: Path, server: UIServer) -> No
     assert "Deploys use make ship." in (repo / "AGENTS.md").read_text()
 
 
+def _explained(repo: Path) -> dict[str, Any]:
+    done = coffer("explain", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+def _files(page: Page, agent: str) -> list[tuple[str, str]]:
+    """Each file of ``agent``'s list on the Agents view: its place and its path."""
+    items = page.locator(f"section[data-agent={agent}] ol.files > li").all()
+    return [(li.locator("b").inner_text(), li.locator("span.path").inner_text()) for li in items]
+
+
 def test_agents_load_order_and_state(page: Page, repo: Path) -> None:
     _open(page, "Agents")
+    explained = _explained(repo)
+    shown = page.locator("section.agent").evaluate_all("all => all.map(s => s.dataset.agent)")
+    assert shown == [a["name"] for a in explained["agents"]]
+    assert {"claude", "codex"} <= set(shown)
+    for agent in explained["agents"]:  # every file, in the order `coffer explain` gives
+        said = [(str(f["order"] or "-"), f["path"]) for f in agent["files"]]
+        assert _files(page, agent["name"]) == said, agent["name"]
     for agent in ("claude", "codex"):
-        files = page.locator(f"section[data-agent={agent}] ol.files li").all_inner_texts()
-        assert files and files[0].startswith("1 ") and str(repo / "AGENTS.md") in files[0]
+        assert _files(page, agent)[0] == ("1", str(repo / "AGENTS.md"))
+        memory = page.locator(f"section[data-agent={agent}] ul.memory").inner_text()
+        assert "coffer project memory: loaded" in memory
+        assert "2 of 2 entries in view" in memory
+    claude = page.locator("section[data-agent=claude] ol.files > li").first
+    assert "when: " in claude.locator("ul.notes").inner_text()  # only while no CLAUDE.md
     _shot(page, "agents")
     _open(page, "State")
     assert "coffer watch" in page.inner_text("main")
+
+
+def test_agents_show_caps_and_what_hides_what(page: Page, repo: Path) -> None:
+    # Codex reads AGENTS.override.md instead of AGENTS.md, and only 32 KiB of it.
+    override = repo / "AGENTS.override.md"
+    rules = "".join(f"Rule {n}: keep the build green and the tests fast.\n" for n in range(800))
+    override.write_text(f"# Local override\n\n{rules}")
+    size = override.stat().st_size
+    assert size > 32 * 1024
+    _open(page, "Agents")
+    codex = page.locator("section[data-agent=codex]")
+    assert _files(page, "codex") == [("1", str(override)), ("-", str(repo / "AGENTS.md"))]
+    cut, hidden = codex.locator("ol.files > li").all()
+    assert cut.get_attribute("data-state") == "cut"
+    assert f"32,768 of {size:,} bytes" in cut.locator("small").inner_text()
+    assert f"cut: 32,768 bytes in all ({size:,} here)" in cut.locator("ul.notes").inner_text()
+    assert hidden.get_attribute("data-state") == "shadowed"
+    assert hidden.locator("ul.notes").inner_text() == f"not read: {override} hides it"
+    memory = codex.locator("ul.memory").inner_text()
+    assert f"coffer project memory: missing ({override})" in memory
+    assert "0 of 2 entries in view, ~0 tokens; 2 by recall only" in memory
+    hint = f"{override} hides {repo / 'AGENTS.md'} (coffer's memory) from Codex"
+    assert hint in codex.locator("p.hint").all_inner_texts()
+    assert "AGENTS.override.md hides AGENTS.md" in codex.locator("ul.notes").last.inner_text()
+    assert "not loading coffer" in codex.locator("h2").inner_text()
+    # Claude is not affected: it reads AGENTS.md
+    assert _files(page, "claude")[0] == ("1", str(repo / "AGENTS.md"))
 
 
 def test_refusals_in_the_browser(page: Page, server: UIServer, driver: Playwright) -> None:
