@@ -106,7 +106,9 @@ class Handler(BaseHTTPRequestHandler):
         if not guard.write_allowed(self.server.keys, raw):
             self._send(403, pages.refused(403, "a write without this page's form token"))
             return
-        form = {k: v[0] for k, v in raw.items()}
+        # A browser sends a textarea's line ends as CRLF (HTML's form encoding); the store,
+        # like every other writer, gets LF.
+        form = {k: v[0].replace("\r\n", "\n").replace("\r", "\n") for k, v in raw.items()}
         path = urlsplit(self.path).path
         with self.server.one_at_a_time:
             self._answer(lambda: self._write(path, form))

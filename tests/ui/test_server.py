@@ -3,6 +3,8 @@ page's writes do on disk (the same write path as the CLI: AGENTS.md changes)."""
 
 from __future__ import annotations
 
+import html
+import os
 import re
 from pathlib import Path
 
@@ -71,6 +73,39 @@ def test_edit_reaches_agents_md(server: UIServer, repo: Path) -> None:
     assert text.startswith("# Team rules\n\nRun the tests.\n")  # the person's part is kept
 
 
+def _review_item(server: UIServer, kind: str) -> tuple[str, str]:
+    """The id of the first review item of ``kind`` and its merge draft (if it has one)."""
+    page = call(server, "/review").body
+    item = re.search(rf'data-kind="{kind}".*?name="id" value="([0-9a-f]+)"', page, re.S)
+    assert item is not None, page
+    draft = re.search(r'<textarea name="merged"[^>]*>(.*?)</textarea>', page, re.S)
+    return item.group(1), html.unescape(draft.group(1)) if draft else ""
+
+
+def test_line_ends_from_a_browser_are_stored_as_lf(server: UIServer, repo: Path) -> None:
+    # A browser sends a textarea's text with CRLF line ends: the entry file gets LF.
+    tier = Store.from_environ(os.environ).project_tier(repo)
+    assert tier is not None
+    entry = tier.dir / "deploy.md"
+    text = "Deploys use make ship.\r\nThen tag the release.\r\n"
+    done = post(server, "/update", scope="project", name="deploy", text=text)
+    assert done.status == 200, done.body
+    assert b"\r" not in entry.read_bytes()
+    assert "Deploys use make ship.\nThen tag the release." in entry.read_text()
+    # and a merge from the Review view
+    copy = conflict_copy(Store.from_environ(os.environ), repo)
+    item, draft = _review_item(server, "conflict")
+    assert "this line is dropped" in draft
+    merged = draft.replace("make ship", "make ship (or make release)").replace("\n", "\r\n")
+    done = post(server, "/resolve", id=item, action="merge", merged=merged)
+    assert done.status == 200, done.body
+    assert not copy.exists()
+    stored = entry.read_bytes()
+    assert b"\r" not in stored and b"this line is dropped" not in stored
+    assert b"Deploys use make ship (or make release).\nThen tag the release." in stored
+    assert "make ship (or make release)" in (repo / "AGENTS.md").read_text()
+
+
 def test_a_secret_is_refused_like_the_cli(server: UIServer, repo: Path) -> None:
     secret = "token ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     done = post(server, "/update", scope="project", name="deploy", text=secret)
@@ -99,7 +134,7 @@ def test_search_ranks_as_recall(server: UIServer) -> None:
 
 
 def test_review_resolves_a_conflict_copy(server: UIServer, repo: Path) -> None:
-    copy = conflict_copy(Store.from_environ(__import__("os").environ), repo)
+    copy = conflict_copy(Store.from_environ(os.environ), repo)
     page = call(server, "/review").body
     assert "conflict" in page and "Deploys use make ship." in page
     item = re.search(r'name="id" value="([0-9a-f]+)"', page)
