@@ -78,7 +78,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(verdict.status, pages.refused(verdict.status, verdict.why))
             return False
         if verdict.token_in_url:  # the cookie from now on, and an address without the token
-            cookie = guard.set_cookie(self.server.keys)
+            cookie = guard.set_cookie(self.server.keys, self.server.port)
             self._send(303, b"", extra={"Location": urlsplit(self.path).path, "Set-Cookie": cookie})
             return False
         return True

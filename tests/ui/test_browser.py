@@ -8,15 +8,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from coffer.app import App
 from coffer.store import Store
 from coffer.ui.server import UIServer
-from tests.helpers import coffer
+from coffer.ui.site import Site
+from tests.helpers import coffer, make_repo
 from tests.ui.client import conflict_copy
 
 if TYPE_CHECKING:
@@ -45,8 +48,8 @@ def driver() -> Iterator[Playwright]:
 def page(server: UIServer, driver: Playwright) -> Iterator[Page]:
     browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
     try:
-        tab = browser.new_page(viewport={"width": 1100, "height": 700})
-        tab.on("dialog", lambda dialog: dialog.accept())  # the forget confirmation
+        tab = browser.new_context(viewport={"width": 1100, "height": 700}).new_page()
+        tab.context.on("dialog", lambda dialog: dialog.accept())  # the forget confirmation
         tab.goto(server.url)
         yield tab
     finally:
@@ -190,6 +193,33 @@ def test_refusals_in_the_browser(page: Page, server: UIServer, driver: Playwrigh
     assert answer.status == 403
     page.reload()
     assert page.locator("a.entry:text('deploy')").count() == 1
+
+
+def test_two_runs_in_one_browser_keep_their_own_cookie(
+    page: Page, server: UIServer, tmp_path: Path
+) -> None:
+    # A second `coffer ui` (another project) opened in the same browser: its cookie does
+    # not replace the first run's, so both pages keep working.
+    other = make_repo(tmp_path / "other")
+    done = coffer("remember", "Builds use cargo.", "--name", "build", cwd=other)
+    assert done.returncode == 0, done.stderr
+    second = UIServer(Site(App(dict(os.environ)), other))
+    thread = threading.Thread(target=second.serve_forever, daemon=True)
+    thread.start()
+    try:
+        tab = page.context.new_page()
+        tab.goto(second.url)
+        assert "?token=" not in tab.url and tab.locator("a.entry").all_inner_texts() == ["build"]
+        for view, entries in ((page, ["deploy", "tabs"]), (tab, ["build"])):
+            answer = view.reload()
+            assert answer is not None and answer.status == 200
+            assert sorted(view.locator("a.entry").all_inner_texts()) == entries
+        names = {c["name"] for c in page.context.cookies()}
+        assert names == {f"coffer_ui_{server.port}", f"coffer_ui_{second.port}"}
+    finally:
+        second.shutdown()
+        second.server_close()
+        thread.join(5)
 
 
 def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:

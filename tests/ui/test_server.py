@@ -17,7 +17,10 @@ from tests.ui.client import call, conflict_copy, post, updated
 def test_no_token_no_page(server: UIServer) -> None:
     assert call(server, "/", cookie=False).status == 403
     assert call(server, "/?token=wrong", cookie=False).status == 403
-    assert call(server, "/", cookie=False, headers={"Cookie": "coffer_ui=wrong"}).status == 403
+    wrong = {"Cookie": f"coffer_ui_{server.port}=wrong"}
+    assert call(server, "/", cookie=False, headers=wrong).status == 403
+    other_run = {"Cookie": f"coffer_ui_1={server.keys.token}"}  # another port's cookie
+    assert call(server, "/", cookie=False, headers=other_run).status == 403
     assert call(server, "/static/ui.css", cookie=False).status == 403
 
 
@@ -26,7 +29,7 @@ def test_token_in_url_becomes_a_strict_cookie(server: UIServer) -> None:
     assert first.status == 303
     assert first.headers["Location"] == "/"  # the token leaves the address bar
     cookie = first.headers["Set-Cookie"]
-    assert cookie.startswith(f"coffer_ui={server.keys.token};")
+    assert cookie.startswith(f"coffer_ui_{server.port}={server.keys.token};")  # this run's
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     page = call(server, "/")
     assert page.status == 200 and "deploy" in page.body and "tabs" in page.body
