@@ -138,7 +138,8 @@ class Handler(BaseHTTPRequestHandler):
                 found = site.found(scope, name)
             except CofferError:
                 return pages.gone(scope, name, history, csrf)
-            return pages.entry(found, history, csrf, site.team() is not None)
+            said = site.provenance(found)
+            return pages.entry(found, history, csrf, said, site.team() is not None)
         if path == "/team":
             return self._team_entry(query.get("name", ""))
         if path == "/review":
@@ -154,7 +155,10 @@ class Handler(BaseHTTPRequestHandler):
         scope, name = form.get("scope", "project"), form.get("name", "")
         back = f"/entry?{urlencode({'scope': scope, 'name': name})}"
         if path == "/update":
-            return pages.done(f"saved {name}", site.update(scope, name, form), back)
+            updated = site.update(scope, name, form)
+            if updated is None:
+                return pages.done(f"{name} is unchanged", [], back, ["the form changed nothing"])
+            return pages.done(f"saved {name}", updated, back)
         if path == "/forget":
             return pages.done(f"forgot {name}", site.forget(scope, name), back)
         if path == "/restore":

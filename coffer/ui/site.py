@@ -28,6 +28,7 @@ class Site:
     def __init__(self, app: App, project: Path) -> None:
         self.app = app
         self.project = project
+        app.store.writer = "ui"  # what the page writes says so (docs/adr/0051's vocabulary)
 
     def tiers(self) -> list[Tier]:
         """The project's tier (when it has one), then the global one."""
@@ -94,9 +95,31 @@ class Site:
             kept = self.app.store.kept(tier)
         return [kept_versions.about(kept, v) for v in kept.versions(name)]
 
-    def update(self, scope: str, name: str, form: dict[str, str]) -> list[Path]:
+    def provenance(self, found: Found) -> str:
+        """Where the entry came from and who changed it last, as `coffer recall` says it."""
+        from coffer.store import provenance
+
+        return provenance.line(found.entry, provenance.merged(found.tier.base))
+
+    def update(self, scope: str, name: str, form: dict[str, str]) -> list[Path] | None:
+        """The entry page's Save (or Verify) as `coffer update` does it, through the same
+        :class:`Revision`: only what the form changes (a part left as it was is not passed,
+        so a description derived from the text stays derived), anchors added, a review date
+        set, the entry verified. None when the form changes nothing."""
+        old = self.found(scope, name).entry
+        text, description = form.get("text"), form.get("description")
         kind = form.get("type") or None
-        change = Revision(form.get("text"), form.get("description"), kind)
+        anchors = form.get("anchors", "").replace(",", " ").split()  # PATH[#SYMBOL] each
+        change = Revision(
+            text if text is not None and text.strip() != old.body.strip() else None,
+            description if description and description.strip() != old.description else None,
+            kind if kind != old.type else None,
+            tuple(anchors),
+            form.get("review_after", "").strip() or None,
+            verified=form.get("verified") == "1",
+        )
+        if change.empty:
+            return None
         return list(self.app.writer().update(self.tier(scope), name, change)[1].updated)
 
     def forget(self, scope: str, name: str) -> list[Path]:

@@ -82,7 +82,7 @@ def test_search_edit_forget_restore(page: Page, repo: Path) -> None:
     page.goto(page.url.split("?")[0])
     page.click("a.entry:text('deploy')")
     page.fill("textarea[name=text]", "Deploys use make ship.")
-    page.click("form[action='/update'] button")
+    page.click("button:text('Save')")
     assert str(agents) in page.locator("ul.updated").inner_text()
     assert "Deploys use make ship." in agents.read_text()
     page.click("text=back")
@@ -91,6 +91,38 @@ def test_search_edit_forget_restore(page: Page, repo: Path) -> None:
     page.click("text=back")
     page.click("button:text('Restore the last version')")
     assert "Deploys use make ship." in agents.read_text()
+
+
+def test_entry_metadata_and_verify(page: Page, repo: Path) -> None:
+    makefile = repo / "Makefile"
+    makefile.write_text("release:\n\tgit tag v1\n")
+    page.click("a.entry:text('deploy')")
+    assert page.locator("td.provenance").inner_text().startswith("from cli on ")
+    assert page.locator("td.anchors").inner_text() == "none"
+    page.fill("input[name=description]", "How we ship")
+    page.select_option("select[name=type]", "reference")
+    page.fill("input[name=anchors]", "Makefile")
+    page.fill("input[name=review_after]", "6m")
+    page.click("button:text('Save')")
+    assert page.locator("h1").inner_text() == "saved deploy"
+    page.click("text=back")
+    assert page.locator("input[name=description]").input_value() == "How we ship"
+    assert page.locator("select[name=type]").input_value() == "reference"
+    assert page.locator("td.anchors").inner_text() == "Makefile"
+    assert page.locator("td.review").inner_text().endswith("(then every 6m)")
+    assert page.locator("td.provenance").inner_text().endswith("; changed by ui")
+    assert page.locator("td.freshness").inner_text() == "fresh"
+    makefile.write_text("release:\n\tgit tag v2\n")  # what it is about changed
+    page.reload()
+    stale = page.locator("td.freshness .stale").inner_text()
+    assert stale.startswith("stale: Makefile changed since")
+    page.click("td.freshness button:text('Verify')")
+    page.click("text=back")
+    assert page.locator("td.freshness").inner_text() == "fresh"
+    assert page.locator("td.verified").inner_text() != "never"
+    _open(page, "Memory")
+    row = page.locator("tr", has=page.locator("a.entry:text('deploy')"))
+    assert "reference" in row.inner_text() and "fresh" in row.inner_text()
 
 
 def test_resolve_a_conflict_copy(page: Page, repo: Path, server: UIServer) -> None:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from coffer.store import Store
+from coffer.store.entry import Entry
 from coffer.ui.server import UIServer
 from tests.helpers import coffer
 from tests.ui.client import call, conflict_copy, post, updated
@@ -74,6 +75,11 @@ def test_edit_reaches_agents_md(server: UIServer, repo: Path) -> None:
     text = agents.read_text()
     assert "Deploys use make ship." in text and "make release" not in text
     assert text.startswith("# Team rules\n\nRun the tests.\n")  # the person's part is kept
+    kind = post(server, "/update", scope="project", name="deploy", **{**edit, "type": "reference"})
+    assert kind.status == 200, kind.body
+    saved = _entry(repo, "deploy")
+    said = (saved.body.strip(), saved.description, saved.type)
+    assert said == (edit["text"], "How we deploy", "reference")
 
 
 def _review_item(server: UIServer, kind: str) -> tuple[str, str]:
@@ -107,6 +113,51 @@ def test_line_ends_from_a_browser_are_stored_as_lf(server: UIServer, repo: Path)
     assert b"\r" not in stored and b"this line is dropped" not in stored
     assert b"Deploys use make ship (or make release).\nThen tag the release." in stored
     assert "make ship (or make release)" in (repo / "AGENTS.md").read_text()
+
+
+def _entry(repo: Path, name: str) -> Entry:
+    s = Store.from_environ(os.environ)
+    tier = s.project_tier(repo)
+    assert tier is not None
+    return s.find([tier], name).entry
+
+
+def test_anchors_review_date_and_verify_as_coffer_update(server: UIServer, repo: Path) -> None:
+    makefile = repo / "Makefile"
+    makefile.write_text("release:\n\tgit tag v1\n")
+    done = post(server, "/update", scope="project", name="deploy", anchors="Makefile",
+                review_after="2020-01-01")  # fmt: skip
+    assert done.status == 200, done.body
+    meta = _entry(repo, "deploy").metadata
+    assert [a["path"] for a in meta["anchors"]] == ["Makefile"]
+    assert meta["review_after"] == "2020-01-01" and meta["updated_by"] == "ui"
+    row = re.search(r'name=deploy".*?</tr>', call(server, "/").body, re.S)
+    assert row is not None and "stale: review was due 2020-01-01" in row.group(0)
+    again = post(server, "/update", scope="project", name="deploy", review_after="90d")
+    assert again.status == 200, again.body
+    page = call(server, "/entry?scope=project&name=deploy").body
+    assert "<td class=freshness>fresh</td>" in page
+    assert "<td class=anchors>Makefile</td>" in page
+    assert re.search(r"<td class=review>\d{4}-\d\d-\d\d \(then every 90d\)</td>", page)
+    assert re.search(r"<td class=provenance>from cli on [^<]*; changed by ui</td>", page)
+    assert re.search(r"<td class=created>\d{4}-\d\d-\d\dT", page)
+    assert 'name="verified"' not in page  # nothing to verify
+    makefile.write_text("release:\n\tgit tag v2\n")  # what the entry is about changed
+    page = call(server, "/entry?scope=project&name=deploy").body
+    assert "stale: Makefile changed since" in page and 'name="verified" value="1"' in page
+    verified = post(server, "/update", scope="project", name="deploy", verified="1")
+    assert verified.status == 200, verified.body
+    page = call(server, "/entry?scope=project&name=deploy").body
+    assert "<td class=freshness>fresh</td>" in page and "<td class=verified>never" not in page
+    # Save with nothing changed writes nothing
+    entry = _entry(repo, "deploy")
+    same = {"text": entry.body, "description": entry.description, "type": entry.type or ""}
+    unchanged = post(server, "/update", scope="project", name="deploy", **same)
+    assert unchanged.status == 200 and "<h1>deploy is unchanged</h1>" in unchanged.body
+    assert _entry(repo, "deploy").metadata == entry.metadata
+    # what `coffer update` refuses, the page refuses
+    bad = post(server, "/update", scope="project", name="deploy", review_after="someday")
+    assert bad.status == 400 and "invalid --review-after" in bad.body
 
 
 def test_a_secret_is_refused_like_the_cli(server: UIServer, repo: Path) -> None:
