@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
-from coffer.store.entry import TYPES
+from coffer.store.entry import TYPES, Entry
 from coffer.store.tier import Found
 
 
@@ -93,7 +93,7 @@ def memory(project: Path, query: str, shown: Shown, team: str = "") -> str:
         f"<tr><td>{_link(f)}<div class=desc>{e(f.entry.description)}</div></td>"
         f"<td>{e(f.tier.label)}</td><td>{e(f.entry.type or '')}</td><td>{e(_origin(f))}</td>"
         f"<td>{e(f.entry.updated_at[:10])}</td>"
-        f"<td>{_freshness(f)}</td>"
+        f"<td>{freshness(f.entry)}</td>"
         "</tr>"
         for f in shown.rows
     )
@@ -112,8 +112,9 @@ def memory(project: Path, query: str, shown: Shown, team: str = "") -> str:
     return layout("Memory", body, "/")
 
 
-def _freshness(f: Found) -> str:
-    return f"<span class=stale>stale: {e(f.entry.stale)}</span>" if f.entry.stale else "fresh"
+def freshness(entry: Entry) -> str:
+    """``fresh``, or why the entry may no longer be true (judged when read)."""
+    return f"<span class=stale>stale: {e(entry.stale)}</span>" if entry.stale else "fresh"
 
 
 def _anchors(meta: Mapping[str, Any]) -> str:
@@ -143,7 +144,7 @@ def about(f: Found, provenance: str, csrf: str) -> str:
         ("provenance", e(provenance)),
         ("created", e(meta.get("created_at") or "unknown")),
         ("updated", e(f.entry.updated_at or "unknown")),
-        ("freshness", _freshness(f) + verify),
+        ("freshness", freshness(f.entry) + verify),
         ("verified", e(meta.get("verified_at") or "never")),
         ("anchors", _anchors(meta)),
         ("review after", _review(meta)),

@@ -141,7 +141,8 @@ class Handler(BaseHTTPRequestHandler):
             said = site.provenance(found)
             return pages.entry(found, history, csrf, said, site.team() is not None)
         if path == "/team":
-            return self._team_entry(query.get("name", ""))
+            shared = site.team_entry(query.get("name", ""))
+            return teamview.entry(shared[1], shared[0], csrf) if shared is not None else None
         if path == "/review":
             return panels.review(site.queue(), csrf)
         if path == "/agents":
@@ -184,15 +185,6 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/team/remove":
             return pages.done(f"removed {name} from the team", site.team_remove(name), "/#team")
         return None
-
-    def _team_entry(self, name: str) -> str | None:
-        from coffer.store import team
-
-        scan = self.server.site.team()
-        found = team.find(scan, name) if scan is not None else None
-        if scan is None or found is None:
-            return None
-        return teamview.entry(found, scan, self.server.keys.csrf)
 
 
 def serve(app: App, project: Path, port: int = 0, open_browser: bool = True,

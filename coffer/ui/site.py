@@ -55,14 +55,29 @@ class Site:
         return team.scan(root) if root is not None else None
 
     def team_entries(self, query: str) -> list[Entry]:
-        """The team tier's entries, or its hits of ``query`` as `coffer recall` ranks them."""
-        from coffer.store import team_search
+        """The team tier's entries, or its hits of ``query`` as `coffer recall` ranks them;
+        each judged fresh or stale as a personal entry is (its anchors are the repository's)."""
+        from coffer.store import freshness, team_search
 
         scan = self.team()
-        if scan is None or not query.strip():
-            return list(scan.entries) if scan is not None else []
+        if scan is None:
+            return []
         root = self.app.here(self.project).require()
-        return [h.entry for h in team_search.recall(self.app.store, root, query, 50)]
+        found = list(scan.entries)
+        if query.strip():
+            found = [h.entry for h in team_search.recall(self.app.store, root, query, 50)]
+        return list(freshness.marked(found, root))
+
+    def team_entry(self, name: str) -> tuple[TeamScan, Entry] | None:
+        """The team tier and its entry ``name``, judged fresh or stale (None: no such)."""
+        from coffer.store import freshness, team
+
+        scan = self.team()
+        found = team.find(scan, name) if scan is not None else None
+        if scan is None or found is None:
+            return None
+        root = self.app.here(self.project).require()
+        return scan, freshness.marked([found], root)[0]
 
     def team_remove(self, name: str) -> list[Path]:
         """`coffer team remove`: the file goes, then the projections show the team without it.

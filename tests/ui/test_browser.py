@@ -268,6 +268,9 @@ def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:
     _open(page, "Memory")
     row = page.locator("#team tr", has=page.locator("a.team-entry:text('deploy')"))
     assert row.locator("td.by").inner_text().startswith("team:")  # its provenance
+    mine = page.locator("tr", has=page.locator("a.entry:text('deploy')"))
+    assert row.locator("td.updated").inner_text() == mine.locator("td").nth(4).inner_text()
+    assert row.locator("td.freshness").inner_text() == "fresh"
     assert page.locator("#team p.count").inner_text().startswith("1 entry in ")
     _shot(page, "memory")
     page.fill("input[name=q]", "make release")

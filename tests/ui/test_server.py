@@ -208,6 +208,23 @@ def test_agents_and_state(server: UIServer, repo: Path) -> None:
     assert "coffer watch" in state and str(repo / "AGENTS.md") in state
 
 
+def test_team_rows_show_age_and_freshness(server: UIServer, repo: Path) -> None:
+    done = coffer("team", "init", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    (repo / ".coffer" / "memory" / "ports.md").write_text(
+        "---\nname: ports\ndescription: Ports in use\nmetadata:\n  type: project\n"
+        "  updated_at: '2026-11-02T10:00:00+00:00'\n  review_after: '2020-01-01'\n---\n\n"
+        "The API listens on 8080.\n"
+    )
+    page = call(server, "/").body
+    row = re.search(r'href="/team\?name=ports".*?</tr>', page, re.S)
+    assert row is not None
+    assert "<td class=updated>2026-11-02</td>" in row.group(0)
+    assert "stale: review was due 2020-01-01" in row.group(0)
+    entry = call(server, "/team?name=ports").body
+    assert "updated 2026-11-02T10:00:00+00:00" in entry and "stale: review was due" in entry
+
+
 def test_undo_of_one_setup_record_gives_the_settings_file_back(
     server: UIServer, fake_home: Path
 ) -> None:
