@@ -180,7 +180,8 @@ def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str, provenance: st
         forget += form("/team/add", csrf, keys, "<button>Share with the team</button>")
     versions = "".join(
         f"<tr><td>{v['number']}</td><td>{e(v['when'])}</td><td>{e(v['event'])}</td>"
-        f"<td>{v['size']} B</td><td>{e(v['origin'])}</td><td>"
+        f"<td>{v['size']} B</td><td>{e(v['origin'])}</td>"
+        f"<td class=desc>{e(v['description'])}</td><td>"
         + form("/restore", csrf, {**keys, "version": str(v["number"])}, "<button>Restore</button>")
         + "</td></tr>"
         for v in history

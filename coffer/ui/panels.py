@@ -21,25 +21,43 @@ def _side(item: Item) -> str:
     return f'<div class="side">{cells}</div>'
 
 
+def _label(action: str, entries: int) -> str:
+    """A review choice in words: ``keep:2`` is "keep #2 only"."""
+    verb, _, n = action.partition(":")
+    if n:
+        return f"keep #{n} only" if verb == "keep" else f"{verb} #{n}"
+    kept = {1: "keep it as it is", 2: "keep both"}.get(entries, "keep them all")
+    words = {"keep": kept, "merge": "merge into #1", "verify": "verify: still true"}
+    return words.get(verb, verb)
+
+
 def review(items: Sequence[Item], csrf: str) -> str:
-    from coffer.projection.review import merge_draft
+    from coffer.projection.review import merge_body
 
     out = []
     for item in items:
         keys = {"id": item.id}
+        count = len(item.entries)
         buttons = "".join(
-            form("/resolve", csrf, {**keys, "action": a}, f"<button>{e(a)}</button>")
+            form(
+                "/resolve",
+                csrf,
+                {**keys, "action": a},
+                f'<button data-action="{e(a)}">{e(_label(a, count))}</button>',
+            )
             for a in item.actions
             if a != "merge"
         )
         merge = ""
         if "merge" in item.actions:
+            first = item.entries[0].entry
             merge = form(
                 "/resolve",
                 csrf,
                 {**keys, "action": "merge"},
-                f'<textarea name="merged" rows="8">{e(merge_draft(item))}</textarea>'
-                "<button>merge</button>",
+                f'<label>description <input name="description" value="{e(first.description)}">'
+                f'</label><textarea name="merged" rows="8">{e(merge_body(item))}</textarea>'
+                f'<button data-action="merge">{_label("merge", count)}</button>',
             )
         out.append(
             f'<section class="item" data-kind="{e(item.kind)}"><h2>{e(item.kind)}: '

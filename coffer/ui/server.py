@@ -169,7 +169,8 @@ class Handler(BaseHTTPRequestHandler):
             number = int(version) if version else None
             return pages.done(f"restored {name}", site.restore(scope, name, number), back)
         if path == "/resolve":
-            updated = site.resolve(form.get("id", ""), form.get("action", ""), form.get("merged"))
+            item, action = form.get("id", ""), form.get("action", "")
+            updated = site.resolve(item, action, form.get("merged"), form.get("description"))
             return pages.done(f"resolved: {form.get('action')}", updated, "/review")
         if path == "/undo":
             report = site.undo(form.get("key", ""))

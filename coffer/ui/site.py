@@ -148,12 +148,17 @@ class Site:
 
         return queue(self.app.store, self.tiers())
 
-    def resolve(self, item_id: str, action: str, merged: str | None) -> list[Path]:
-        from coffer.projection.review import resolve
+    def resolve(self, item_id: str, action: str, merged: str | None = None,
+                description: str | None = None) -> list[Path]:  # fmt: skip
+        """A review choice, as `coffer review` makes it; ``merged`` is the edited text of a
+        merge (without frontmatter: the page shows the text only), ``description`` its
+        one-line description."""
+        from coffer.projection.review import merged_file, resolve
 
         for item in self.queue():
             if item.id == item_id:
-                return resolve(self.app.writer(), item, action, merged)
+                whole = merged_file(item, merged, description) if merged is not None else None
+                return resolve(self.app.writer(), item, action, whole)
         raise InvalidInputError("that review item is gone (resolved elsewhere?)")
 
     def agents(self) -> dict[str, Any]:

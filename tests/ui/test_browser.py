@@ -5,13 +5,16 @@ saves the main views there (docs/ui/*.png)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -125,13 +128,79 @@ def test_entry_metadata_and_verify(page: Page, repo: Path) -> None:
     assert "reference" in row.inner_text() and "fresh" in row.inner_text()
 
 
+def test_restore_a_chosen_version(page: Page, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    page.click("a.entry:text('deploy')")
+    for text in ("Deploys use make ship.", "Deploys use make deploy."):
+        page.fill("textarea[name=text]", text)
+        page.click("button:text('Save')")
+        page.click("text=back")
+    assert "Deploys use make deploy." in agents.read_text()
+    versions = page.locator("h2:text('History') + table tr")
+    assert versions.count() == 2
+    release = versions.filter(has=page.locator("td.desc:text-is('Deploys use make release.')"))
+    number = release.locator("td").first.inner_text()
+    with page.expect_request(lambda r: r.method == "POST") as sent:
+        release.locator("button:text('Restore')").click()
+    assert f"version={number}" in (sent.value.post_data or "")
+    assert str(agents) in page.locator("ul.updated").inner_text()
+    text = agents.read_text()
+    assert "Deploys use make release." in text and "make deploy" not in text
+
+
+def test_merge_from_the_review_view(page: Page, repo: Path) -> None:
+    copy = conflict_copy(Store.from_environ(os.environ), repo)
+    _open(page, "Review")
+    item = page.locator("section.item[data-kind=conflict]")
+    draft = item.locator("textarea[name=merged]")
+    text = draft.input_value()
+    assert text.startswith("Deploys use make release.\n")  # the text, no frontmatter
+    assert "Deploys use make ship." in text and "this line is dropped" in text
+    draft.fill(text.replace("Deploys use make ship.", "On Fridays: make ship."))
+    item.locator("button[data-action=merge]").click()
+    assert str(repo / "AGENTS.md") in page.locator("ul.updated").inner_text()
+    assert not copy.exists()
+    tier = Store.from_environ(os.environ).project_tier(repo)
+    assert tier is not None
+    stored = (tier.dir / "deploy.md").read_bytes()  # the browser sent CRLF: stored as LF
+    assert b"\r" not in stored and b"this line is dropped" not in stored
+    assert b"Deploys use make release.\n\nOn Fridays: make ship.\n" in stored
+    assert "On Fridays: make ship." in (repo / "AGENTS.md").read_text()
+    # The merge is the page's, not Claude's (whose memory folder links to the tier).
+    assert coffer("project", "--hook", cwd=repo, input="{}").returncode == 0
+    shown = json.loads(coffer("show", "deploy", "--json", cwd=repo).stdout)
+    assert shown["provenance"]["updated_by"] == "ui"
+    page.click("text=back")
+    assert "nothing to review" in page.inner_text("main")
+
+
+def test_verify_a_stale_entry_from_the_review_view(page: Page, repo: Path) -> None:
+    makefile = repo / "Makefile"
+    makefile.write_text("release:\n\tgit tag v1\n")
+    done = coffer("update", "deploy", "--anchor", "Makefile", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    makefile.write_text("release:\n\tgit tag v2\n")
+    _open(page, "Review")
+    item = page.locator("section.item[data-kind=stale]")
+    assert "Makefile changed since" in item.inner_text()
+    labels = item.locator(".actions button").all_inner_texts()
+    assert labels == ["verify: still true", "keep it as it is", "forget #1"]
+    item.locator("button[data-action=verify]").click()
+    assert page.locator("ul.updated").count() == 1
+    page.click("text=back")
+    assert "nothing to review" in page.inner_text("main")
+    _open(page, "Memory")
+    row = page.locator("tr", has=page.locator("a.entry:text('deploy')"))
+    assert row.locator("td").last.inner_text() == "fresh"
+
+
 def test_resolve_a_conflict_copy(page: Page, repo: Path, server: UIServer) -> None:
     copy = conflict_copy(Store.from_environ(os.environ), repo)
     _open(page, "Review")
     item = page.locator("section.item[data-kind=conflict]")
     assert "Deploys use make ship." in item.inner_text()
     _shot(page, "review")
-    item.locator("button:text('keep:2')").click()
+    item.locator("button[data-action='keep:2']").click()
     assert page.locator("ul.updated").count() == 1
     assert not copy.exists()
     assert "Deploys use make ship." in (repo / "AGENTS.md").read_text()
@@ -252,6 +321,88 @@ def test_two_runs_in_one_browser_keep_their_own_cookie(
         second.shutdown()
         second.server_close()
         thread.join(5)
+
+
+@contextlib.contextmanager
+def _another_site(html: str) -> Iterator[int]:
+    """``html`` served on another port of this machine: the page of another site the
+    browser opens (the test maps a foreign name to it); yields its port."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = html.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield site.server_address[1]
+    finally:
+        site.shutdown()
+        site.server_close()
+        thread.join(5)
+
+
+def test_a_form_another_site_posts_is_refused(
+    server: UIServer, driver: Playwright, repo: Path
+) -> None:
+    # A page of evil.example, open in the browser that holds the run's cookie, posts a form
+    # to the page's /forget as soon as it loads, even with the form token (it cannot know
+    # it; this proves the Origin check and the cookie's SameSite=Strict alone refuse it).
+    attack = (
+        f'<form method="post" action="http://127.0.0.1:{server.port}/forget">'
+        f'<input name="csrf" value="{server.keys.csrf}"><input name="scope" value="project">'
+        '<input name="name" value="deploy"></form><script>document.forms[0].submit()</script>'
+    )
+    rules = [*ARGS, "--host-resolver-rules=MAP evil.example 127.0.0.1"]
+    browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=rules)
+    try:
+        with _another_site(attack) as port:
+            tab = browser.new_context().new_page()
+            tab.goto(server.url)  # the person opened the page: the browser has the cookie
+            assert tab.locator("a.entry:text('deploy')").count() == 1
+            with tab.expect_response(lambda r: r.url.endswith("/forget")) as answered:
+                tab.goto(f"http://evil.example:{port}/")
+            answer = answered.value
+            assert answer.request.method == "POST"
+            assert answer.request.header_value("origin") == f"http://evil.example:{port}"
+            assert answer.request.header_value("cookie") is None  # SameSite=Strict
+            assert answer.status == 403 and "a request from another origin" in answer.text()
+            tab.goto(f"http://127.0.0.1:{server.port}/")
+            assert tab.locator("a.entry:text('deploy')").count() == 1
+    finally:
+        browser.close()
+    assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
+
+
+def test_every_request_of_the_views_stays_on_this_machine(page: Page, server: UIServer) -> None:
+    seen: list[str] = []
+    page.context.on("request", lambda r: seen.append(r.url))
+    page.goto(f"http://127.0.0.1:{server.port}/")
+    with page.expect_navigation():
+        page.click("a.entry:text('deploy')")
+    for view in ("Review", "Agents", "State", "Memory"):
+        _open(page, view)
+    page.wait_for_load_state("networkidle")
+    assert {urlsplit(url).hostname for url in seen} == {"127.0.0.1"}, seen
+    paths = {urlsplit(url).path for url in seen}
+    assert {
+        "/",
+        "/entry",
+        "/review",
+        "/agents",
+        "/state",
+        "/static/ui.css",
+        "/static/ui.js",
+    } <= paths
 
 
 def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:

@@ -104,14 +104,18 @@ def test_line_ends_from_a_browser_are_stored_as_lf(server: UIServer, repo: Path)
     # and a merge from the Review view
     copy = conflict_copy(Store.from_environ(os.environ), repo)
     item, draft = _review_item(server, "conflict")
-    assert "this line is dropped" in draft
+    assert "this line is dropped" in draft and not draft.startswith("---")  # the text only
     merged = draft.replace("make ship", "make ship (or make release)").replace("\n", "\r\n")
-    done = post(server, "/resolve", id=item, action="merge", merged=merged)
+    done = post(server, "/resolve", id=item, action="merge", merged=merged,
+                description="How we deploy")  # fmt: skip
     assert done.status == 200, done.body
     assert not copy.exists()
     stored = entry.read_bytes()
     assert b"\r" not in stored and b"this line is dropped" not in stored
     assert b"Deploys use make ship (or make release).\nThen tag the release." in stored
+    merged_entry = _entry(repo, "deploy")
+    assert merged_entry.description == "How we deploy" and merged_entry.type == "project"
+    assert merged_entry.metadata["updated_by"] == "ui"
     assert "make ship (or make release)" in (repo / "AGENTS.md").read_text()
 
 
@@ -179,6 +183,24 @@ def test_forget_and_restore(server: UIServer, repo: Path) -> None:
     assert "Deploys use make release." in agents.read_text()
     history = call(server, "/entry?scope=project&name=deploy").body
     assert "deleted" in history or "forgot" in history or "<h2>History</h2>" in history
+
+
+def test_restore_a_chosen_version(server: UIServer, repo: Path) -> None:
+    agents = repo / "AGENTS.md"
+    for text in ("Deploys use make ship.", "Deploys use make deploy."):
+        assert post(server, "/update", scope="project", name="deploy", text=text).status == 200
+    page = call(server, "/entry?scope=project&name=deploy").body
+    rows = re.findall(r"<tr><td>(\d+)</td>.*?<td class=desc>([^<]*)</td>", page)
+    assert [d for _, d in rows] == ["Deploys use make release.", "Deploys use make ship."]
+    number = rows[0][0]
+    back = post(server, "/restore", scope="project", name="deploy", version=number)
+    assert back.status == 200 and str(agents) in updated(back)
+    text = agents.read_text()
+    assert "Deploys use make release." in text and "make deploy" not in text
+    for bad in ("x", "-1", "99"):
+        refused = post(server, "/restore", scope="project", name="deploy", version=bad)
+        assert refused.status == 400, bad
+    assert "Deploys use make release." in agents.read_text()
 
 
 def test_search_ranks_as_recall(server: UIServer) -> None:
