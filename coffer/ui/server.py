@@ -98,9 +98,13 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         if not self._admitted():
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        said = (self.headers.get("Content-Length") or "0").strip()
+        if not (said.isascii() and said.isdigit()):
+            self._refuse_body(400, "Content-Length is not a number of bytes")
+            return
+        length = int(said)
         if length > _MAX_FORM:
-            self._send(413, pages.refused(413, "too large"))
+            self._refuse_body(413, "too large")
             return
         raw = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True)
         if not guard.write_allowed(self.server.keys, raw):
@@ -112,6 +116,11 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         with self.server.one_at_a_time:
             self._answer(lambda: self._write(path, form))
+
+    def _refuse_body(self, status: int, why: str) -> None:
+        # The body is not read, so the connection cannot carry another request.
+        self.close_connection = True
+        self._send(status, pages.refused(status, why), extra={"Connection": "close"})
 
     def _answer(self, make: Callable[[], str | None]) -> None:
         try:

@@ -64,6 +64,16 @@ def test_writes_need_post_and_the_csrf_token(server: UIServer, repo: Path) -> No
     assert "Deploys use make release." in before
 
 
+def test_a_bad_content_length_is_refused(server: UIServer, repo: Path) -> None:
+    form = {"csrf": server.keys.csrf, "scope": "project", "name": "deploy"}
+    for length, status in (("abc", 400), ("-1", 400), ("1e3", 400), (str(2 << 20), 413)):
+        reply = call(server, "/forget", form=form, headers={"Content-Length": length})
+        assert reply.status == status, length
+        assert reply.headers["Connection"] == "close"
+    assert call(server, "/").status == 200  # the server goes on
+    assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
+
+
 def test_edit_reaches_agents_md(server: UIServer, repo: Path) -> None:
     agents = repo / "AGENTS.md"
     page = call(server, "/entry?scope=project&name=deploy")
