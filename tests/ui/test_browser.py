@@ -418,7 +418,7 @@ def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:
     assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
     _open(page, "Memory")
     row = page.locator("#team tr", has=page.locator("a.team-entry:text('deploy')"))
-    assert row.locator("td.by").inner_text().startswith("team:")  # its provenance
+    assert row.locator("td.by").inner_text() == "team:Dana Reviewer <dana@example.com>"
     mine = page.locator("tr", has=page.locator("a.entry:text('deploy')"))
     assert row.locator("td.updated").inner_text() == mine.locator("td").nth(4).inner_text()
     assert row.locator("td.freshness").inner_text() == "fresh"
