@@ -157,8 +157,11 @@ def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str, provenance: st
           team: bool = False) -> str:  # fmt: skip
     keys = {"scope": f.tier.scope, "name": f.entry.name}
     # "none" only for an entry that has no type: a type cannot be taken away
-    types = "" if f.entry.type else '<option value="" selected>none</option>'
-    types += "".join(f"<option{' selected' * (t == f.entry.type)}>{e(t)}</option>" for t in TYPES)
+    kind = f.entry.type or ""
+    types = "".join(
+        f'<option value="{t}"{" selected" if t == kind else ""}>{t or "none"}</option>'
+        for t in (TYPES if kind else ("", *TYPES))
+    )
     anchors = (
         '<label>add anchors <input name="anchors" placeholder="PATH or PATH#SYMBOL, '
         'separated by spaces"></label>'
