@@ -19,9 +19,11 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import TempDir, coffer_cmd, isolated_env, ms, time_cmd, write_entries
 
+from coffer.ui.guard import cookie_name
+
 
 def _get(port: int, path: str, token: str) -> float:
-    headers = {"Host": f"127.0.0.1:{port}", "Cookie": f"coffer_ui={token}"}
+    headers = {"Host": f"127.0.0.1:{port}", "Cookie": f"{cookie_name(port)}={token}"}
     t = time.perf_counter()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     conn.request("GET", path, headers=headers)

@@ -4,7 +4,6 @@ it finds; a usage error (an unknown agent) is 2, a path that does not exist 1.""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -55,61 +54,17 @@ def explain_command(
         _print(found)
 
 
-def _size(f: dict[str, Any]) -> str:
-    kept = f"{f['kept_bytes']:,} of " if f["state"] == "cut" else ""
-    return f"{kept}{f['bytes']:,} bytes, {f['lines']:,} lines"
-
-
 def _file_line(f: dict[str, Any]) -> str:
+    from coffer.projection.explain import said
+
     place = f"{f['order']:>3}." if f["order"] is not None else "   -"
-    tags = [f["scope"], _size(f)]
-    if f["coffer"]:
-        tags.append(
-            f"coffer {f['coffer']}" + (f" ({f['coffer_cut']} cut)" if f["coffer_cut"] else "")
-        )
-    line = f"{place} {f['path']}  [{'; '.join(tags)}]"
-    if f["imported_by"]:
-        line += f"\n       imported by {f['imported_by']}"
-    if f["state"] == "shadowed":
-        line += f"\n       not read: {f['shadowed_by']} hides it"
-    elif f["state"] == "off":
-        line += f"\n       not read: {f['why']}"
-    elif f["state"] == "dropped":
-        line += "\n       not read: its caps leave nothing of it"
-    for cut in f["cut"]:
-        line += f"\n       cut: {cut}"
-    if f["when"] and f["order"] is not None:
-        line += f"\n       when: {f['when']}"
-    return line
-
-
-def _cost_line(c: dict[str, Any]) -> str:
-    line = f"  coffer's memory in its context: {c['bytes']:,} bytes (~{c['tokens']:,} tokens)"
-    twice = [
-        f"{tier} {len(found)}× ({', '.join(Path(f['path']).name for f in found)}; "
-        f"{c['repeated_bytes'][tier]:,} bytes repeated)"
-        for tier, found in c["copies"].items()
-        if len(found) > 1
-    ]
-    line += f"; read more than once: {'; '.join(twice)}" if twice else ""
-    counts = c.get("entries", {}).values()
-    shown, total = sum(v["in_view"] for v in counts), sum(v["total"] for v in counts)
-    if total:
-        line += f"\n  {shown} of {total} entries in view, ~{c['tokens']:,} tokens"
-        line += f"; {total - shown} by recall only" if shown < total else ""
-    return line
-
-
-def _checked(checks: list[dict[str, Any]]) -> str:
-    """Each version once, with every way it was checked."""
-    hows: dict[str, list[str]] = {}
-    for c in checks:
-        seen = hows.setdefault(c["version"], [])
-        seen += [h for h in c["how"] if h not in seen]
-    return ", ".join(f"{version} ({'/'.join(how)})" for version, how in hows.items())
+    line = f"{place} {f['path']}  [{'; '.join(said.tags(f))}]"
+    return "".join([line, *(f"\n       {note}" for note in said.notes(f))])
 
 
 def _print(found: Explained) -> None:
+    from coffer.projection.explain import said
+
     data = found.json()
     project = data["project"]
     echo(f"session in {data['cwd']}; project: {project or 'none here (global tier only)'}")
@@ -121,16 +76,13 @@ def _print(found: Explained) -> None:
             echo("    no file it reads exists here")
         for f in a["files"]:
             echo(_file_line(f))
-        for tier, m in a["memory"].items():
-            where = f" ({m['path']})" if m["path"] and m["state"] != "none" else ""
-            detail = f": {m['detail']}" if m["detail"] else ""
-            echo(f"  coffer {tier} memory: {m['state']}{where}{detail}")
-        echo(_cost_line(a["coffer_memory"]))
+        for line in [*said.memory(a), *said.cost(a["coffer_memory"])]:
+            echo(f"  {line}")
         for hint in a["hints"]:
             echo(f"  hint: {hint}")
         for note in a["notes"] if a["hints"] else ():  # the agent's hazards, when they matter
             echo(f"  note: {note}")
-        checked = _checked(a["checked"])
+        checked = said.checked(a["checked"])
         if checked:
             echo(f"  facts checked on {checked}")
     if data["hidden"]:

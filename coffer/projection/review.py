@@ -18,14 +18,34 @@ _COPY_OF = re.compile(r"^Conflict copy from [^:]*: ")  # what sync puts before i
 _FROM_LINE = re.compile(r"^<!-- from .* this line is dropped -->\n?", re.M)
 
 
-def merge_draft(item: Item) -> str:
-    """The text a merge starts from: the first entry's file, the others' text after it."""
-    first = item.entries[0]
-    text = (first.tier.dir / first.entry.filename).read_text("utf-8", "surrogateescape")
+def _others_after(text: str, item: Item) -> str:
     for other in item.entries[1:]:
         text = text.rstrip("\n") + f"\n\n{_FROM.format(other.entry.name, other.tier.label)}\n"
         text += other.entry.body.strip() + "\n"
     return text
+
+
+def merge_draft(item: Item) -> str:
+    """The text a merge starts from: the first entry's file, the others' text after it."""
+    first = item.entries[0]
+    return _others_after(
+        (first.tier.dir / first.entry.filename).read_text("utf-8", "surrogateescape"), item
+    )
+
+
+def merge_body(item: Item) -> str:
+    """:func:`merge_draft` without the first entry's frontmatter: its text, the others'
+    after it (what a page shows; :func:`merged_file` puts the frontmatter back)."""
+    return _others_after(item.entries[0].entry.body, item)
+
+
+def merged_file(item: Item, body: str, description: str | None = None) -> str:
+    """The file a merge writes from an edited :func:`merge_body`: the first entry's
+    frontmatter (with ``description`` when one is given) over ``body``."""
+    from coffer.store.entry import serialize
+
+    first = item.entries[0].entry
+    return serialize(first._replace(body=body, description=description or first.description))
 
 
 def resolve(writer: Writer, item: Item, action: str, merged: str | None = None) -> list[Path]:

@@ -3,9 +3,9 @@ through the checks every write passes (docs/adr/0046).
 
 The text is parsed as an entry file (frontmatter that loads, a body), keeps its name and
 file, passes the secret gate whole (every byte is stored and synced), and is written as any
-write is: serialized, ``updated_at`` stamped, MEMORY.md regenerated, under the tier's lock.
-A file that changed since the edit began is not overwritten. A bad edit raises; the entry
-stays as it was.
+write is: serialized, ``updated_at`` and the writer stamped, the text digest sealed,
+MEMORY.md regenerated, under the tier's lock. A file that changed since the edit began is
+not overwritten. A bad edit raises; the entry stays as it was.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from coffer.base import fsutil
 from coffer.base.errors import InvalidInputError, StoreError
-from coffer.store import drafts, index_file, projects
-from coffer.store.entry import Entry, EntryParseError, check_type, parse, serialize
+from coffer.store import drafts, index_file, projects, provenance
+from coffer.store.entry import Entry, EntryParseError, check_type, parse
 from coffer.store.tier import Found, Saved
 
 if TYPE_CHECKING:
@@ -51,8 +51,14 @@ def edit(store: Store, found: Found, text: str, *, base: str) -> Saved:
             raise StoreError(f"{path} changed while it was being edited; edit it again")
         if entry == found.entry._replace(stale="", recalled=0):  # what the file holds
             return Saved(tier, found.entry, "unchanged")
-        entry = entry._replace(metadata={**entry.metadata, "updated_at": projects.now_iso()})
-        fsutil.atomic_write_text(path, serialize(entry))
+        # Stamped and sealed as Store.update stamps them, so the change is the writer's: a
+        # file that no longer matches its digest reads as the linked agent's (ADR 0051).
+        came = provenance.carried(found.entry, provenance.merged(tier.base))
+        meta = {k: came[k] for k in ("origin", "origin_machine", "origin_at") if came.get(k)}
+        meta = {**meta, **entry.metadata, "updated_at": projects.now_iso()}
+        meta = provenance.stamped(meta, "updated", store.writer, store.root)
+        entry = entry._replace(metadata=meta)
+        fsutil.atomic_write_text(path, drafts.file_text(entry))
         kept.wrote(entry.filename)
         index_file.write_if_stale(tier, store.scan)
     return Saved(tier, entry, "updated")

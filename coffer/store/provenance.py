@@ -1,10 +1,11 @@
 """Where each entry came from (issue 25.1, docs/adr/0051).
 
 coffer stamps, under ``metadata`` beside its other keys: ``origin`` (the first writer:
-``cli``, ``mcp:<client>``, ``agent:<adapter>``, ``import:<adapter>``, ``merge:<adapter>``,
-``team:<author>``), ``origin_machine``, ``origin_at``; on a later change ``updated_by`` and
-``updated_machine``; and ``text_digest``, a digest of the text as coffer last recorded it,
-so a change nobody told coffer about (an agent editing a file in its linked folder) shows.
+``cli``, ``ui``, ``mcp:<client>``, ``agent:<adapter>``, ``import:<adapter>``,
+``merge:<adapter>``, ``team:<author>``), ``origin_machine``, ``origin_at``; on a later
+change ``updated_by`` and ``updated_machine``; and ``text_digest``, a digest of the text as
+coffer last recorded it, so a change nobody told coffer about (an agent editing a file in
+its linked folder) shows.
 An entry without ``origin`` reads as ``unknown``: it predates provenance, never a guess.
 Deterministic: no network, no model.
 """

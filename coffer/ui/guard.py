@@ -11,8 +11,6 @@ from http.cookies import CookieError, SimpleCookie
 from typing import NamedTuple, Protocol
 from urllib.parse import parse_qs, urlsplit
 
-COOKIE = "coffer_ui"
-
 
 class Headers(Protocol):
     """What is read of a request's headers (a mapping, or http.server's message)."""
@@ -53,7 +51,14 @@ def hosts(port: int) -> frozenset[str]:
     return frozenset({f"127.0.0.1:{port}", f"localhost:{port}"})
 
 
-def _cookie(header: str | None) -> str | None:
+def cookie_name(port: int) -> str:
+    """The cookie of the run on ``port``. A browser keeps one cookie per name and host,
+    whatever the port (RFC 6265 §8.5): under one name, opening a second run would replace
+    the first run's cookie and lock it out."""
+    return f"coffer_ui_{port}"
+
+
+def _cookie(header: str | None, port: int) -> str | None:
     if not header:
         return None
     jar: SimpleCookie = SimpleCookie()
@@ -61,7 +66,7 @@ def _cookie(header: str | None) -> str | None:
         jar.load(header)
     except CookieError:
         return None
-    morsel = jar.get(COOKIE)
+    morsel = jar.get(cookie_name(port))
     return morsel.value if morsel is not None else None
 
 
@@ -72,7 +77,7 @@ def check(keys: Keys, port: int, target: str, headers: Headers) -> Verdict:
     origin = headers.get("Origin")
     if origin is not None and origin not in {f"http://{h}" for h in hosts(port)}:
         return Verdict(403, "a request from another origin")
-    if _same(_cookie(headers.get("Cookie")), keys.token):
+    if _same(_cookie(headers.get("Cookie"), port), keys.token):
         return Verdict()
     query = parse_qs(urlsplit(target).query)
     if _same(_first(query, "token"), keys.token):
@@ -85,5 +90,5 @@ def write_allowed(keys: Keys, form: Mapping[str, list[str]]) -> bool:
     return _same(_first(form, "csrf"), keys.csrf)
 
 
-def set_cookie(keys: Keys) -> str:
-    return f"{COOKIE}={keys.token}; HttpOnly; SameSite=Strict; Path=/"
+def set_cookie(keys: Keys, port: int) -> str:
+    return f"{cookie_name(port)}={keys.token}; HttpOnly; SameSite=Strict; Path=/"

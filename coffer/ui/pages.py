@@ -3,13 +3,13 @@ and one small script shipped beside this module (docs/adr/0056)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
-from coffer.store.entry import TYPES
+from coffer.store.entry import TYPES, Entry
 from coffer.store.tier import Found
 
 
@@ -93,7 +93,7 @@ def memory(project: Path, query: str, shown: Shown, team: str = "") -> str:
         f"<tr><td>{_link(f)}<div class=desc>{e(f.entry.description)}</div></td>"
         f"<td>{e(f.tier.label)}</td><td>{e(f.entry.type or '')}</td><td>{e(_origin(f))}</td>"
         f"<td>{e(f.entry.updated_at[:10])}</td>"
-        f"<td>{'<span class=stale>stale: ' + e(f.entry.stale) + '</span>' if f.entry.stale else 'fresh'}</td>"  # noqa: E501
+        f"<td>{freshness(f.entry)}</td>"
         "</tr>"
         for f in shown.rows
     )
@@ -112,10 +112,61 @@ def memory(project: Path, query: str, shown: Shown, team: str = "") -> str:
     return layout("Memory", body, "/")
 
 
-def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str, team: bool = False) -> str:
+def freshness(entry: Entry) -> str:
+    """``fresh``, or why the entry may no longer be true (judged when read)."""
+    return f"<span class=stale>stale: {e(entry.stale)}</span>" if entry.stale else "fresh"
+
+
+def _anchors(meta: Mapping[str, Any]) -> str:
+    from coffer.store.freshness import anchors_of
+
+    shown = [a.path + (f"#{a.symbol}" if a.symbol else "") for a in anchors_of(meta)]
+    return e(", ".join(shown)) if shown else "none"
+
+
+def _review(meta: Mapping[str, Any]) -> str:
+    due, every = meta.get("review_after"), meta.get("review_every")
+    if not due:
+        return "not set"
+    return e(f"{due} (then every {every})" if every else due)
+
+
+def about(f: Found, provenance: str, csrf: str) -> str:
+    """What the entry page says of an entry: where it is and came from, when it was made and
+    changed, whether it is still true (with Verify when it is stale), what it is about."""
+    meta = f.entry.metadata
     keys = {"scope": f.tier.scope, "name": f.entry.name}
+    verify = ""
+    if f.entry.stale:  # as `coffer review`'s verify: checked now, its anchors' contents true
+        verify = form("/update", csrf, {**keys, "verified": "1"}, "<button>Verify</button>")
+    rows = (
+        ("tier", f"{e(f.tier.label)} · {e(f.path)}"),
+        ("provenance", e(provenance)),
+        ("created", e(meta.get("created_at") or "unknown")),
+        ("updated", e(f.entry.updated_at or "unknown")),
+        ("freshness", freshness(f.entry) + verify),
+        ("verified", e(meta.get("verified_at") or "never")),
+        ("anchors", _anchors(meta)),
+        ("review after", _review(meta)),
+    )
+    cells = "".join(f"<tr><th>{k}</th><td class={k.split()[0]}>{v}</td></tr>" for k, v in rows)
+    return f"<table class=about>{cells}</table>"
+
+
+def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str, provenance: str,
+          team: bool = False) -> str:  # fmt: skip
+    keys = {"scope": f.tier.scope, "name": f.entry.name}
+    # "none" only for an entry that has no type: a type cannot be taken away
+    kind = f.entry.type or ""
     types = "".join(
-        f"<option{' selected' if t == f.entry.type else ''}>{e(t)}</option>" for t in ("", *TYPES)
+        f'<option value="{t}"{" selected" if t == kind else ""}>{t or "none"}</option>'
+        for t in (TYPES if kind else ("", *TYPES))
+    )
+    anchors = (
+        '<label>add anchors <input name="anchors" placeholder="PATH or PATH#SYMBOL, '
+        'separated by spaces"></label>'
+        if f.tier.root is not None  # the global tier has no repository to anchor in
+        else ""
     )
     edit = form(
         "/update",
@@ -123,24 +174,23 @@ def entry(f: Found, history: Iterable[dict[str, Any]], csrf: str, team: bool = F
         keys,
         f'<label>description <input name="description" value="{e(f.entry.description)}"></label>'
         f'<label>type <select name="type">{types}</select></label>'
-        f'<textarea name="text" rows="10">{e(f.entry.body)}</textarea><button>Save</button>',
+        f'<textarea name="text" rows="10">{e(f.entry.body)}</textarea>{anchors}'
+        '<label>review after <input name="review_after" placeholder="a date (2027-03-01) or '
+        'an age (90d, 6m): when to look at it again"></label><button>Save</button>',
     )
     forget = form("/forget", csrf, keys, "<button class=danger>Forget</button>", "Forget it?")
     if team:  # `coffer team add`: the project has a team tier to promote it into
         forget += form("/team/add", csrf, keys, "<button>Share with the team</button>")
     versions = "".join(
         f"<tr><td>{v['number']}</td><td>{e(v['when'])}</td><td>{e(v['event'])}</td>"
-        f"<td>{v['size']} B</td><td>{e(v['origin'])}</td><td>"
+        f"<td>{v['size']} B</td><td>{e(v['origin'])}</td>"
+        f"<td class=desc>{e(v['description'])}</td><td>"
         + form("/restore", csrf, {**keys, "version": str(v["number"])}, "<button>Restore</button>")
         + "</td></tr>"
         for v in history
     )
-    about = (
-        f"<p>{e(f.tier.label)} · {e(f.path)} · from {e(_origin(f))}"
-        f"{' · stale: ' + e(f.entry.stale) if f.entry.stale else ''}</p>"
-    )
     kept = f"<h2>History</h2><table>{versions}</table>" if versions else "<p>no kept version</p>"
-    return layout(f.entry.name, about + edit + forget + kept)
+    return layout(f.entry.name, about(f, provenance, csrf) + edit + forget + kept)
 
 
 def gone(scope: str, name: str, history: Iterable[dict[str, Any]], csrf: str) -> str:

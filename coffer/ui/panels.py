@@ -21,25 +21,43 @@ def _side(item: Item) -> str:
     return f'<div class="side">{cells}</div>'
 
 
+def _label(action: str, entries: int) -> str:
+    """A review choice in words: ``keep:2`` is "keep #2 only"."""
+    verb, _, n = action.partition(":")
+    if n:
+        return f"keep #{n} only" if verb == "keep" else f"{verb} #{n}"
+    kept = {1: "keep it as it is", 2: "keep both"}.get(entries, "keep them all")
+    words = {"keep": kept, "merge": "merge into #1", "verify": "verify: still true"}
+    return words.get(verb, verb)
+
+
 def review(items: Sequence[Item], csrf: str) -> str:
-    from coffer.projection.review import merge_draft
+    from coffer.projection.review import merge_body
 
     out = []
     for item in items:
         keys = {"id": item.id}
+        count = len(item.entries)
         buttons = "".join(
-            form("/resolve", csrf, {**keys, "action": a}, f"<button>{e(a)}</button>")
+            form(
+                "/resolve",
+                csrf,
+                {**keys, "action": a},
+                f'<button data-action="{e(a)}">{e(_label(a, count))}</button>',
+            )
             for a in item.actions
             if a != "merge"
         )
         merge = ""
         if "merge" in item.actions:
+            first = item.entries[0].entry
             merge = form(
                 "/resolve",
                 csrf,
                 {**keys, "action": "merge"},
-                f'<textarea name="merged" rows="8">{e(merge_draft(item))}</textarea>'
-                "<button>merge</button>",
+                f'<label>description <input name="description" value="{e(first.description)}">'
+                f'</label><textarea name="merged" rows="8">{e(merge_body(item))}</textarea>'
+                f'<button data-action="merge">{_label("merge", count)}</button>',
             )
         out.append(
             f'<section class="item" data-kind="{e(item.kind)}"><h2>{e(item.kind)}: '
@@ -48,30 +66,53 @@ def review(items: Sequence[Item], csrf: str) -> str:
     return layout("Review", "".join(out) or "<p>nothing to review</p>", "/review")
 
 
+def _lines(kind: str, lines: Sequence[str]) -> str:
+    """``lines`` as a list of class ``kind`` (nothing when there are none)."""
+    items = "".join(f"<li>{e(line)}</li>" for line in lines)
+    return f"<ul class={kind}>{items}</ul>" if items else ""
+
+
 def _file(f: dict[str, Any]) -> str:
+    """One file an agent reads (or would read), as `coffer explain` says it: its place, its
+    size and what a cap keeps of it, what of coffer's it holds, then what hides it, what a
+    cap cuts and when it is read at all."""
+    from coffer.projection.explain import said
+
     place = f["order"] if f["order"] is not None else "-"
-    note = f" · {e(f['state'])}" if f["state"] not in ("read", "cut") else ""
-    coffer = f" · coffer {e(f['coffer'])}" if f["coffer"] else ""
     return (
-        f"<li><b>{e(place)}</b> {e(f['path'])} <small>{f['bytes']:,} B{coffer}{note}</small></li>"
+        f'<li data-state="{e(f["state"])}"><b>{e(place)}</b> '
+        f"<span class=path>{e(f['path'])}</span> <small>{e('; '.join(said.tags(f)))}</small>"
+        f"{_lines('notes', said.notes(f))}</li>"
     )
 
 
-def agents(found: Sequence[dict[str, Any]]) -> str:
-    out = []
-    for a in found:
-        if not a["present"]:
-            continue
-        cost = a["coffer_memory"]
-        hints = "".join(f"<p class=hint>{e(h)}</p>" for h in a["hints"])
+def agents(found: dict[str, Any]) -> str:
+    """The Agents view: every agent `coffer explain` shows here (``found`` is its JSON),
+    with the same words."""
+    from coffer.projection.explain import said
+
+    out = [f"<p class=count>session in {e(found['cwd'])}; project: "
+           f"{e(found['project'] or 'none here (global tier only)')}</p>"]  # fmt: skip
+    for a in found["agents"]:
+        state = "ok" if a["ok"] else "not loading coffer"
+        if not a["enabled"]:
+            state = "coffer does not project into it: not detected"
+        files = "".join(_file(f) for f in a["files"]) or "<li>no file it reads exists here</li>"
+        hints = "".join(f"<p class=hint>{e(h)}</p>" for h in [*a["hints"], a["error"] or ""] if h)
+        checked = said.checked(a["checked"])
         out.append(
             f'<section class="agent" data-agent="{e(a["name"])}"><h2>{e(a["title"])}'
-            f" <small>{'ok' if a['ok'] else 'not loading coffer'}</small></h2>"
-            f"<ol class=files>{''.join(_file(f) for f in a['files'])}</ol>"
-            f"<p>coffer's memory: {cost['bytes']:,} bytes, about {cost['tokens']:,} tokens</p>"
-            f"{hints}</section>"
+            f" <small>{e(state)}</small></h2><ol class=files>{files}</ol>"
+            f"{_lines('memory', [*said.memory(a), *said.cost(a['coffer_memory'])])}{hints}"
+            f"{_lines('notes', a['notes'] if a['hints'] else [])}"  # its hazards, when they matter
+            f"{'<p class=checked>facts checked on ' + e(checked) + '</p>' if checked else ''}"
+            "</section>"
         )
-    return layout("Agents", "".join(out) or "<p>no agent found on this machine</p>", "/agents")
+    hidden = found["hidden"]
+    if hidden:
+        said_hidden = f"not installed, not enabled ({len(hidden)}): {', '.join(hidden)}"
+        out.append(f"<p class=hidden>{e(said_hidden)}</p>")
+    return layout("Agents", "".join(out), "/agents")
 
 
 def state(found: dict[str, Any], csrf: str) -> str:

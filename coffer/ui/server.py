@@ -78,7 +78,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(verdict.status, pages.refused(verdict.status, verdict.why))
             return False
         if verdict.token_in_url:  # the cookie from now on, and an address without the token
-            cookie = guard.set_cookie(self.server.keys)
+            cookie = guard.set_cookie(self.server.keys, self.server.port)
             self._send(303, b"", extra={"Location": urlsplit(self.path).path, "Set-Cookie": cookie})
             return False
         return True
@@ -98,18 +98,29 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         if not self._admitted():
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        said = (self.headers.get("Content-Length") or "0").strip()
+        if not (said.isascii() and said.isdigit()):
+            self._refuse_body(400, "Content-Length is not a number of bytes")
+            return
+        length = int(said)
         if length > _MAX_FORM:
-            self._send(413, pages.refused(413, "too large"))
+            self._refuse_body(413, "too large")
             return
         raw = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True)
         if not guard.write_allowed(self.server.keys, raw):
             self._send(403, pages.refused(403, "a write without this page's form token"))
             return
-        form = {k: v[0] for k, v in raw.items()}
+        # A browser sends a textarea's line ends as CRLF (HTML's form encoding); the store,
+        # like every other writer, gets LF.
+        form = {k: v[0].replace("\r\n", "\n").replace("\r", "\n") for k, v in raw.items()}
         path = urlsplit(self.path).path
         with self.server.one_at_a_time:
             self._answer(lambda: self._write(path, form))
+
+    def _refuse_body(self, status: int, why: str) -> None:
+        # The body is not read, so the connection cannot carry another request.
+        self.close_connection = True
+        self._send(status, pages.refused(status, why), extra={"Connection": "close"})
 
     def _answer(self, make: Callable[[], str | None]) -> None:
         try:
@@ -136,9 +147,11 @@ class Handler(BaseHTTPRequestHandler):
                 found = site.found(scope, name)
             except CofferError:
                 return pages.gone(scope, name, history, csrf)
-            return pages.entry(found, history, csrf, site.team() is not None)
+            said = site.provenance(found)
+            return pages.entry(found, history, csrf, said, site.team() is not None)
         if path == "/team":
-            return self._team_entry(query.get("name", ""))
+            shared = site.team_entry(query.get("name", ""))
+            return teamview.entry(shared[1], shared[0], csrf) if shared is not None else None
         if path == "/review":
             return panels.review(site.queue(), csrf)
         if path == "/agents":
@@ -152,7 +165,10 @@ class Handler(BaseHTTPRequestHandler):
         scope, name = form.get("scope", "project"), form.get("name", "")
         back = f"/entry?{urlencode({'scope': scope, 'name': name})}"
         if path == "/update":
-            return pages.done(f"saved {name}", site.update(scope, name, form), back)
+            updated = site.update(scope, name, form)
+            if updated is None:
+                return pages.done(f"{name} is unchanged", [], back, ["the form changed nothing"])
+            return pages.done(f"saved {name}", updated, back)
         if path == "/forget":
             return pages.done(f"forgot {name}", site.forget(scope, name), back)
         if path == "/restore":
@@ -162,7 +178,8 @@ class Handler(BaseHTTPRequestHandler):
             number = int(version) if version else None
             return pages.done(f"restored {name}", site.restore(scope, name, number), back)
         if path == "/resolve":
-            updated = site.resolve(form.get("id", ""), form.get("action", ""), form.get("merged"))
+            item, action = form.get("id", ""), form.get("action", "")
+            updated = site.resolve(item, action, form.get("merged"), form.get("description"))
             return pages.done(f"resolved: {form.get('action')}", updated, "/review")
         if path == "/undo":
             report = site.undo(form.get("key", ""))
@@ -178,15 +195,6 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/team/remove":
             return pages.done(f"removed {name} from the team", site.team_remove(name), "/#team")
         return None
-
-    def _team_entry(self, name: str) -> str | None:
-        from coffer.store import team
-
-        scan = self.server.site.team()
-        found = team.find(scan, name) if scan is not None else None
-        if scan is None or found is None:
-            return None
-        return teamview.entry(found, scan, self.server.keys.csrf)
 
 
 def serve(app: App, project: Path, port: int = 0, open_browser: bool = True,

@@ -28,6 +28,7 @@ class Site:
     def __init__(self, app: App, project: Path) -> None:
         self.app = app
         self.project = project
+        app.store.writer = "ui"  # what the page writes says so (docs/adr/0051's vocabulary)
 
     def tiers(self) -> list[Tier]:
         """The project's tier (when it has one), then the global one."""
@@ -54,14 +55,29 @@ class Site:
         return team.scan(root) if root is not None else None
 
     def team_entries(self, query: str) -> list[Entry]:
-        """The team tier's entries, or its hits of ``query`` as `coffer recall` ranks them."""
-        from coffer.store import team_search
+        """The team tier's entries, or its hits of ``query`` as `coffer recall` ranks them;
+        each judged fresh or stale as a personal entry is (its anchors are the repository's)."""
+        from coffer.store import freshness, team_search
 
         scan = self.team()
-        if scan is None or not query.strip():
-            return list(scan.entries) if scan is not None else []
+        if scan is None:
+            return []
         root = self.app.here(self.project).require()
-        return [h.entry for h in team_search.recall(self.app.store, root, query, 50)]
+        found = list(scan.entries)
+        if query.strip():
+            found = [h.entry for h in team_search.recall(self.app.store, root, query, 50)]
+        return list(freshness.marked(found, root))
+
+    def team_entry(self, name: str) -> tuple[TeamScan, Entry] | None:
+        """The team tier and its entry ``name``, judged fresh or stale (None: no such)."""
+        from coffer.store import freshness, team
+
+        scan = self.team()
+        found = team.find(scan, name) if scan is not None else None
+        if scan is None or found is None:
+            return None
+        root = self.app.here(self.project).require()
+        return scan, freshness.marked([found], root)[0]
 
     def team_remove(self, name: str) -> list[Path]:
         """`coffer team remove`: the file goes, then the projections show the team without it.
@@ -94,9 +110,31 @@ class Site:
             kept = self.app.store.kept(tier)
         return [kept_versions.about(kept, v) for v in kept.versions(name)]
 
-    def update(self, scope: str, name: str, form: dict[str, str]) -> list[Path]:
+    def provenance(self, found: Found) -> str:
+        """Where the entry came from and who changed it last, as `coffer recall` says it."""
+        from coffer.store import provenance
+
+        return provenance.line(found.entry, provenance.merged(found.tier.base))
+
+    def update(self, scope: str, name: str, form: dict[str, str]) -> list[Path] | None:
+        """The entry page's Save (or Verify) as `coffer update` does it, through the same
+        :class:`Revision`: only what the form changes (a part left as it was is not passed,
+        so a description derived from the text stays derived), anchors added, a review date
+        set, the entry verified. None when the form changes nothing."""
+        old = self.found(scope, name).entry
+        text, description = form.get("text"), form.get("description")
         kind = form.get("type") or None
-        change = Revision(form.get("text"), form.get("description"), kind)
+        anchors = form.get("anchors", "").replace(",", " ").split()  # PATH[#SYMBOL] each
+        change = Revision(
+            text if text is not None and text.strip() != old.body.strip() else None,
+            description if description and description.strip() != old.description else None,
+            kind if kind != old.type else None,
+            tuple(anchors),
+            form.get("review_after", "").strip() or None,
+            verified=form.get("verified") == "1",
+        )
+        if change.empty:
+            return None
         return list(self.app.writer().update(self.tier(scope), name, change)[1].updated)
 
     def forget(self, scope: str, name: str) -> list[Path]:
@@ -110,22 +148,26 @@ class Site:
 
         return queue(self.app.store, self.tiers())
 
-    def resolve(self, item_id: str, action: str, merged: str | None) -> list[Path]:
-        from coffer.projection.review import resolve
+    def resolve(self, item_id: str, action: str, merged: str | None = None,
+                description: str | None = None) -> list[Path]:  # fmt: skip
+        """A review choice, as `coffer review` makes it; ``merged`` is the edited text of a
+        merge (without frontmatter: the page shows the text only), ``description`` its
+        one-line description."""
+        from coffer.projection.review import merged_file, resolve
 
         for item in self.queue():
             if item.id == item_id:
-                return resolve(self.app.writer(), item, action, merged)
+                whole = merged_file(item, merged, description) if merged is not None else None
+                return resolve(self.app.writer(), item, action, whole)
         raise InvalidInputError("that review item is gone (resolved elsewhere?)")
 
-    def agents(self) -> list[dict[str, Any]]:
-        """Per agent, what it loads here at session start (`coffer explain --json`)."""
+    def agents(self) -> dict[str, Any]:
+        """Per agent, what it loads here at session start: `coffer explain --json`."""
         from coffer.projection.agents import AgentSet
         from coffer.projection.explain import explain
 
         agents = AgentSet(self.app.store, self.app.environ, self.app.adapters())
-        found: list[dict[str, Any]] = explain(agents, self.project).json()["agents"]
-        return found
+        return explain(agents, self.project).json()
 
     def state(self) -> dict[str, Any]:
         """The watcher's status (with sync's last round) and the journal of coffer's edits."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from coffer.secrets import redact
-from coffer.ui.pages import counted, e, form, layout
+from coffer.ui.pages import counted, e, form, freshness, layout
 
 if TYPE_CHECKING:
     from coffer.store.entry import Entry
@@ -36,14 +36,17 @@ def table(scan: TeamScan | None, found: Sequence[Entry], query: str) -> str:
     rows = "".join(
         f'<tr><td><a class="team-entry" href="/team?{urlencode({"name": t.name})}">'
         f"{r(t.name)}</a><div class=desc>{r(t.description)}</div></td>"
-        f"<td>{r(t.type or '')}</td><td class=by>{r(by(t))}</td></tr>"
+        f"<td>{r(t.type or '')}</td><td class=by>{r(by(t))}</td>"
+        f"<td class=updated>{r(t.updated_at[:10])}</td><td class=freshness>{freshness(t)}</td>"
+        "</tr>"
         for t in found
     )
     said = f"{counted(len(found), query)} in {e(scan.dir)}"
     skipped = "".join(f"<li>{r(p.line())}</li>" for p in scan.problems)
     return (
         f'<section id="team"><h2>Team tier</h2><p class=count>{said}</p>'
-        f"<table><tr><th>entry</th><th>type</th><th>added or changed by</th></tr>{rows}</table>"
+        "<table><tr><th>entry</th><th>type</th><th>added or changed by</th><th>updated</th>"
+        f"<th>freshness</th></tr>{rows}</table>"
         f"{'<ul class=skipped>' + skipped + '</ul>' if skipped else ''}</section>"
     )
 
@@ -57,7 +60,8 @@ def entry(found: Entry, scan: TeamScan, csrf: str) -> str:
         "Remove it from the team tier? (git keeps its history)",
     )
     about = (
-        f"<p>team tier · {e(scan.dir / found.filename)} · by {r(by(found))}</p>"
+        f"<p>team tier · {e(scan.dir / found.filename)} · by {r(by(found))} · updated "
+        f"{r(found.updated_at or 'unknown')} · {freshness(found)}</p>"
         f"<p class=desc>{r(found.description)}</p><pre>{r(found.body)}</pre>"
         "<p>The team's text is changed in the repository, reviewed like code: "
         "promote a personal entry with its page's Share button, or remove this one.</p>"

@@ -114,7 +114,7 @@ def test_entries_from_before_provenance_are_unknown(repo: Path, fake_home: Path)
 
 
 def test_claudes_own_memory_merged_at_first_projection_is_merge_claude(
-    repo: Path, fake_home: Path
+    repo: Path, fake_home: Path, tmp_path: Path
 ) -> None:
     native = fake_home / ".claude" / "projects" / claude_slug(str(repo)) / "memory"
     native.mkdir(parents=True)
@@ -129,10 +129,57 @@ def test_claudes_own_memory_merged_at_first_projection_is_merge_claude(
     assert _shown("ci-runs-on-push", repo)["origin"] == "merge:claude"  # not the agent's
     said = coffer("recall", "push", cwd=repo).stdout
     assert "from merge:claude" in said
-    # A change keeps where it came from, whoever makes it.
+    # A change keeps where it came from, whoever makes it: `coffer edit` of the whole file
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/to main/to any branch/' \"$1\"\n")
+    editor.chmod(0o755)
+    done = coffer("edit", "ci-runs-on-push", cwd=repo, env={"EDITOR": str(editor), "VISUAL": ""})
+    assert done.returncode == 0, done.stderr
+    assert coffer("project", "--hook", cwd=repo, input="{}").returncode == 0
+    prov = _shown("ci-runs-on-push", repo)
+    assert prov["origin"] == "merge:claude" and prov["updated_by"] == "cli"
+    # and `coffer update`
     assert coffer("update", "ci-runs-on-push", "CI runs on every push.", cwd=repo).returncode == 0
     prov = _shown("ci-runs-on-push", repo)
     assert prov["origin"] == "merge:claude" and prov["updated_by"] == "cli"
+
+
+def test_an_edit_of_the_whole_file_is_the_writers_not_the_linked_agents(
+    repo: Path, fake_home: Path, tmp_path: Path
+) -> None:
+    # `coffer edit` and a Review merge write the whole file (coffer.store.edits): stamped
+    # and sealed as every write is, so the next look at Claude's linked folder does not take
+    # the change for Claude's.
+    from coffer.store.edits import edit
+
+    for name in ("tabs", "deploy"):
+        text = f"The {name} rule, as first written."
+        assert coffer("remember", text, "--name", name, cwd=repo).returncode == 0
+    assert coffer("project", cwd=repo).returncode == 0
+    assert (_claude_dir(fake_home) / "tabs.md").is_file()  # the tier is Claude's linked folder
+    s = store()
+    tier = s.project_tier(repo)
+    assert tier is not None
+    s.writer = "mcp:tester"
+    found = s.find([tier], "tabs")
+    base = (tier.dir / "tabs.md").read_text()
+    assert edit(s, found, base.replace("as first written", "as edited"), base=base).action == (
+        "updated"
+    )
+    assert coffer("project", "--hook", cwd=repo, input="{}").returncode == 0
+    prov = _shown("tabs", repo)
+    assert prov["origin"] == "cli" and prov["updated_by"] == "mcp:tester", prov
+    # `coffer edit` through the user's editor
+    editor = tmp_path / "editor.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/as first written/as edited/' \"$1\"\n")
+    editor.chmod(0o755)
+    env = {"EDITOR": str(editor), "VISUAL": ""}
+    done = coffer("edit", "deploy", cwd=repo, env=env)
+    assert done.returncode == 0, done.stderr
+    assert coffer("project", "--hook", cwd=repo, input="{}").returncode == 0
+    prov = _shown("deploy", repo)
+    assert prov["origin"] == "cli" and prov["updated_by"] == "cli", prov
+    assert "The deploy rule, as edited." in coffer("show", "deploy", cwd=repo).stdout
 
 
 def test_mcp_remember_is_named_after_the_client(repo: Path) -> None:

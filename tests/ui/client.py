@@ -10,7 +10,7 @@ from typing import NamedTuple
 from urllib.parse import urlencode
 
 from coffer.store import Store
-from coffer.ui.guard import COOKIE
+from coffer.ui.guard import cookie_name
 from coffer.ui.server import UIServer
 
 
@@ -24,7 +24,7 @@ def call(server: UIServer, path: str, *, form: dict[str, str] | None = None,
          headers: dict[str, str] | None = None, cookie: bool = True) -> Reply:  # fmt: skip
     sent = {"Host": f"127.0.0.1:{server.port}"}
     if cookie:
-        sent["Cookie"] = f"{COOKIE}={server.keys.token}"
+        sent["Cookie"] = f"{cookie_name(server.port)}={server.keys.token}"
     body = None
     if form is not None:
         body = urlencode(form)

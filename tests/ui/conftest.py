@@ -17,9 +17,13 @@ from tests.helpers import coffer, make_repo
 
 
 @pytest.fixture
-def repo(tmp_path: Path, fake_home: Path) -> Path:
+def repo(tmp_path: Path, fake_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (fake_home / ".claude").mkdir()  # Claude Code and Codex "installed"
     (fake_home / ".codex").mkdir()
+    # a person with a git identity: the team tier names who shared an entry
+    config = fake_home / ".gitconfig"
+    config.write_text("[user]\n\tname = Dana Reviewer\n\temail = dana@example.com\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
     root = make_repo(tmp_path / "repo")
     (root / "AGENTS.md").write_text("# Team rules\n\nRun the tests.\n")
     for args in (

@@ -19,11 +19,14 @@ UI = ("coffer.ui", "coffer.ui.server", "coffer.cli.ui", "http.server", "webbrows
 @pytest.mark.parametrize(
     "argv",
     [["list"], ["where"], ["recall", "x"], ["remember", "Use make.", "--name", "m"],
-     ["project", "--quiet"], ["review", "--json"], ["explain", "--json"]],
+     ["project", "--quiet"], ["project", "--hook", "--for", "claude"], ["review", "--json"],
+     ["explain", "--json"]],
+    ids=" ".join,
 )  # fmt: skip
 def test_other_commands_do_not_import_the_ui(tmp_path: Path, argv: list[str]) -> None:
     repo = make_repo(tmp_path / "repo")
-    code, found = imported_after(argv, repo, UI)
+    # the session-start hook reads the agent's JSON on stdin
+    code, found = imported_after(argv, repo, UI, input="{}" if "--hook" in argv else None)
     assert found == [], argv
     assert code == 0, argv
 
