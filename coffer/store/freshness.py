@@ -202,6 +202,12 @@ def stamped(
         every = meta.get("review_every")
         if isinstance(every, str) and _AGE.fullmatch(every):
             meta["review_after"] = review_date(every)[0]
+        else:
+            due = _date(meta.get("review_after"))
+            if due is not None and now.date() >= due:
+                # A fixed date asked for one review, and this is it: without an age there
+                # is no next one, and keeping the date would leave the entry stale for ever.
+                del meta["review_after"]
     return meta
 
 

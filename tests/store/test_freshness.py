@@ -187,6 +187,18 @@ def test_a_review_date_that_passed_is_stale_and_verify_starts_the_age_again(repo
     assert bad.returncode == 2 or "review-after" in bad.stderr
 
 
+def test_verify_settles_a_fixed_review_date_that_has_come(repo: Path) -> None:
+    # A fixed date asks for one review: verifying is that review, so the entry is fresh
+    # afterwards (it stayed stale for ever before); a date still to come is kept.
+    ok("remember", "We use pnpm.", "--name", "pm", "--review-after", "2020-01-01", cwd=repo)
+    ok("remember", "We use ruff.", "--name", "lint", "--review-after", "2999-01-01", cwd=repo)
+    ok("verify", "pm", cwd=repo)
+    ok("verify", "lint", cwd=repo)
+    assert "nothing is stale" in ok("stale", cwd=repo)
+    assert "review_after" not in _meta(repo, "pm") and "verified_at" in _meta(repo, "pm")
+    assert _meta(repo, "lint")["review_after"] == "2999-01-01"
+
+
 def test_a_tier_can_leave_stale_entries_to_recall(repo: Path, home: Path) -> None:
     ok("project", cwd=repo)
     ok("remember", "Deploys run `scripts/release.sh`.", "--name", "deploys", cwd=repo)
