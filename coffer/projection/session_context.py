@@ -27,8 +27,7 @@ from coffer.store import index
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
-    from coffer.store import Here
-    from coffer.store.store import Tier
+    from coffer.store import Here, Tier
 
 # Bytes of hook output when the adapter declares no limit. Claude Code 2.1.332 keeps 10,000
 # characters (UTF-16 units) and replaces longer output by a 2 KB preview; Codex keeps about
