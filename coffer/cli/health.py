@@ -52,7 +52,7 @@ def doctor(
     Reports only, unless asked to rebuild the project list; exits 1 when anything needs attention.
     """
     from coffer.base.errors import StoreError
-    from coffer.projection import checkup as journal_check
+    from coffer.projection import checkup
     from coffer.store import conflict_copies, projects
     from coffer.store import health as doctor_mod
 
@@ -65,7 +65,7 @@ def doctor(
         tiers = s.all_tiers() if all_projects else s.tiers(here(project), None)
     except StoreError:
         tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
-    more = [*journal_check.check_journal(s), *conflict_copies.findings(s, tiers)]
+    more = [*checkup.check_journal(s), *conflict_copies.findings(s, tiers)]
     more += _team_findings(project)
     more += _sync_findings(s.root)
     more += _windows_side_findings()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.adapter import Context, Mode, Target, registry
 from coffer.base.errors import JournalError, LockTimeoutError
 from coffer.base.report import Problem, Report
-from coffer.projection.blocks import content as block_content
+from coffer.projection.blocks import content
 from coffer.projection.hook import Deadline
 from coffer.projection.journal import Journal
 from coffer.store import Entry, Store, Tier, settings
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 NO_TARGETS: Sequence[Target] = ()
-HandoffSource = Callable[[Context, Sequence[str]], Sequence[block_content.Handoff]]
+HandoffSource = Callable[[Context, Sequence[str]], Sequence[content.Handoff]]
 Reader = tuple[str, Target]  # an adapter's name and one of its targets
 
 
@@ -42,7 +42,7 @@ class BlockPlan(NamedTuple):
     tier: Tier | None
     title: str
     budget: int | None
-    handoffs: Sequence[block_content.Handoff]
+    handoffs: Sequence[content.Handoff]
     agents: list[str]
 
 
@@ -181,7 +181,7 @@ class AgentSet:
             out += self.loaded.features(agent).harnesses or [agent]
         return out
 
-    def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[block_content.Handoff]:
+    def handoffs_for(self, ctx: Context, agents: Sequence[str]) -> Sequence[content.Handoff]:
         """Active vault handoffs addressed to any of ``agents`` in ``ctx.project``."""
         if self.handoffs is None or ctx.project is None:
             return ()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from coffer.adapter import Mode, Target
 from coffer.base import fsutil
 from coffer.base.report import Report
-from coffer.projection.blocks import content as block_content
+from coffer.projection.blocks import content
 from coffer.store import index
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def memory_text(engine: Engine, tiers: Sequence[Tier], budget: int) -> str:
             count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
             missing.append(f"the {tier.scope} memory ({count})")
             continue
-        body = block_content.render(block_title(tier), tier.scope, entries, share).body
+        body = content.render(block_title(tier), tier.scope, entries, share).body
         sections.append(body)
         left -= _size(body) + 2
     text = "\n\n".join([intro, *sections])
