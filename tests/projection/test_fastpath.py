@@ -151,7 +151,7 @@ def test_the_no_op_reads_the_options_typer_declares_for_project():
 
     from coffer.cli import typer_app
 
-    typer_app._register(["project"])
+    typer_app.register_commands(["project"])
     command = typer.main.get_command(typer_app.app).commands["project"]  # type: ignore[attr-defined]
     declared = {o: p for p in command.params for o in (*p.opts, *p.secondary_opts)}
     for name in fastpath.NOOP_FLAGS:
