@@ -49,8 +49,8 @@ def main() -> None:
     with TempDir() as base:
         env = isolated_env(base)
         os.environ.update(env)
-        from coffer.projection import managed_block as block_format
-        from coffer.projection.blocks import content as block_content
+        from coffer.projection import managed_block
+        from coffer.projection.blocks import content
         from coffer.projection.engine import block_title
         from coffer.store import Store
 
@@ -65,22 +65,20 @@ def main() -> None:
         title = block_title(tier)
 
         def size(n: int) -> int:
-            body = block_content.render(title, "project", entries[:n]).body
-            return len(block_format.upsert(None, body))
+            body = content.render(title, "project", entries[:n]).body
+            return len(managed_block.upsert(None, body))
 
         whole, one = size(len(entries)), size(1)
         per_entry = (whole - one) / (len(entries) - 1)
         text = sum(len(f.encode()) for f in FACTS) / len(FACTS)
-        print(f"coffer from           {Path(block_format.__file__).parent}")
+        print(f"coffer from           {Path(managed_block.__file__).parent}")
         print(f"entries               {len(entries)} (mean text {text:.1f} bytes)")
         print(f"block, 20 entries     {whole} bytes")
         print(f"fixed part            {one - per_entry:.0f} bytes")
         print(f"per entry             {per_entry:.1f} bytes ({per_entry / text:.2f}x its text)")
         if args.show:
             print(
-                block_format.upsert(
-                    None, block_content.render(title, "project", entries).body
-                ).decode()
+                managed_block.upsert(None, content.render(title, "project", entries).body).decode()
             )
 
 

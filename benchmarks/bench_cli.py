@@ -23,7 +23,9 @@ from _timing import TempDir, coffer_cmd, isolated_env, ms, time_cmd
 
 
 def _launcher(completion: bool) -> list[str]:
-    toggle = "" if completion else "from coffer.cli import app; app._add_completion = False\n"
+    toggle = (
+        "" if completion else "from coffer.cli.typer_app import app; app._add_completion = False\n"
+    )
     code = f"import sys\n{toggle}from coffer.main import main\nsys.argv[0] = 'coffer'\nmain()\n"
     return [sys.executable, "-c", code]
 
@@ -47,9 +49,9 @@ def interleaved(
 def tree_build(runs: int) -> dict[bool, float]:
     import typer.main
 
-    from coffer.cli import _register, app
+    from coffer.cli.typer_app import app, register_commands
 
-    _register()
+    register_commands()
     times: dict[bool, list[float]] = {True: [], False: []}
     for i in range(2 * runs):
         on = bool(i % 2)

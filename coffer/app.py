@@ -78,14 +78,14 @@ class App:
         """The vault wrote under ``at``'s project: keep its repo-local project scope out of
         ``git status`` (docs/adr/0040). Never fails the vault command that called it."""
         from coffer.base.errors import CofferError
-        from coffer.projection.git import hiding as gitside
+        from coffer.projection.git import hiding
         from coffer.projection.journal import Journal
 
         try:
             root = self.here(at).project
             if root is not None:
                 with self.store.projection_lock():
-                    gitside.hide_vault(Journal(self.store.root), root)
+                    hiding.hide_vault(Journal(self.store.root), root)
         except (CofferError, OSError):
             pass  # the line is added by the next `coffer project`
 

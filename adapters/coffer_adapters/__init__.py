@@ -9,6 +9,8 @@ from __future__ import annotations
 from coffer.adapter.facts import Checked
 from coffer.adapter.templates import BySystem
 
+__all__ = ["suite_run", "vscode_user"]
+
 # What tests/agents/test_every_agent.py proves of each agent it runs (tests/agents/run.sh):
 # the projected tiers reach the recorded request, and nothing of coffer's after unproject.
 _SUITE = "tests/agents/test_every_agent.py: projected tiers sent, nothing after unproject"

@@ -16,10 +16,37 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from coffer.adapter.facts import AgentFacts
-from coffer.adapter.protocols import Adapter as Adapter
-from coffer.adapter.protocols import ConfigDir as ConfigDir
-from coffer.adapter.protocols import SessionFramer as SessionFramer
-from coffer.adapter.protocols import Wiring as Wiring
+from coffer.adapter.protocols import Adapter, ConfigDir, SessionFramer, Wiring
+
+# What an adapter module may import from here: the contract's types and its helpers. The
+# loading (registry, plugins, deferred) and the shared pieces adapters build on (spec,
+# templates, native, facts, …) are modules of this package.
+__all__ = [
+    "SESSION_START_MARKER",
+    "TIERS",
+    "Adapter",
+    "ConfigDir",
+    "ConfigEdit",
+    "Context",
+    "Features",
+    "HookShell",
+    "HookTrust",
+    "Imported",
+    "Launch",
+    "LinkCheck",
+    "Mode",
+    "NativeMemory",
+    "SessionFramer",
+    "Target",
+    "TierName",
+    "Wiring",
+    "modes",
+    "never_detected",
+    "no_inputs",
+    "no_native_memory",
+    "no_targets",
+    "session_start_hook",
+]
 
 TierName = Literal["project", "global"]
 
@@ -99,9 +126,8 @@ class NativeMemory(NamedTuple):
     keeps_on: str = ""
 
 
-# The contract's Protocol classes (Adapter; Wiring, ConfigDir and SessionFramer below) are in
-# coffer/adapter/protocols.py and read from here on first use: typing.Protocol costs the
-# typing module, which no command's run-time path imports (docs/adr/0039).
+# The contract's Protocol classes (Adapter, Wiring, ConfigDir, SessionFramer) are in
+# coffer/adapter/protocols.py and exported from here.
 
 
 # ---- optional members ------------------------------------------------------------------

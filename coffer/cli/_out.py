@@ -26,8 +26,7 @@ if TYPE_CHECKING:
 
     from coffer.base.report import Report
     from coffer.projection.engine import Engine
-    from coffer.store import Here
-    from coffer.store.store import Found, Scope, Store
+    from coffer.store import Found, Here, Scope, Store
 
 # What typer's echo (click's) removes from text bound for a file or a pipe.
 _ANSI = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")

@@ -25,9 +25,8 @@ from coffer.cli._common import (
     usage_checked,
 )
 from coffer.cli.typer_app import app
-from coffer.store import RememberOptions, Revision
+from coffer.store import RememberOptions, Revision, Saved, Tier
 from coffer.store.entry import TYPES, check_name
-from coffer.store.store import Saved, Tier
 from coffer.store.views import tier_json
 
 if TYPE_CHECKING:

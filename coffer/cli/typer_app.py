@@ -83,7 +83,7 @@ COMMANDS: dict[str, str] = {
 _ROOT_FLAGS = frozenset({"--version"})
 
 
-def _register(argv: Sequence[str] | None = None) -> None:
+def register_commands(argv: Sequence[str] | None = None) -> None:
     """Import the modules declaring the command ``argv`` invokes (every module when ``argv``
     is None or names no known command: help, completion and "No such command" need all)."""
     import importlib
@@ -151,7 +151,7 @@ def run(argv: Sequence[str]) -> int:
 
     Every error prints as ``coffer: error: …``, click's usage errors too (docs/adr/0044):
     not standalone mode, where click would print its own ``Error: …`` block."""
-    _register(argv)
+    register_commands(argv)
     fresh_app()
     try:
         code = app(args=list(argv), prog_name="coffer", standalone_mode=False)

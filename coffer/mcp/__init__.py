@@ -1,4 +1,2 @@
 """`coffer mcp` and `ecc-memory-mcp`: the MCP servers and their tools, on a JSON-RPC loop of
 their own (no `mcp` SDK, docs/adr/0028)."""
-
-from __future__ import annotations

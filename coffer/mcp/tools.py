@@ -32,8 +32,8 @@ from coffer.mcp import vault_tools
 from coffer.mcp.about import INSTRUCTIONS, UNTRUSTED
 from coffer.mcp.specs import SCHEMAS, ToolSpec, tool_specs
 from coffer.mcp.vault_tools import Outcome, error
+from coffer.store import Found, Scope, Store, Tier
 from coffer.store.pending import for_reader
-from coffer.store.store import Found, Scope, Store, Tier
 from coffer.store.views import entries_json, entry_json, tier_json
 
 if TYPE_CHECKING:

@@ -22,9 +22,8 @@ from coffer.base.report import Problem, Report
 from coffer.projection.blocks import content
 from coffer.projection.hook import Deadline
 from coffer.projection.journal import Journal
-from coffer.store import Entry, settings
+from coffer.store import Entry, Store, Tier, settings
 from coffer.store.paths import home_dir, ledger_dir
-from coffer.store.store import Store, Tier
 
 if TYPE_CHECKING:
     from typing import TypeVar

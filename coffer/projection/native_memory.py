@@ -17,8 +17,8 @@ from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
 from coffer.projection.journal import Journal, NativeRecord, sha256
+from coffer.store import Store, Tier
 from coffer.store.entry import TYPES
-from coffer.store.store import Store, Tier
 
 if TYPE_CHECKING:
     from typing import Any

@@ -17,10 +17,10 @@ from coffer.adapter import Mode, NativeMemory
 from coffer.base import fsutil, platform
 from coffer.base.errors import BlockError, CofferError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from coffer.projection.agents import AgentSet
 from coffer.projection.common import lstat_or_none, text_diff
-from coffer.projection.git import files as git_files
+from coffer.projection.git import files
 
 
 def _inside(target: str, root: Path) -> bool:
@@ -34,7 +34,7 @@ def _block(path: Path, *, dry_run: bool, force: bool) -> Report:
         return report
     data = fsutil.read_bytes_or_none(path) or b""
     try:
-        span = block_format.find(data)
+        span = managed_block.find(data)
     except BlockError as exc:
         report.problems.append(Problem(path, "refused", f"{exc}; remove the block by hand"))
         return report
@@ -50,7 +50,7 @@ def _block(path: Path, *, dry_run: bool, force: bool) -> Report:
             )
         )
         return report
-    new = block_format.remove(data)
+    new = managed_block.remove(data)
     report.changes.append(
         Change(
             path,
@@ -86,8 +86,8 @@ def _git_hints(root: Path) -> Report:
     report = Report()
     dotgit = root / ".git"
     for name, marker in (
-        ("info/exclude", git_files.EXCLUDE_HEADER),
-        ("info/attributes", git_files.ATTRIBUTES_HEADER),
+        ("info/exclude", files.EXCLUDE_HEADER),
+        ("info/attributes", files.ATTRIBUTES_HEADER),
     ):
         data = fsutil.read_bytes_or_none(dotgit / name)
         if data is not None and marker.encode() in data:
@@ -95,9 +95,9 @@ def _git_hints(root: Path) -> Report:
                 f"{dotgit / name}: delete the lines under coffer's comment by hand"
             )
     config = fsutil.read_bytes_or_none(dotgit / "config")
-    if config is not None and f'[filter "{git_files.FILTER}"]'.encode() in config:
+    if config is not None and f'[filter "{files.FILTER}"]'.encode() in config:
         report.notices.append(
-            f"{dotgit / 'config'}: `git config --remove-section filter.{git_files.FILTER}` "
+            f"{dotgit / 'config'}: `git config --remove-section filter.{files.FILTER}` "
             "removes coffer's clean filter"
         )
     return report

@@ -22,13 +22,12 @@ from typing import TYPE_CHECKING
 from coffer.adapter import Mode, Target
 from coffer.base import fsutil
 from coffer.base.report import Report
-from coffer.projection.blocks import content as block_content
+from coffer.projection.blocks import content
 from coffer.store import index
 
 if TYPE_CHECKING:
     from coffer.projection.engine import Engine
-    from coffer.store import Here
-    from coffer.store.store import Tier
+    from coffer.store import Here, Tier
 
 # Bytes of hook output when the adapter declares no limit. Claude Code 2.1.332 keeps 10,000
 # characters (UTF-16 units) and replaces longer output by a 2 KB preview; Codex keeps about
@@ -124,7 +123,7 @@ def memory_text(engine: Engine, tiers: Sequence[Tier], budget: int) -> str:
             count = f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}"
             missing.append(f"the {tier.scope} memory ({count})")
             continue
-        body = block_content.render(block_title(tier), tier.scope, entries, share).body
+        body = content.render(block_title(tier), tier.scope, entries, share).body
         sections.append(body)
         left -= _size(body) + 2
     text = "\n\n".join([intro, *sections])

@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Unpack
 
-from coffer.store import Revision
-from coffer.store.store import Found, Saved, Store, Tier
+from coffer.store import Found, Revision, Saved, Store, Tier
 
 if TYPE_CHECKING:
     from typing import Any

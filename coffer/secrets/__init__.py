@@ -16,12 +16,24 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from coffer.secrets.patterns import ALL_LITERALS as _ALL_LITERALS
-from coffer.secrets.patterns import ASSIGNED_SECRET as _ASSIGNED_SECRET
-from coffer.secrets.patterns import LITERALS as _LITERALS
-from coffer.secrets.patterns import REFERENCE_PATTERNS as REFERENCE_PATTERNS
-from coffer.secrets.patterns import STORE_PATTERNS as STORE_PATTERNS
-from coffer.secrets.patterns import SecretPattern as SecretPattern
+from coffer.secrets.patterns import (
+    ALL_LITERALS,
+    ASSIGNED_SECRET,
+    LITERALS,
+    REFERENCE_PATTERNS,
+    STORE_PATTERNS,
+    SecretPattern,
+)
+
+__all__ = [
+    "REFERENCE_PATTERNS",
+    "STORE_PATTERNS",
+    "SecretPattern",
+    "find_secrets",
+    "find_secrets_any",
+    "redact",
+    "visible",
+]
 
 
 def find_secrets(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> list[str]:
@@ -76,11 +88,11 @@ def find_secrets_any(
     for label, pattern in patterns:
         if label in labels:
             continue
-        literals = _LITERALS.get(pattern)
+        literals = LITERALS.get(pattern)
         for text, present in listed:
             if literals and literals.isdisjoint(present):
                 continue
-            if pattern is _ASSIGNED_SECRET and not _assignment_near_keyword(text):
+            if pattern is ASSIGNED_SECRET and not _assignment_near_keyword(text):
                 continue
             if pattern.search(text):
                 labels.append(label)
@@ -133,7 +145,7 @@ def redact(text: str, patterns: Sequence[SecretPattern] = STORE_PATTERNS) -> str
     """
     present = _present(text)
     for label, pattern in patterns:
-        literals = _LITERALS.get(pattern)
+        literals = LITERALS.get(pattern)
         if literals and literals.isdisjoint(present):
             continue  # no match can lack all of its literals: skip compiling it
         replaced = pattern.sub(f"[redacted {label}]", text)
@@ -163,4 +175,4 @@ def _redact_gitleaks(text: str) -> str:
 def _present(text: str) -> set[str]:
     """The screening literals that occur in ``text`` (substring tests run in C)."""
     lowered = text.lower()
-    return {lit for lit in _ALL_LITERALS if lit in lowered}
+    return {lit for lit in ALL_LITERALS if lit in lowered}

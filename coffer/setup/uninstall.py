@@ -24,7 +24,7 @@ from coffer.base import fsutil
 from coffer.base.report import Problem, Report
 from coffer.projection.engine import Engine
 from coffer.projection.journal import LinkRecord
-from coffer.projection.symlink import backups as dirbackup
+from coffer.projection.symlink import backups
 from coffer.setup import service, unwiring
 from coffer.store import index
 
@@ -51,7 +51,7 @@ class Kept:
         # Never over the file the directory holds now: beside it, under a free name.
         dest = self.home / self.path.name
         if os.path.lexists(dest):
-            dest = dirbackup.free_path(self.home / f"{self.path.name}.coffer-original")
+            dest = backups.free_path(self.home / f"{self.path.name}.coffer-original")
         keep = f"cp -p {shlex.quote(str(self.path))} {shlex.quote(str(dest))}"
         return f"only in the store: {self.path} (from {self.home}); to keep it: {keep}"
 
@@ -111,25 +111,25 @@ def _homes(restored: Iterable[Path]) -> dict[str, Path]:
     return {hashlib.sha256(str(p).encode()).hexdigest()[:12]: p for p in restored}
 
 
-def not_restored(backups: Path, restored: Iterable[Path]) -> list[Kept]:
-    """Files and links in the directory backups that are nowhere in ``restored``, and
-    hand-written MEMORY.md lines that are in none of their indexes."""
-    if not backups.is_dir():
+def not_restored(backup_dirs: Path, restored: Iterable[Path]) -> list[Kept]:
+    """Files and links in the directory backups (``backup_dirs``) that are nowhere in
+    ``restored``, and hand-written MEMORY.md lines that are in none of their indexes."""
+    if not backup_dirs.is_dir():
         return []
     tops = list(restored)
     have, lines, homes = _fingerprints(tops), _index_lines(tops), _homes(tops)
     out = []
-    for dirpath, dirnames, filenames in os.walk(backups):
+    for dirpath, dirnames, filenames in os.walk(backup_dirs):
         for name in dirnames + filenames:
             path = Path(dirpath) / name
-            top = path.relative_to(backups).parts[0]
+            top = path.relative_to(backup_dirs).parts[0]
             home = homes.get(top.split("-")[1] if "-" in top else "")
-            if home is not None and len(path.relative_to(backups).parts) > 2:
-                home = home.joinpath(*path.relative_to(backups).parts[1:-1])
+            if home is not None and len(path.relative_to(backup_dirs).parts) > 2:
+                home = home.joinpath(*path.relative_to(backup_dirs).parts[1:-1])
             marks = _fingerprint(path)
             if not marks or marks <= have:
                 continue
-            if name == index.INDEX_NAME and path.parent.parent == backups:
+            if name == index.INDEX_NAME and path.parent.parent == backup_dirs:
                 lost = _lost_lines(path, lines)
                 if lost:
                     out.append(Kept(path, home, lost))
@@ -162,7 +162,7 @@ def run(
     else:
         outcome.left = sorted({str(r.get("path")) for r in journal.records()})
     root = engine.store.root
-    homes = {Path(p) for p in dirbackup.restored(journal.backups)}
+    homes = {Path(p) for p in backups.restored(journal.backups)}
     if dry_run:
         # A link undo turns back into a directory holding what the link shows now.
         homes |= {p for p in links if str(p) not in refused}

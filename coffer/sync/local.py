@@ -12,9 +12,8 @@ from typing import NamedTuple
 from coffer.base import fsutil, identity, platform
 from coffer.base.tmpfiles import fsync_dir, write_tmp
 from coffer.secrets import find_secrets, redact
-from coffer.store import projects, trash
+from coffer.store import Store, Tier, projects, trash
 from coffer.store.incoming import entry_problem, too_large
-from coffer.store.store import Store, Tier
 from coffer.sync import tree
 from coffer.sync.keys import GLOBAL_KEY, project_key, valid_key
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import NamedTuple
 
-from coffer.store.store import Store, Tier
+from coffer.store import Store, Tier
 from coffer.sync import local, merge, tree
 from coffer.sync.errors import SyncError
 from coffer.sync.gitcmd import Git, lost_race, refusal, shown

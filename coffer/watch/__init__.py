@@ -1,3 +1,1 @@
 """`coffer watch`: the daemon keeping projections current (the only package importing watchdog)."""
-
-from __future__ import annotations

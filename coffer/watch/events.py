@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from coffer.base import fsutil
-from coffer.projection.blocks import waiting as waiting_blocks
+from coffer.projection.blocks import waiting
 from coffer.store.index import INDEX_NAME
 from coffer.store.settings import CONFIG
 
@@ -69,7 +69,7 @@ def classify(role: str, watched: str | None, event: FileEvent) -> Classified:
     if role == "root":
         if CONFIG in names:
             return Classified(CONFIG_KEY)
-        rescan = "projects.json" in names or waiting_blocks.NAME in names
+        rescan = "projects.json" in names or waiting.NAME in names
         return Classified(PROJECTS if rescan else None)
     if role.startswith(HANDOFFS):
         # A handoff saved, retired or removed: that project's blocks list them.

@@ -36,10 +36,10 @@ from coffer.app import App
 from coffer.base import fsutil
 from coffer.base.report import Problem, Report
 from coffer.projection.engine import Engine
+from coffer.store import Store, Tier
 from coffer.store.index import INDEX_NAME
 from coffer.store.projects import now_iso
 from coffer.store.settings import CONFIG
-from coffer.store.store import Store, Tier
 from coffer.watch import daemon
 from coffer.watch.events import (
     CONFIG_KEY,

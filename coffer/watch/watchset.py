@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Problem
-from coffer.projection.blocks import waiting as waiting_blocks
+from coffer.projection.blocks import waiting
 from coffer.store import Store, Tier
 from coffer.store.paths import home_dir
 from coffer.store.settings import CONFIG
@@ -161,7 +161,7 @@ class WatchSet:
         with contextlib.suppress(OSError):
             names = tuple(sorted(os.listdir(engine.journal.dir)))
         stats = []
-        for name in ("projects.json", CONFIG, waiting_blocks.NAME):
+        for name in ("projects.json", CONFIG, waiting.NAME):
             try:
                 st = os.stat(self.store.root / name)
                 stats.append((st.st_mtime_ns, st.st_size, st.st_ino))

@@ -226,9 +226,9 @@ def test_exit_codes_are_in_the_help() -> None:
 def _help_pages() -> dict[str, str]:
     from typer.main import get_command
 
-    from coffer.cli import _register, app
+    from coffer.cli.typer_app import app, register_commands
 
-    _register()
+    register_commands()
     pages: dict[str, str] = {}
 
     def walk(command: object, path: list[str]) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.cli import COMMANDS
+from coffer.cli.typer_app import COMMANDS
 from tests.helpers import coffer, imported_after, make_repo
 
 # Never needed by a command that only reads the store.

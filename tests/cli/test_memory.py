@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from coffer.cli import run
+from coffer.cli.typer_app import run
 from tests.helpers import coffer, imported_after, make_repo
 
 

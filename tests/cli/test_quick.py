@@ -13,7 +13,7 @@ from tests.helpers import coffer, make_repo
 
 
 def _typer_command(words: tuple[str, ...]) -> typer.core.TyperCommand:
-    typer_app._register(list(words))
+    typer_app.register_commands(list(words))
     command = typer.main.get_command(typer_app.app)
     for word in words:
         command = command.commands[word]  # type: ignore[attr-defined]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from coffer.cli import _register, app
+from coffer.cli.typer_app import app, register_commands
 from coffer.vault.cli import COMMANDS as VAULT_COMMANDS
 from tests.helpers import coffer, make_repo, store, write_entry
 
@@ -51,7 +51,7 @@ def check_command_line(line: str) -> None:
             break
     assert words[0] == "coffer", line
     words = [w[1:-1] if w.startswith("[") and w.endswith("]") else w for w in words]  # [--opt]
-    _register()
+    register_commands()
     command = typer.main.get_command(app)
     args = words[1:]
     path = ["coffer"]
@@ -294,7 +294,7 @@ def test_columns_stay_aligned_with_long_names(tmp_path: Path) -> None:
 
 
 def test_help_text_is_not_broken_mid_sentence() -> None:
-    _register()
+    register_commands()
     group = typer.main.get_command(app)
     assert isinstance(group, typer.core.TyperGroup)
     for name, command in group.commands.items():

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from coffer.base import faults
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from tests.faults.kill import Files, Sandbox, build, temp_files
 
 # Each kill point ends coffer with SIGKILL (coffer/base/faults.py): a POSIX signal.
@@ -56,7 +56,7 @@ def test_a_kill_before_any_team_change_loses_nothing(tmp_path: Path) -> None:
     assert team_points, log
     agents_md = after["repo/AGENTS.md"]
     assert agents_md is not None
-    between = {"repo/AGENTS.md": block_format.remove(agents_md)}  # the team block alone
+    between = {"repo/AGENTS.md": managed_block.remove(agents_md)}  # the team block alone
     full = os.environ.get("COFFER_FAULTS") == "full"
     for n in range(1, len(log) + 1) if full else team_points:
         sb = build(tmp_path / f"k{n}")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from coffer.adapter import registry
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from coffer.projection.engine import Engine
 from coffer.testing import snapshot
 from tests.helpers import coffer, make_repo, make_worktree, store
@@ -66,7 +66,7 @@ def test_fresh_machine(repo, home):
     assert (link / "deploy.md").is_file()
     agents = (repo / "AGENTS.md").read_text()
     assert (
-        block_format.START_MARKER in agents
+        managed_block.START_MARKER in agents
         and "- We deploy with make release. (`deploy`)" in agents
     )
     assert (
@@ -155,10 +155,10 @@ def test_merge_failure_leaves_native_directory_intact(repo, home, monkeypatch):
     native.mkdir(parents=True)
     (native / "a.md").write_text("a\n")
     (native / "b.md").write_text("b\n")
-    from coffer.projection.symlink import link as symlink_targets
+    from coffer.projection.symlink import link
 
     calls = {"n": 0}
-    real = symlink_targets.fsutil.atomic_write_bytes
+    real = link.fsutil.atomic_write_bytes
 
     def flaky(path, data, mode=0o600):
         calls["n"] += 1
@@ -166,7 +166,7 @@ def test_merge_failure_leaves_native_directory_intact(repo, home, monkeypatch):
             raise OSError("disk full")
         real(path, data, mode)
 
-    monkeypatch.setattr(symlink_targets.fsutil, "atomic_write_bytes", flaky)
+    monkeypatch.setattr(link.fsutil, "atomic_write_bytes", flaky)
     with pytest.raises(OSError, match="disk full"):
         engine().project(repo)
     assert native.is_dir() and not native.is_symlink()
@@ -210,16 +210,16 @@ def test_override_file_gets_the_block(repo):
     (repo / "AGENTS.override.md").write_text("Override rules.\n")
     (repo / "AGENTS.md").write_text("Ignored by Codex.\n")
     engine().project(repo)
-    assert block_format.START_MARKER in (repo / "AGENTS.override.md").read_text()
+    assert managed_block.START_MARKER in (repo / "AGENTS.override.md").read_text()
     assert (repo / "AGENTS.md").read_text() == "Ignored by Codex.\n"
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        f"intro\n{block_format.START_MARKER}\nno end\n",
-        f"{block_format.END_MARKER}\n{block_format.START_MARKER}\n",
-        f"{block_format.START_MARKER}\n{block_format.END_MARKER}\n{block_format.START_MARKER}\n{block_format.END_MARKER}\n",
+        f"intro\n{managed_block.START_MARKER}\nno end\n",
+        f"{managed_block.END_MARKER}\n{managed_block.START_MARKER}\n",
+        f"{managed_block.START_MARKER}\n{managed_block.END_MARKER}\n{managed_block.START_MARKER}\n{managed_block.END_MARKER}\n",
     ],
 )
 def test_malformed_markers_are_refused_and_untouched(repo, text):
@@ -250,13 +250,13 @@ def test_hand_edit_inside_block_is_kept_and_reported(repo):
 def test_entry_text_cannot_break_out_of_the_block(repo):
     s = store()
     s.remember(
-        s.project_tier(repo), f"evil {block_format.END_MARKER}\n```\nunclosed fence", name="evil"
+        s.project_tier(repo), f"evil {managed_block.END_MARKER}\n```\nunclosed fence", name="evil"
     )
     engine().project(repo)
     data = (repo / "AGENTS.md").read_bytes()
-    span = block_format.find(data)
+    span = managed_block.find(data)
     assert span is not None and not span.edited
-    assert data.count(block_format.END_MARKER.encode()) == 1
+    assert data.count(managed_block.END_MARKER.encode()) == 1
 
 
 def test_secret_shaped_entries_are_never_rendered(repo):
@@ -311,7 +311,7 @@ def test_codex_native_memory_imported_then_disabled_and_restored(repo, home):
     assert config.read_bytes() == CODEX_CONFIG
     assert not (home / ".codex" / "AGENTS.md").exists()
     assert (
-        block_format.START_MARKER not in (repo / "AGENTS.md").read_text()
+        managed_block.START_MARKER not in (repo / "AGENTS.md").read_text()
         if (repo / "AGENTS.md").exists()
         else True
     )
@@ -458,24 +458,24 @@ def test_block_left_behind_by_a_new_override_is_reported_shadowed(repo):
     assert states[str(repo / "AGENTS.md")] == "shadowed"
     assert states[str(repo / "AGENTS.override.md")] == "missing"
     assert coffer("project", cwd=repo).returncode == 0
-    assert block_format.START_MARKER in (repo / "AGENTS.override.md").read_text()
+    assert managed_block.START_MARKER in (repo / "AGENTS.override.md").read_text()
     assert engine().unproject(repo).ok
     assert not (repo / "AGENTS.md").exists()
     assert (repo / "AGENTS.override.md").read_text() == "Override.\n"
 
 
 def test_file_changed_during_render_is_not_replaced(repo, monkeypatch):
-    from coffer.projection.blocks import render as render_targets
+    from coffer.projection.blocks import render
 
     (repo / "AGENTS.md").write_text("mine\n")
-    real = render_targets.Journal.put
+    real = render.Journal.put
 
     def racing_put(self, record):
         real(self, record)
         if record.get("kind") == "block" and record["path"] == str(repo / "AGENTS.md"):
             (repo / "AGENTS.md").write_text("changed meanwhile\n")
 
-    monkeypatch.setattr(render_targets.Journal, "put", racing_put)
+    monkeypatch.setattr(render.Journal, "put", racing_put)
     r = engine().project(repo)
     assert any(p.state == "refused" and "changed while" in p.message for p in r.problems)
     assert (repo / "AGENTS.md").read_text() == "changed meanwhile\n"
@@ -515,7 +515,7 @@ def test_agents_starting_at_once_do_not_race(repo, home):
     results = [p.communicate(timeout=120) for p in procs]
     assert [p.returncode for p in procs] == [0] * 4, results
     assert native.is_symlink()
-    assert (repo / "AGENTS.md").read_text().count(block_format.START_MARKER) == 1
+    assert (repo / "AGENTS.md").read_text().count(managed_block.START_MARKER) == 1
     assert len(list((store().root / "backups" / "dirs").iterdir())) == 1
     assert (store().project_tier(repo).dir / "note.md").is_file()
 
@@ -565,9 +565,9 @@ def test_no_symlinks_allowed_leaves_the_native_directory_in_place(repo, home, mo
     def refuse(*args, **kwargs):
         raise PermissionError(1, "Operation not permitted")
 
-    from coffer.projection.symlink import link as symlink_targets
+    from coffer.projection.symlink import link
 
-    monkeypatch.setattr(symlink_targets.os, "symlink", refuse)
+    monkeypatch.setattr(link.os, "symlink", refuse)
     r = engine().project(repo)
     assert any(p.path == native and "cannot create a symlink" in p.message for p in r.problems)
     assert native.is_dir() and not native.is_symlink()

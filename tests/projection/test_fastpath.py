@@ -1,13 +1,30 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
+import sys
 
 import pytest
 
 from coffer.base import locations
 from coffer.projection import fastpath
 from tests.helpers import coffer, imported_after, make_repo, python_code, store
+
+# Every coffer module the session-start no-op loads: the check itself and the stdlib-only
+# helpers of coffer.base it stands on (docs/architecture.md, "Start-up rules"). A new one
+# here is a cost paid at every agent launch: add it only with its measured price.
+NOOP_MODULES = {
+    "coffer",
+    "coffer.main",
+    "coffer.base",
+    "coffer.base.consoles",
+    "coffer.base.identity",
+    "coffer.base.locations",
+    "coffer.base.platform",
+    "coffer.projection",
+    "coffer.projection.fastpath",
+}
 
 
 @pytest.fixture
@@ -176,6 +193,29 @@ def test_noop_cli_prints_nothing_and_imports_no_typer(repo):
     assert imported_after(hook, repo, heavy) == (0, [])
 
 
+def test_the_no_op_imports_its_modules_and_the_standard_library_only(repo):
+    hook = ["project", "--hook", "--for", "claude"]
+    assert coffer(*hook, cwd=repo).returncode == 0  # records the stamp the no-op then finds
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        f"sys.argv = ['coffer', *{hook!r}]\n"
+        "from coffer.main import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
+        # coffer's own modules whenever loaded (the simulated Windows seam loads
+        # coffer.base.platform at start-up); everything else only if the run loaded it
+        "mine = sorted(m for m in sys.modules if m.partition('.')[0] == 'coffer')\n"
+        "new = sorted(set(sys.modules) - before - set(mine))\n"
+        "print(repr((code, mine, new)), file=sys.stderr)\n"
+    )
+    session = json.dumps({"session_id": "abc", "hook_event_name": "SessionStart"})
+    out = python_code(code, repo, input=session)
+    status, mine, new = ast.literal_eval(out.stderr.strip().splitlines()[-1])
+    assert status == 0 and "`abc`" in out.stdout  # the session's id, read from the hook's input
+    assert set(mine) == NOOP_MODULES
+    assert [m for m in new if m.partition(".")[0] not in sys.stdlib_module_names] == []
+
+
 def test_home_directory_projects_the_global_tier_quietly(fake_home):
     (fake_home / ".claude").mkdir()
     s = store()
@@ -203,7 +243,7 @@ def test_the_no_op_reads_the_options_typer_declares_for_project():
 
     from coffer.cli import typer_app
 
-    typer_app._register(["project"])
+    typer_app.register_commands(["project"])
     command = typer.main.get_command(typer_app.app).commands["project"]  # type: ignore[attr-defined]
     declared = {o: p for p in command.params for o in (*p.opts, *p.secondary_opts)}
     for name in fastpath.NOOP_FLAGS:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection.git import repo as git_repo
+from coffer.projection.git import repo
 from coffer.projection.git.repo import Repo
 
 
@@ -36,18 +36,22 @@ def _init(path: Path) -> Path:
 
 
 def _by_git(path: Path) -> Repo | None:
-    return git_repo._locate_with_git(path)
+    return repo._locate_with_git(path)
 
 
 def test_a_repository_its_subdirectory_and_a_linked_worktree(tmp_path: Path) -> None:
-    repo = _init(tmp_path / "repo")
-    (repo / "sub").mkdir()
-    _git(repo, "worktree", "add", "-q", str(tmp_path / "wt"))
-    for path in (repo / "AGENTS.md", repo / "sub" / "AGENTS.md", tmp_path / "wt" / "AGENTS.md"):
-        found = git_repo.locate(path)
+    checkout = _init(tmp_path / "repo")
+    (checkout / "sub").mkdir()
+    _git(checkout, "worktree", "add", "-q", str(tmp_path / "wt"))
+    for path in (
+        checkout / "AGENTS.md",
+        checkout / "sub" / "AGENTS.md",
+        tmp_path / "wt" / "AGENTS.md",
+    ):
+        found = repo.locate(path)
         assert found is not None and found == _by_git(path), path
-    assert git_repo.locate(tmp_path / "wt" / "AGENTS.md") == Repo(
-        (tmp_path / "wt").resolve(), (repo / ".git").resolve()
+    assert repo.locate(tmp_path / "wt" / "AGENTS.md") == Repo(
+        (tmp_path / "wt").resolve(), (checkout / ".git").resolve()
     )
 
 
@@ -56,8 +60,8 @@ def test_a_submodule_is_its_own_repository(tmp_path: Path) -> None:
     app = _init(tmp_path / "app")
     _git(app, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
     path = app / "lib" / "AGENTS.md"
-    assert git_repo.locate(path) == _by_git(path)
-    assert git_repo.locate(path) == Repo(
+    assert repo.locate(path) == _by_git(path)
+    assert repo.locate(path) == Repo(
         (app / "lib").resolve(), (app / ".git" / "modules" / "lib").resolve()
     )
 
@@ -70,22 +74,24 @@ def test_no_repository_where_git_sees_none(tmp_path: Path, make: str) -> None:
         (here / ".git").mkdir()  # no HEAD, objects or refs: git says "not a git repository"
     elif make == "dangling .git file":
         (here / ".git").write_text("gitdir: /nowhere/at/all\n")
-    assert git_repo.locate(here / "AGENTS.md") is None
+    assert repo.locate(here / "AGENTS.md") is None
     assert _by_git(here / "AGENTS.md") is None
 
 
 def test_a_core_worktree_setting_is_left_to_git(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = _init(tmp_path / "repo")
-    _git(repo, "config", "core.worktree", str(repo))
+    checkout = _init(tmp_path / "repo")
+    _git(checkout, "config", "core.worktree", str(checkout))
     asked: list[tuple[str, ...]] = []
-    real = git_repo.git
+    real = repo.git
 
     def recording(cwd: Path, *args: str) -> object:
         asked.append(args)
         return real(cwd, *args)
 
-    monkeypatch.setattr(git_repo, "git", recording)
-    assert git_repo.locate(repo / "AGENTS.md") == Repo(repo.resolve(), (repo / ".git").resolve())
+    monkeypatch.setattr(repo, "git", recording)
+    assert repo.locate(checkout / "AGENTS.md") == Repo(
+        checkout.resolve(), (checkout / ".git").resolve()
+    )
     assert asked == [("rev-parse", "--show-toplevel", "--git-common-dir")]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from coffer.base import platform
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from tests.helpers import coffer, make_repo, store
 from tests.vault.test_handoffs import handoff
 
@@ -53,14 +53,14 @@ def test_a_drifted_block_is_told_once_per_change_and_never_fails_the_hook(repo):
     # Outside hook mode the condition still fails the run, as a script expects.
     assert coffer("project", "--quiet", cwd=repo).returncode == 1
     # The condition changes (the markers break): told again, once.
-    agents.write_text(agents.read_text().replace(block_format.END_MARKER, ""))
+    agents.write_text(agents.read_text().replace(managed_block.END_MARKER, ""))
     changed = hook(repo)
     assert changed.returncode == 0 and "malformed" in message(changed)
     assert hook(repo).stdout == ""
     # Fixed, then broken again: that is a change too.
     agents.unlink()
     assert (hook(repo).returncode, hook(repo).stdout) == (0, "")
-    agents.write_text(block_format.START_MARKER + "\n")
+    agents.write_text(managed_block.START_MARKER + "\n")
     assert "malformed" in message(hook(repo))
 
 
@@ -81,7 +81,7 @@ def test_a_refused_symlink_is_told_once(repo, fake_home, tmp_path):
 def test_the_message_and_the_context_share_one_json_object(repo):
     handoff(repo, "Review the flaky test", ["claude"], source="codex")
     agents = repo / "AGENTS.md"
-    agents.write_text(block_format.START_MARKER + "\n")
+    agents.write_text(managed_block.START_MARKER + "\n")
     out = hook(repo, "--for", "claude")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -173,7 +173,7 @@ def test_giving_up_stops_at_a_safe_point_and_the_next_start_finishes(repo):
     assert "gave up after 0.05s (" in message(out)
     agents = repo / "AGENTS.md"
     assert (
-        not agents.exists() or block_format.find(agents.read_bytes()) is not None
+        not agents.exists() or managed_block.find(agents.read_bytes()) is not None
     )  # whole or none
     # A later start with time to spare completes it.
     done = hook(repo, COFFER_HOOK_TIMEOUT="60")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from tests.helpers import coffer
 from tests.story.test_hostile import rendered_files, tier_dir
 from tests.sync_machines import git, make_world
@@ -75,7 +75,7 @@ def test_a_pulled_file_is_shown_visibly(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_the_invisible_class_is_unicodes() -> None:
-    pattern = re.compile(block_format._INVISIBLE)
+    pattern = re.compile(managed_block._INVISIBLE)
     for code in range(1, sys.maxunicode + 1):
         if 0xD800 <= code <= 0xDFFF or chr(code) in "\t\n\r":
             continue
@@ -85,5 +85,5 @@ def test_the_invisible_class_is_unicodes() -> None:
             assert matched, hex(code)
         elif matched:  # newer than this Python's Unicode data (e.g. U+13439 in 15.0)
             assert category == "Cn", hex(code)
-    assert block_format.show_invisible("plain ascii\ttab") == "plain ascii\ttab"
-    assert block_format.show_invisible("a\x1b[31mb") == "a<U+001B>[31mb"
+    assert managed_block.show_invisible("plain ascii\ttab") == "plain ascii\ttab"
+    assert managed_block.show_invisible("a\x1b[31mb") == "a<U+001B>[31mb"

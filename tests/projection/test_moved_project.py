@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from tests.helpers import coffer, make_repo, store
 from tests.projection.test_dir_backups import claude_dir
 from tests.projection.test_git import git, git_files, init_repo, ok
@@ -53,7 +53,7 @@ def test_a_moved_repository_is_followed_and_undone_in_its_new_place(
 
     ok(coffer("unproject", cwd=new))
     assert (new / "AGENTS.md").read_bytes() == original
-    assert block_format.find((new / "AGENTS.md").read_bytes()) is None
+    assert managed_block.find((new / "AGENTS.md").read_bytes()) is None
     assert git_files(new) == before_git
     # Claude's memory for the old path (Claude keys it by path) is no dangling link either.
     for root in (old, new):

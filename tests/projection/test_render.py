@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection.blocks import content as block_content
+from coffer.projection.blocks import content
 from coffer.store import Entry
 from tests.helpers import coffer, make_repo
 
@@ -16,7 +16,7 @@ def entry(name: str, body: str, description: str = "", type: str = "project") ->
 
 
 def body_of(*entries: Entry, scope: str = "project") -> str:
-    return block_content.render("Coffer memory: project r", scope, entries).body
+    return content.render("Coffer memory: project r", scope, entries).body
 
 
 def test_a_remembered_one_liner_is_one_list_item_without_its_derived_name() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from tests.helpers import coffer, store
 from tests.projection.test_dir_backups import claude_dir
 from tests.projection.test_git import git_files, init_repo, ok
@@ -52,7 +52,7 @@ def assert_all_back(fake_home: Path, before: dict[Path, bytes | None]) -> None:
     for path, data in before.items():
         now = path.read_bytes() if path.exists() else None
         assert now == data, path
-        assert now is None or block_format.find(now) is None
+        assert now is None or managed_block.find(now) is None
     assert claude_links(fake_home) == []
 
 
@@ -169,6 +169,6 @@ def test_store_and_ledger_both_deleted_coffer_finds_its_changes_by_markers(
         elif ".git" in path.parts:  # coffer's lines there are said, not guessed at
             assert data == now or str(path) in out, path
         else:
-            assert now is None or block_format.find(now) is None, path
+            assert now is None or managed_block.find(now) is None, path
             if data is not None:
                 assert now == data, path

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from coffer.base.errors import InvalidInputError
-from coffer.projection import managed_block as block_format
-from coffer.projection import unproject
+from coffer.projection import managed_block, unproject
 from coffer.store import settings
 from coffer.testing import snapshot
 from tests.helpers import make_repo, store
@@ -60,7 +59,7 @@ def test_a_block_record_gives_the_file_back_byte_for_byte_and_nothing_else(
     assert agents.stat().st_mtime_ns == WHEN
     assert keys() == others
     assert claude_dir(fake_home, repo).is_symlink()
-    assert block_format.START_MARKER in (fake_home / ".codex" / "AGENTS.md").read_text()
+    assert managed_block.START_MARKER in (fake_home / ".codex" / "AGENTS.md").read_text()
 
 
 def test_a_block_coffer_created_goes_with_its_file(repo: Path) -> None:
@@ -169,7 +168,7 @@ def test_a_link_someone_replaced_is_left_alone_and_kept(
 def test_a_block_removed_by_hand_only_loses_its_record(repo: Path) -> None:
     agents = repo / "AGENTS.md"
     engine().project(repo)
-    agents.write_bytes(block_format.remove(agents.read_bytes()))
+    agents.write_bytes(managed_block.remove(agents.read_bytes()))
     report = engine().undo_record(str(agents))
     assert report.ok and report.changes == []
     assert report.notices == [f"{agents}: the coffer block was already removed"]

@@ -16,15 +16,14 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from coffer.base.errors import BlockError
-from coffer.projection import managed_block as block_format
-from coffer.projection.blocks import removal as render_undo
-from coffer.projection.blocks import render as render_targets
+from coffer.projection import managed_block
+from coffer.projection.blocks import removal, render
 from coffer.projection.journal import BlockRecord, Journal
 from coffer.store import Entry
 from tests.helpers import coffer, make_repo
 from tests.properties.budget import examples
 
-S, E = block_format.START_MARKER, block_format.END_MARKER
+S, E = managed_block.START_MARKER, managed_block.END_MARKER
 BOM = "\ufeff"
 
 # Pieces a real instruction file is made of, and near misses of coffer's own lines.
@@ -55,13 +54,13 @@ _BYTES = st.one_of(
 
 def _no_block(data: bytes) -> bool:
     try:
-        return block_format.find(data) is None
+        return managed_block.find(data) is None
     except BlockError:
         return False
 
 
 OUTSIDE = _BYTES.filter(_no_block)
-BODIES = st.text(max_size=120).map(block_format.render_fragment)
+BODIES = st.text(max_size=120).map(managed_block.render_fragment)
 
 
 def _marker_lines(data: bytes) -> tuple[int, int]:
@@ -75,7 +74,7 @@ def _typed_below(once: bytes, text: bytes) -> bytes:
     marker line with the file's line break first if it had none)."""
     if once.endswith(b"\n"):
         return text
-    span = block_format.find(once)
+    span = managed_block.find(once)
     assert span is not None
     return span.newline.encode() + text
 
@@ -83,18 +82,18 @@ def _typed_below(once: bytes, text: bytes) -> bytes:
 @examples(200)
 @given(outside=OUTSIDE, body=BODIES, body2=BODIES)
 def test_append_keeps_the_file_and_round_trips(outside: bytes, body: str, body2: str) -> None:
-    once = block_format.upsert(outside, body)
+    once = managed_block.upsert(outside, body)
     assert once.startswith(outside)  # appending never rewrites what was there
-    span = block_format.find(once)
+    span = managed_block.find(once)
     assert span is not None and not span.edited
     assert span.body == body.rstrip("\n")
     assert _marker_lines(once) == (1, 1)
-    assert block_format.upsert(once, body) == once  # idempotent
-    twice = block_format.upsert(once, body2)
+    assert managed_block.upsert(once, body) == once  # idempotent
+    twice = managed_block.upsert(once, body2)
     assert _marker_lines(twice) == (1, 1)
-    assert block_format.upsert(twice, body2) == twice
-    assert block_format.remove(once) == outside
-    assert block_format.remove(twice) == outside
+    assert managed_block.upsert(twice, body2) == twice
+    assert managed_block.remove(once) == outside
+    assert managed_block.remove(twice) == outside
 
 
 @examples(200)
@@ -102,22 +101,22 @@ def test_append_keeps_the_file_and_round_trips(outside: bytes, body: str, body2:
 def test_text_added_below_survives_replace_and_remove(
     outside: bytes, below: bytes, body: str, body2: str
 ) -> None:
-    once = block_format.upsert(outside, body)
+    once = managed_block.upsert(outside, body)
     added = _typed_below(once, below)
     data = once + added
     assume(_marker_lines(data) == (1, 1))  # the added text did not complete a marker line
-    old = block_format.find(data)
+    old = managed_block.find(data)
     assert old is not None
-    new = block_format.upsert(data, body2)
-    span = block_format.find(new)
+    new = managed_block.upsert(data, body2)
+    span = managed_block.find(new)
     assert span is not None and not span.edited
     assert new[: span.start] == data[: old.start]  # every byte above kept
     assert new[span.end :] == data[old.end :]  # every byte below kept
-    assert block_format.upsert(new, body2) == new
+    assert managed_block.upsert(new, body2) == new
     assert _marker_lines(new) == (1, 1)
     # Issue 10, point 12: undo after text was appended below the block gave one extra blank
     # line; the original plus what was typed comes back.
-    assert block_format.remove(new) == outside + added
+    assert managed_block.remove(new) == outside + added
 
 
 @examples(200)
@@ -131,12 +130,12 @@ def test_a_block_placed_anywhere_is_replaced_in_place(
     placed = nl.join([S.encode(), b"old text", E.encode()]) + nl
     data = above + placed + below
     assume(_marker_lines(data) == (1, 1))
-    out = block_format.upsert(data, body)
-    span = block_format.find(out)
+    out = managed_block.upsert(data, body)
+    span = managed_block.find(out)
     assert span is not None
     assert out[: span.start] == above and out[span.end :] == below
-    assert block_format.upsert(out, body) == out
-    removed = block_format.remove(out)
+    assert managed_block.upsert(out, body) == out
+    removed = managed_block.remove(out)
     # Only the block's lines go, and at most the blank line an append would have put above.
     assert removed.endswith(below)
     assert above.startswith(removed[: len(removed) - len(below)])
@@ -158,19 +157,19 @@ def test_projection_undo_restores_the_file_and_what_was_added(
         path = root / "AGENTS.md"
         path.write_bytes(outside)
         journal = Journal(root / "store")
-        job = render_targets.BlockJob(path, ("codex",), "project", "p", "Memory", entries, None)
-        report = render_targets.apply(journal, render_targets.plan(journal, job))
+        job = render.BlockJob(path, ("codex",), "project", "p", "Memory", entries, None)
+        report = render.apply(journal, render.plan(journal, job))
         assert report.ok, report.problems
         once = path.read_bytes()
         assert once.startswith(outside)
-        again = render_targets.apply(journal, render_targets.plan(journal, job))
+        again = render.apply(journal, render.plan(journal, job))
         assert not again.changes and path.read_bytes() == once
         added = _typed_below(once, below)
         assume(_marker_lines(once + added) == (1, 1))
         path.write_bytes(once + added)
         record = journal.load(path, BlockRecord)
         assert record is not None
-        undone = render_undo.apply_undo(journal, render_undo.plan_undo(record, force=False))
+        undone = removal.apply_undo(journal, removal.plan_undo(record, force=False))
         assert undone.ok, undone.problems
         assert path.read_bytes() == outside + added
         assert journal.get(path) is None

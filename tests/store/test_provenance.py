@@ -271,8 +271,7 @@ def test_the_watchers_refresh_names_the_agent_too(repo: Path, fake_home: Path) -
 def test_a_listing_reads_each_tiers_provenance_sources_once(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from coffer.store import provenance, views
-    from coffer.store.store import Found
+    from coffer.store import Found, provenance, views
 
     s = store()
     tiers = [s.project_tier(repo, create=True), s.global_tier(create=True)]

@@ -228,7 +228,7 @@ def test_concurrent_writers_lose_nothing(tier, repo):
     script = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from coffer.store.store import Store\n"
+        "from coffer.store import Store\n"
         "s = Store.from_environ(os.environ)\n"
         "t = s.project_tier(Path(sys.argv[1]), create=True)\n"
         "for i in range(10):\n"

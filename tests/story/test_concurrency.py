@@ -27,7 +27,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from coffer.projection.engine import Engine
 from coffer.store import watch_state
 from coffer_adapters.claude_code import slug
@@ -238,7 +238,7 @@ def test_writers_through_every_door_lose_nothing_and_settle(
     assert all(listed[e.filename] == 1 for e in scan.entries), listed
 
     agents = (repo / "AGENTS.md").read_bytes()
-    span = block_format.find(agents)
+    span = managed_block.find(agents)
     assert span is not None and not span.edited
     assert [t for t in expected if span.body.count(t) != 1] == []
     print(

@@ -37,7 +37,7 @@ def test_c30_help_only_after_a_successful_parse(repo: Path, vault_cli) -> None: 
 
 
 def test_c30_through_coffer_vault(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from coffer.cli import run
+    from coffer.cli.typer_app import run
 
     assert run(["vault"]) == 0
     assert capsys.readouterr().out == COFFER_USAGE

@@ -19,8 +19,7 @@ import pytest
 from watchdog.events import FileCreatedEvent, FileModifiedEvent, FileMovedEvent
 
 from coffer.projection.engine import Engine
-from coffer.store import watch_state
-from coffer.store.store import Store, Tier
+from coffer.store import Store, Tier, watch_state
 from coffer.watch import daemon
 from tests.helpers import coffer, make_repo, write_entry
 

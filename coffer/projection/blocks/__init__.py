@@ -7,7 +7,3 @@ shared with git's clean filter and the team block.
 nothing to show yet (docs/adr/0045); ``imports`` follows a file's ``@path`` imports as the
 agent does (docs/adr/0046).
 """
-
-from __future__ import annotations
-
-__all__ = ["content", "imports", "removal", "render", "waiting"]

@@ -4,7 +4,7 @@ Entries are shown most useful first (the index's priority order), each piece of 
 one-line entries as one list, longer ones as headed sections (docs/adr/0014). Whole entries
 come first while they fit a share of the budget, then one line per entry, then a count of
 the rest with the command that recalls them. Entry text passes through
-``block.render_fragment`` so no entry can forge a marker or open markdown that swallows the
+``managed_block.render_fragment`` so no entry can forge a marker or open markdown that swallows the
 block's end, and entries that look like secrets are never rendered: instruction files are
 often committed.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from coffer.projection import managed_block as block
+from coffer.projection import managed_block
 from coffer.secrets import redact
 from coffer.store.entry import Entry, content_secrets, derived_name, one_line
 from coffer.store.index import priority, stale_mark
@@ -91,21 +91,21 @@ def _label(entry: Entry, headline: str, scope: str) -> str:
         parts.append(entry.type)
     label = f" ({', '.join(parts)})" if parts else ""
     if entry.stale:  # the reason names files: rendered as text, like the entry's own
-        label += f" {block.render_fragment(stale_mark(entry))}"
+        label += f" {managed_block.render_fragment(stale_mark(entry))}"
     return label
 
 
 def _full(entry: Entry, scope: str) -> str:
     """A one-line entry as a list item; a longer one as a headed section."""
     head, rest = _split(entry)
-    line = f"{block.render_fragment(head)}{_label(entry, head, scope)}"
-    body = block.render_fragment(rest)
+    line = f"{managed_block.render_fragment(head)}{_label(entry, head, scope)}"
+    body = managed_block.render_fragment(rest)
     return f"### {line}\n{body}\n" if body else f"- {line}\n"
 
 
 def _line(entry: Entry, scope: str) -> str:
     head = one_line(_split(entry)[0], 160)
-    return f"- {block.render_fragment(head)}{_label(entry, head, scope)}"
+    return f"- {managed_block.render_fragment(head)}{_label(entry, head, scope)}"
 
 
 def _addressees(targets: Sequence[str]) -> str:
@@ -135,7 +135,7 @@ def handoff_lines(handoffs: Sequence[Handoff], *, for_one_reader: bool = False) 
         # The whole line is one fragment, so a title cannot open a code fence or forge a
         # marker; ids, sources and targets are slugs by the vault's own validation.
         lines.append(
-            block.render_fragment(
+            managed_block.render_fragment(
                 f"- For {_addressees(h.targets)}: {one_line(h.title, 160)} — from {h.source}, "
                 f"id `{h.id}`; read it with `coffer vault read {h.id}`"
             )

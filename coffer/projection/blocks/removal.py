@@ -10,7 +10,7 @@ from pathlib import Path
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from coffer.projection.common import lstat_or_none, remove_created_dirs, restore_mtime, text_diff
 from coffer.projection.journal import BlockRecord, Journal
 
@@ -51,7 +51,7 @@ def plan_undo(record: BlockRecord, *, force: bool) -> BlockUndo:
         return out
     out.data = fsutil.read_bytes_or_none(path) or b""
     try:
-        span = block_format.find(out.data)
+        span = managed_block.find(out.data)
     except BlockError as exc:
         why = f"{exc}; fix the markers, then run unproject again (the journal keeps this path)"
         out.report.problems.append(Problem(path, "refused", why))
@@ -68,7 +68,7 @@ def plan_undo(record: BlockRecord, *, force: bool) -> BlockUndo:
         out.report.problems.append(Problem(path, "refused", why))
         return out
     out.edited = span.edited
-    out.new = block_format.remove(out.data)
+    out.new = managed_block.remove(out.data)
     out.delete = record.created_file and (out.new in (b"", _BOM) or _only_team(out.new))
     out.report.changes.append(
         Change(
@@ -102,9 +102,9 @@ def apply_undo(journal: Journal, undo: BlockUndo) -> Report:
 def _only_team(data: bytes) -> bool:
     """Nothing but the team block is left (docs/adr/0036): the file is still all coffer's.
     Its own record, undone next, finds the file gone and is dropped."""
-    team = block_format.TEAM
+    team = managed_block.TEAM
     try:
-        return team.start in data and not block_format.remove(data, team).strip(_BLANK)
+        return team.start in data and not managed_block.remove(data, team).strip(_BLANK)
     except BlockError:
         return False
 

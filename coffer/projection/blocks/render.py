@@ -10,8 +10,8 @@ from typing import NamedTuple
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report, plural
-from coffer.projection import managed_block as block_format
-from coffer.projection.blocks import content as block_content
+from coffer.projection import managed_block
+from coffer.projection.blocks import content
 from coffer.projection.common import (
     ensure_parent,
     lstat_or_none,
@@ -31,16 +31,16 @@ _MIN_ROOM = 600
 def room_for(data: bytes | None, max_bytes: int | None) -> int:
     """Bytes of body the block may use so the whole file stays within ``max_bytes``."""
     if max_bytes is None:
-        return block_content.DEFAULT_BUDGET
+        return content.DEFAULT_BUDGET
     outside = len(data or b"")
     if data:
         try:
-            span = block_format.find(data)
+            span = managed_block.find(data)
         except BlockError:
             span = None  # malformed markers: writing refuses the file; judging says so
         if span is not None:
             outside -= span.end - span.start
-    return min(block_content.DEFAULT_BUDGET, max_bytes - outside - _FRAME)
+    return min(content.DEFAULT_BUDGET, max_bytes - outside - _FRAME)
 
 
 class BlockJob(NamedTuple):
@@ -53,7 +53,7 @@ class BlockJob(NamedTuple):
     title: str
     entries: Sequence[Entry]
     max_bytes: int | None
-    handoffs: Sequence[block_content.Handoff] = ()
+    handoffs: Sequence[content.Handoff] = ()
     replace_edited: bool = False
 
 
@@ -103,23 +103,23 @@ def _committed_block(path: Path, body: str) -> bool:
 
     coffer's own blocks never reach a commit (the clean filter strips them, docs/adr/0015):
     a block git has is someone else's, committed where their filter did not run."""
-    from coffer.projection.git import repo as git_repo
+    from coffer.projection.git import repo
 
-    repo = git_repo.locate(path)
-    rel = git_repo.relative(repo, path) if repo is not None else None
-    if repo is None or rel is None:
+    found = repo.locate(path)
+    rel = repo.relative(found, path) if found is not None else None
+    if found is None or rel is None:
         return False
-    shown = git_repo.git(repo.top, "show", f"HEAD:{rel}")
+    shown = repo.git(found.top, "show", f"HEAD:{rel}")
     if shown is None or shown.returncode != 0:
         return False
     try:
-        span = block_format.find(shown.stdout)
+        span = managed_block.find(shown.stdout)
     except BlockError:
         return False
     return span is not None and span.body == body
 
 
-def is_foreign(journal: Journal, path: Path, span: block_format.BlockSpan) -> bool:
+def is_foreign(journal: Journal, path: Path, span: managed_block.BlockSpan) -> bool:
     """A block with a bad digest that coffer did not write here: this file has no record of
     a block coffer wrote, or the block is the one git has committed."""
     if not span.edited:
@@ -134,7 +134,7 @@ def _refusal(
     whether it is a foreign block (then it is replaced, never trusted, never a reason to
     stop: issue 22.10)."""
     try:
-        span = block_format.find(data) if data else None
+        span = managed_block.find(data) if data else None
     except BlockError as exc:
         why = f"{exc}; fix the markers by hand (coffer will not guess which text is yours)"
         return Problem(path, "malformed", why), False, False
@@ -171,16 +171,16 @@ def plan(journal: Journal, job: BlockJob) -> BlockWrite:
         out.report.problems.append(problem)
         return out
     out.record = journal.load(path, BlockRecord)
-    if out.record is None and empty(job) and not (data and block_format.find(data)):
+    if out.record is None and empty(job) and not (data and managed_block.find(data)):
         # Nothing to show and no block yet: an empty block would only cost the agent's
         # context at every session start. The tier's first entry writes it (docs/adr/0045).
         out.empty = True
         return out
-    rendered = block_content.render(
+    rendered = content.render(
         job.title, job.tier, job.entries, room_for(data, job.max_bytes), job.handoffs
     )
     _notices(out.report, job, rendered)
-    new = block_format.upsert(data, rendered.body)
+    new = managed_block.upsert(data, rendered.body)
     if new != data:
         out.new = new
         action = "create" if data is None else "update"
@@ -190,7 +190,7 @@ def plan(journal: Journal, job: BlockJob) -> BlockWrite:
     return out
 
 
-def _notices(report: Report, job: BlockJob, rendered: block_content.BlockBody) -> None:
+def _notices(report: Report, job: BlockJob, rendered: content.BlockBody) -> None:
     if rendered.omitted:
         limit = (
             f"the agent reads at most {job.max_bytes} bytes"
@@ -291,7 +291,7 @@ def state(path: Path, expected_body: str | None) -> tuple[str, str]:
         return "foreign", "not a regular file"
     data = fsutil.read_bytes_or_none(path) or b""
     try:
-        span = block_format.find(data)
+        span = managed_block.find(data)
     except BlockError as exc:
         return "drifted", f"malformed markers: {exc}"
     if span is None:
@@ -300,6 +300,6 @@ def state(path: Path, expected_body: str | None) -> tuple[str, str]:
         return "foreign", "a block someone else committed; `coffer project` replaces it"
     if span.edited:
         return "drifted", "block edited by hand"
-    if expected_body is not None and not block_format.is_current(data, expected_body):
+    if expected_body is not None and not managed_block.is_current(data, expected_body):
         return "stale", "behind the entries (run `coffer project`)"
     return "ok", ""

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from coffer.adapter.facts import Cap
 from coffer.base.errors import BlockError
-from coffer.projection import managed_block as block_format
+from coffer.projection import managed_block
 from coffer.projection.explain.files import Found
 
 
@@ -124,7 +124,7 @@ def _bytes_of(data: bytes, unit: str, n: int, *, from_end: bool = False) -> int:
 
 def _coffer(path: Path, data: bytes, store: Path) -> tuple[str, tuple[int, int] | None]:
     try:
-        span = block_format.find(data)
+        span = managed_block.find(data)
     except BlockError:
         return "malformed", None
     if span is not None:
@@ -144,7 +144,7 @@ def _sections(
         return (Section(tier, "index", 0, len(data)),)
     out = [Section(tier, "block", *span)] if span is not None else []
     try:
-        team = block_format.find(data, block_format.TEAM)
+        team = managed_block.find(data, managed_block.TEAM)
     except BlockError:
         team = None
     if team is not None:

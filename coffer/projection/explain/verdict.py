@@ -138,13 +138,13 @@ def _holds(target: Target, path: Path) -> bool:
 
 def _holds_memory(target: Target) -> bool:
     """Whether the target holds coffer's memory although the agent did not load it."""
-    from coffer.projection import managed_block as block_format
+    from coffer.projection import managed_block
 
     if target.mode is Mode.SYMLINK:
         return platform.link_at(target.path)
     try:
         data = target.path.read_bytes()
-        return block_format.find(data) is not None
+        return managed_block.find(data) is not None
     except (OSError, ValueError):
         return False
 

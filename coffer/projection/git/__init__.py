@@ -5,7 +5,3 @@
 ``files`` edits ``info/exclude``, ``info/attributes`` and the ``filter.coffer`` config;
 ``hiding`` decides, per block file, which of them it needs.
 """
-
-from __future__ import annotations
-
-__all__ = ["files", "hiding", "repo"]

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
-from coffer.projection.git import files as git_files
+from coffer.projection.git import files
 from coffer.projection.git.files import ATTRIBUTES_HEADER, EXCLUDE_HEADER, FILTER, Edit, Line
 from coffer.projection.git.repo import (
     Repo,
@@ -78,13 +78,13 @@ def _release(journal: Journal, user: str, state: GitState) -> list[Edit]:
     """What takes back the lines (and filter) that hid ``user`` from git."""
     common = Path(state.common)
     if state.how == "exclude":
-        return [git_files.drop_line(journal, common / "info" / "exclude", state.pattern, user)]
+        return [files.drop_line(journal, common / "info" / "exclude", state.pattern, user)]
     if state.how == "filter":
         line = f"{state.pattern} filter={FILTER}"
         attributes = common / "info" / "attributes"
         return [
-            git_files.drop_line(journal, attributes, line, user),
-            git_files.drop_filter(journal, common, user),
+            files.drop_line(journal, attributes, line, user),
+            files.drop_filter(journal, common, user),
         ]
     return []
 
@@ -147,12 +147,12 @@ def _excluded_but_owned(record: BlockRecord) -> bool:
 def _hide(journal: Journal, user: str, repo: Repo, rel: str, how: str) -> list[Edit]:
     if how == "exclude":
         line = Line(EXCLUDE_HEADER, f"/{rel}", "git ignores the file coffer created")
-        return [git_files.add_line(journal, repo.common / "info" / "exclude", line, user)]
+        return [files.add_line(journal, repo.common / "info" / "exclude", line, user)]
     if how == "filter":
         why = "git reads the file without coffer's block"
         line = Line(ATTRIBUTES_HEADER, f"/{rel} filter={FILTER}", why)
         attributes = repo.common / "info" / "attributes"
-        return [git_files.add_line(journal, attributes, line, user)]
+        return [files.add_line(journal, attributes, line, user)]
     return []
 
 
@@ -168,9 +168,7 @@ def sync(
     path, old = Path(record.path), record.git
     owned = _excluded_but_owned(record)
     # A moved venv leaves a clean command that no longer runs: set it again.
-    stale = (
-        old is not None and old.how == "filter" and not git_files.filter_current(Path(old.common))
-    )
+    stale = old is not None and old.how == "filter" and not files.filter_current(Path(old.common))
     if old is not None and not wrote and old.commit == commit and not (owned or stale):
         return report
     user = str(path)
@@ -205,12 +203,12 @@ def sync(
     if repo is not None and rel is not None:
         _run(_hide(journal, user, repo, rel, how), report, dry_run=dry_run)
         if how == "filter":
-            _run([git_files.add_filter(journal, repo, user)], report, dry_run=dry_run)
+            _run([files.add_filter(journal, repo, user)], report, dry_run=dry_run)
     if dry_run:
         return report
     journal.save(record.but(git=new))
     if how == "filter" and repo is not None and rel is not None:
-        git_files.keep_block(journal, path)
+        files.keep_block(journal, path)
         refresh_index(repo, rel)
     return report
 
@@ -227,7 +225,7 @@ def forget(journal: Journal, record: BlockRecord, *, dry_run: bool) -> Report:
         refresh_index(repo, state.pattern.lstrip("/"))
     _run(_release(journal, record.path, state), report, dry_run=dry_run)
     if not dry_run:
-        git_files.keep_block(journal, Path(record.path))  # the block is gone: so is its copy
+        files.keep_block(journal, Path(record.path))  # the block is gone: so is its copy
     return report
 
 
@@ -287,7 +285,7 @@ def hide_vault(journal: Journal, root: Path, *, dry_run: bool = False) -> Report
         return report  # the user ignores it already
     why = "git ignores the vault's repo-local project scope"
     _run(
-        [git_files.add_line(journal, exclude, Line(EXCLUDE_HEADER, text, why), user)],
+        [files.add_line(journal, exclude, Line(EXCLUDE_HEADER, text, why), user)],
         report,
         dry_run=dry_run,
     )
@@ -303,6 +301,6 @@ def forget_vault(journal: Journal, root: Path | None, *, dry_run: bool) -> Repor
         for text, users in record.users.items():
             for user in users:
                 if user.startswith("vault:") and root in (None, Path(user[len("vault:") :])):
-                    drop = git_files.drop_line(journal, Path(record.path), text, user)
+                    drop = files.drop_line(journal, Path(record.path), text, user)
                     _run([drop], report, dry_run=dry_run)
     return report

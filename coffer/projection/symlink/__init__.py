@@ -6,7 +6,3 @@ tier; ``swap`` exchanges directory and link and recovers a killed swap; ``backup
 the directory was, modes included; ``state`` is what `coffer adapter list` reads, and imports
 none of the others, so the audit stays cheap.
 """
-
-from __future__ import annotations
-
-__all__ = ["backups", "link", "merge", "state", "swap"]

@@ -21,9 +21,7 @@ from coffer.base import faults, fsutil, platform, swaps
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
 from coffer.projection.journal import Journal, LinkRecord
-from coffer.projection.symlink import backups as dirbackup
-from coffer.projection.symlink import merge as symlink_merge
-from coffer.projection.symlink import swap as symlink_swap
+from coffer.projection.symlink import backups, merge, swap
 from coffer.projection.symlink.merge import MergePlan
 from coffer.projection.symlink.state import points_to
 from coffer.projection.symlink.state import state as state
@@ -88,9 +86,9 @@ def plan(journal: Journal, job: LinkJob) -> LinkSwap:
         return out
     out.before = "absent" if st is None else "dir"
     if st is not None:
-        out.merge = symlink_merge.plan_merge(link, tier_dir, job.taken_names)
-        out.backup = symlink_merge.backup_dir(journal, link)
-        change = symlink_merge.merge_change(link, tier_dir, out.merge, out.backup)
+        out.merge = merge.plan_merge(link, tier_dir, job.taken_names)
+        out.backup = merge.backup_dir(journal, link)
+        change = merge.merge_change(link, tier_dir, out.merge, out.backup)
         if change is not None:
             out.report.changes.append(change)
     out.report.changes.append(Change(link, "link", f"-> {tier_dir}"))
@@ -103,43 +101,43 @@ def establish(
     """Plan the link; unless ``dry_run``, finish a swap a killed run left, then apply.
     A dry run adds to ``incoming`` the entries its merge would bring into the tier."""
     if dry_run:
-        swap = plan(journal, job)
-        if swap.merge is not None and incoming is not None:
-            incoming += symlink_merge.merged_entries(job.link, swap.merge)
-        return swap.report
-    notices = symlink_swap.recover(journal, job.link, job.tier_dir)
+        planned = plan(journal, job)
+        if planned.merge is not None and incoming is not None:
+            incoming += merge.merged_entries(job.link, planned.merge)
+        return planned.report
+    notices = swap.recover(journal, job.link, job.tier_dir)
     report = apply(journal, plan(journal, job))
     report.notices[:0] = notices
     return report
 
 
-def apply(journal: Journal, swap: LinkSwap) -> Report:
+def apply(journal: Journal, planned: LinkSwap) -> Report:
     """Make the link, then merge, journal and swap it in; the backup loses only what was
     held. The link comes first on every platform: where it cannot be made, nothing is
     merged, so a refusal repeated at every session start never imports the files again."""
-    job, report = swap.job, swap.report
-    if swap.adopt:
+    job, report = planned.job, planned.report
+    if planned.adopt:
         journal.save(_record(job, "unknown", None, []))
-    if swap.before is None:
+    if planned.before is None:
         return report
-    record = _record(job, swap.before, None, []).but(created_dirs=tuple(ensure_parent(job.link)))
-    if swap.record is not None and swap.before == "absent":
-        record = swap.record  # the link was removed by hand: keep what the first run recorded
-    if swap.before == "absent":
+    record = _record(job, planned.before, None, []).but(created_dirs=tuple(ensure_parent(job.link)))
+    if planned.record is not None and planned.before == "absent":
+        record = planned.record  # the link was removed by hand: keep what the first run recorded
+    if planned.before == "absent":
         journal.save(record)  # before the link: a cut run's parents are undone too
     try:
-        fsutil.symlink(job.tier_dir, symlink_swap.new_link(job.link))
+        fsutil.symlink(job.tier_dir, swap.new_link(job.link))
     except OSError as exc:
-        if swap.before == "absent":
+        if planned.before == "absent":
             journal.drop(record.key)
         return _refused(report, job.link, exc)
     # A run cut from here to the swap leaves a spare link beside the untouched directory:
     # the next run's ``recover`` removes it and merges again.
     held: dict[str, Path] = {}
-    if swap.merge is not None and swap.backup is not None:
-        record, held = _merge(job, swap.merge, swap.backup, record)
+    if planned.merge is not None and planned.backup is not None:
+        record, held = _merge(job, planned.merge, planned.backup, record)
     journal.save(record)  # before the swap: a cut run's next run knows where the directory goes
-    symlink_swap.swap_in(job.link, record.backup)
+    swap.swap_in(job.link, record.backup)
     if record.backup is not None:
         report.notices.append(_keep_backup(journal, record, Path(record.backup), held))
     return report
@@ -152,15 +150,15 @@ def _merge(
     the tier or an earlier backup already held."""
     # Before the merge adds to the tier: what the tier or an earlier backup of this
     # directory already holds is not the user's only copy (docs/adr/0016).
-    earlier = dirbackup.earlier_backups(backup)
-    held = dirbackup.already_held(job.link, job.tier_dir, earlier)
-    symlink_merge.merge(job.link, job.tier_dir, plan)
+    earlier = backups.earlier_backups(backup)
+    held = backups.already_held(job.link, job.tier_dir, earlier)
+    merge.merge(job.link, job.tier_dir, plan)
     _record_merge(job, plan)
     fsutil.ensure_dir(backup.parent)
     # The modes are put back by undo (issue 9, point 9); the subdirectories and links
     # the merge leaves out are copied back from the backup holding each (issue 10).
     rest = {n: str(held.get(n, backup)) for n in plan.skipped}
-    modes = dirbackup.modes(job.link)
+    modes = backups.modes(job.link)
     return record.but(backup=str(backup), modes=modes, rest=rest), held
 
 
@@ -183,7 +181,7 @@ def _keep_backup(
     # Only now, with the link in place, may the backup lose what the store already held
     # (before that, the directory may be the user's only copy). docs/adr/0016.
     link = record.path
-    if dirbackup.prune(backup, held):
+    if backups.prune(backup, held):
         kept = "kept at" if not held else "kept (less what the store or a backup held) at"
         return f"{link}: the original directory is {kept} {backup}"
     journal.save(record.but(backup=None))
@@ -249,7 +247,7 @@ def undo(journal: Journal, record: LinkRecord, *, dry_run: bool) -> Report:
     finished = _finish_cut_undo(journal, record)
     if finished is not None:
         return finished
-    notices = symlink_swap.recover(journal, Path(record.path), Path(record.link_target))
+    notices = swap.recover(journal, Path(record.path), Path(record.link_target))
     report = apply_undo(journal, plan_undo(record))
     report.notices[:0] = notices
     return report
@@ -259,10 +257,10 @@ def _finish_cut_undo(journal: Journal, record: LinkRecord) -> Report | None:
     """A previous undo cut after its swap leaves a directory and only its spare link (or
     its journal record): finish it."""
     link, tier_dir = Path(record.path), Path(record.link_target)
-    if not symlink_swap.is_dir(link):
+    if not swap.is_dir(link):
         return None
-    candidates = (symlink_swap.staging(link), symlink_swap.parked(link))
-    spares = [s for s in candidates if symlink_swap.is_link(s)]
+    candidates = (swap.staging(link), swap.parked(link))
+    spares = [s for s in candidates if swap.is_link(s)]
     if not record.restoring and not any(points_to(s, tier_dir) for s in spares):
         return None
     for spare in spares:
@@ -290,12 +288,12 @@ def apply_undo(journal: Journal, restore: LinkRestore) -> Report:
     else:
         # A directory cannot be renamed over a symlink: move the link aside first; a run
         # cut in between leaves both pieces, and ``recover`` finishes the swap.
-        parked = symlink_swap.parked(link)
+        parked = swap.parked(link)
         fsutil.rename(link, parked)
         fsutil.rename(staging, link)
         fsutil.remove_link(parked)
     if record.before == "dir":
-        dirbackup.note_restored(journal.backups, link)  # what `coffer uninstall` checks
+        backups.note_restored(journal.backups, link)  # what `coffer uninstall` checks
     journal.drop(record.key)
     return report
 
@@ -304,7 +302,7 @@ def _stage(record: LinkRecord, report: Report) -> Path:
     """The directory that takes the link's place: a copy of the tier, with what the merge
     left in the backups and the modes the agent's directory had."""
     link, tier_dir = Path(record.path), Path(record.link_target)
-    staging = symlink_swap.staging(link)
+    staging = swap.staging(link)
     fsutil.ensure_dir(staging)
     if tier_dir.is_dir():
         for name in sorted(os.listdir(tier_dir)):
@@ -316,10 +314,10 @@ def _stage(record: LinkRecord, report: Report) -> Path:
                 shutil.copy2(src, staging / name)
     kept = record.rest
     if kept is None and record.backup and os.path.isdir(record.backup):
-        kept = dirbackup.rest(Path(record.backup))  # a record from before coffer listed them
+        kept = backups.rest(Path(record.backup))  # a record from before coffer listed them
     # Subdirectories and links the merge left in the backups come back too: after the undo,
     # deleting the store must not take the only copy of anything (issue 10, point 7).
-    told, failed = dirbackup.restore_rest(kept or {}, staging)
+    told, failed = backups.restore_rest(kept or {}, staging)
     report.notices += [f"{link}: {line}" for line in told]
     if failed:
         why = (
@@ -327,14 +325,14 @@ def _stage(record: LinkRecord, report: Report) -> Path:
         )
         report.problems.append(Problem(link, "refused", why))
     # The store is private (0700/0600); the agent's directory gets the modes it had.
-    dirbackup.restore_modes(staging, record.modes)
+    backups.restore_modes(staging, record.modes)
     return staging
 
 
-def _record_merge(job: LinkJob, plan: symlink_merge.MergePlan) -> None:
+def _record_merge(job: LinkJob, plan: merge.MergePlan) -> None:
     """The merged entries' provenance, ``merge:<adapter>``, beside the tier (docs/adr/0051)."""
     from coffer.store import agent_writes
     from coffer.store.projects import now_iso
 
-    entries = symlink_merge.merged_entries(job.tier_dir, plan, renamed=True)
+    entries = merge.merged_entries(job.tier_dir, plan, renamed=True)
     agent_writes.record_merge(job.tier_dir.parent, entries, job.adapter, job.machine, now_iso())

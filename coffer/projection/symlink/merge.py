@@ -21,7 +21,7 @@ from coffer.base import fsutil, platform
 from coffer.base.report import Change, plural
 from coffer.projection.common import lstat_or_none
 from coffer.projection.journal import Journal, sha256
-from coffer.projection.symlink import backups as dirbackup
+from coffer.projection.symlink import backups
 from coffer.store import entry, index
 
 
@@ -219,7 +219,7 @@ def backup_dir(journal: Journal, link: Path) -> Path:
     """Where the agent's original directory is moved (one per merge)."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
     # A free name: two merges in one second must not nest one directory in the other.
-    return dirbackup.free_path(
+    return backups.free_path(
         journal.backups / "dirs" / f"{stamp}-{sha256(str(link).encode())[:12]}"
     )
 
