@@ -19,7 +19,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     # --install-completion / --show-completion. They cost ~0.2 ms when the command tree is
     # built, and `coffer project` / `coffer vault` never build it (coffer.main dispatches
-    # them first), so session starts do not pay even that (benchmarks/bench_cli.py).
+    # them first), so session starts do not pay even that (docs/adr/0016).
     add_completion=True,
     help="Keep one memory store; project it into every coding agent.",
     epilog="Exit codes: 0 done; 1 an error (one `coffer: error:` line says why); 2 a usage "

@@ -30,8 +30,7 @@ from coffer.store import projects, settings
 
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus
-    from coffer.store import Entry, Here, ProjectInfo
-    from coffer.store.store import Store, Tier
+    from coffer.store import Entry, Here, ProjectInfo, Store, Tier
 
 __all__ = ["BlockPlan", "Engine", "HandoffSource", "block_title"]
 

@@ -34,8 +34,7 @@ if TYPE_CHECKING:
 
     from coffer.adapter import Adapter, Context
     from coffer.projection.engine import Engine
-    from coffer.store import Here
-    from coffer.store.store import Tier
+    from coffer.store import Here, Tier
 
 # 3: signs the vault's handoff directories (docs/adr/0011). 4: a stamp written after a
 # merge that left MEMORY.md stale (docs/adr/0013) must not keep the next run on the no-op path;

@@ -19,8 +19,7 @@ from coffer.projection.journal import Journal
 
 if TYPE_CHECKING:
     from coffer.projection.agents import AgentSet
-    from coffer.store import Entry
-    from coffer.store.store import Store, Tier
+    from coffer.store import Entry, Store, Tier
 
 
 class Run(NamedTuple):

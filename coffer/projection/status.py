@@ -17,8 +17,7 @@ from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
 from coffer.projection.journal import BlockRecord, JournalRecord, SetupRecord, TeamRecord
 from coffer.projection.run import Run, run_of
-from coffer.store import Here
-from coffer.store.store import Store, Tier
+from coffer.store import Here, Store, Tier
 
 if TYPE_CHECKING:
     from typing import Any

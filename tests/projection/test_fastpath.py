@@ -96,7 +96,7 @@ import os, sys
 from pathlib import Path
 from coffer.app import App
 from coffer.projection import fastpath
-from coffer.store.store import Store
+from coffer.store import Store
 calls, phase = {}, ["run"]
 real_scan, real_record = Store.scan, fastpath.record
 def scan(self, tier):

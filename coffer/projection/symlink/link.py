@@ -24,7 +24,6 @@ from coffer.projection.journal import Journal, LinkRecord
 from coffer.projection.symlink import backups, merge, swap
 from coffer.projection.symlink.merge import MergePlan
 from coffer.projection.symlink.state import points_to
-from coffer.projection.symlink.state import state as state
 
 if TYPE_CHECKING:
     from coffer.store import Entry

@@ -2,7 +2,3 @@
 agents read (docs/adr/0036). ``block`` renders it; ``kind`` is its journal kind, what
 `coffer unproject` does with a ``team`` record.
 """
-
-from __future__ import annotations
-
-__all__ = ["block", "kind"]
