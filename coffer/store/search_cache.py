@@ -304,6 +304,26 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     return found
 
 
+def named(conn: sqlite3.Connection, tier_dir: Path, name: str) -> Entry | None:
+    """The first entry (by file name) named ``name`` or stored in ``name`` or ``name.md``,
+    after syncing the cache, as a scan would find it."""
+    trusted = cache_gate.check(conn)
+    _synced(conn, tier_dir)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # SQLite cannot bind it; no entry's name or file holds it
+        return None
+    row = conn.execute(_NAMED_SQL, {"n": name, "md": f"{name}.md"}).fetchone()
+    return None if row is None else _entry(row, trusted)
+
+
+_NAMED_SQL = (
+    "SELECT filename, name, description, metadata, body, secrets, withheld FROM files"
+    " WHERE error IS NULL AND (name = :n OR filename = :n OR filename = :md)"
+    " ORDER BY filename LIMIT 1"
+)
+
+
 def _read_rows(conn: sqlite3.Connection, trusted: bool) -> TierScan:
     entries = tuple(
         _entry(row, trusted)
