@@ -37,8 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import TempDir, coffer_cmd, isolated_env
 
-# The one name this benchmark takes from coffer's code; everything else goes through the CLI.
+# The names this benchmark takes from coffer's code; everything else goes through the CLI.
 from coffer.store import Store
+from coffer.store.provenance import digest
 
 EVERYDAY = 10.0  # budgets, as multiples of `python -c pass` (docs/adr/0049)
 HOOK_NOOP = 2.5
@@ -99,19 +100,31 @@ def populate(env: dict[str, str], repo: Path, entries: int) -> None:
     ``Store.remember`` rescans the tier and rewrites MEMORY.md on every call (10,000 calls
     take hours), so it writes one template entry and the rest are copies of that file with
     their own name, description, body and id, as an agent writing into the store's directory
-    would leave them; then the index is regenerated once, through the store again."""
+    would leave them had coffer written each; then the index is regenerated once, through
+    the store again."""
     store = Store.from_environ(env)
     tier = store.project_tier(repo, create=True)
     assert tier is not None
     store.remember(tier, SEED_BODY, name=SEED_NAME, description=SEED_DESC)
     seed = store.find([tier], SEED_NAME)
     template, seed_id = seed.path.read_text(), seed.entry.id
+    seed_digest = seed.entry.metadata["text_digest"]
     assert seed_id is not None
     assert template.count(seed_id) == 1
+    assert template.count(seed_digest) == 1
     for i in range(entries):
         description, body = _text(i)
         text = template.replace(SEED_NAME, f"fact-{i:05}").replace(SEED_DESC, description)
         text = text.replace(SEED_BODY, body).replace(seed_id, _id(seed_id, i))
+        # The digest of what the copy says, as coffer records it: a stale one marks the
+        # entry as changed by the agent whose folder links here, and the first full run
+        # would stamp and rewrite all of them (docs/adr/0051), once, inside a timed command.
+        copy = seed.entry._replace(
+            name=f"fact-{i:05}",
+            description=description,
+            body=seed.entry.body.replace(SEED_BODY, body),
+        )
+        text = text.replace(seed_digest, digest(copy))
         (seed.path.parent / f"fact-{i:05}.md").write_text(text)
     seed.path.unlink()
     store.regenerate_index(tier)

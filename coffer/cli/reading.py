@@ -24,10 +24,12 @@ from coffer.cli._out import (
     scope,
     store,
 )
-from coffer.secrets import find_secrets, redact
+from coffer.secrets import find_secrets, redact, redact_each
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from coffer.store import Entry
 
 # Each command imports what only it needs (the entry format, the shared views, the report's
 # wording): `coffer where` reads no entry (docs/adr/0023).
@@ -101,10 +103,9 @@ def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -
         )
         return 0
     # One width for every tier, taken from the longest name: columns stay aligned.
-    shown = [
-        (t, [(redact(e.name), redact(e.type or "-"), redact(e.description)) for e in es])
-        for t, es in rows
-    ]
+    # Redacted together (one screen for the listing), then dealt back three per entry.
+    texts = iter(redact_each([text for _, es in rows for e in es for text in _columns(e)]))
+    shown = [(t, [(next(texts), next(texts), next(texts)) for _ in es]) for t, es in rows]
     name_w = max((len(name) for _, es in shown for name, _, _ in es), default=0)
     type_w = max((len(type_) for _, es in shown for _, type_, _ in es), default=0)
     for tier, entries in shown:
@@ -112,6 +113,10 @@ def list_entries(scope_value: str | None, project: Path | None, as_json: bool) -
         for name, type_, description in entries:
             echo(f"  {name:<{name_w}}  {type_:<{type_w}}  {description}".rstrip())
     return 0
+
+
+def _columns(entry: Entry) -> tuple[str, str, str]:
+    return entry.name, entry.type or "-", entry.description
 
 
 def show(name: str, scope_value: str | None, project: Path | None, as_json: bool) -> int:

@@ -125,27 +125,10 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
         add("error", tier.dir / problem.filename, f"not a usable entry: {problem.message}")
     names = Counter(e.name for e in scan.entries)
     known = set(names) | global_names  # what a [[link]] may name
+    directory = tier.dir
     for entry in scan.entries:
-        path = tier.dir / entry.filename
-        if names[entry.name] > 1:
-            add("warning", path, f"duplicate name {redact(entry.name)!r} (also in another file)")
-        labels = withheld(entry)
-        if labels:
-            add(
-                "error",
-                path,
-                f"looks like it holds a secret ({', '.join(labels)}); "
-                "remove it: agents read this file",
-            )
-        if entry.stale:
-            add("warning", path, f"stale: {entry.stale}; check it, then `coffer verify`")
-        for target in _LINK_RE.findall(entry.body):
-            if target.strip() not in known:
-                add(
-                    "warning",
-                    path,
-                    f"broken link [[{redact(target.strip())}]]: no entry has that name",
-                )
+        for level, message in _entry_findings(entry, names, known):
+            add(level, directory / entry.filename, message)
     out += _duplicate_findings(store, tier, scan.entries)
     rendered, current = store.render_index(tier)
     index_path = tier.dir / index.INDEX_NAME
@@ -161,6 +144,29 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
     return out
 
 
+def _entry_findings(entry: Entry, names: Counter[str], known: set[str]) -> list[tuple[Level, str]]:
+    """What doctor says of one entry on its own (most entries: nothing)."""
+    out: list[tuple[Level, str]] = []
+    if names[entry.name] > 1:
+        out.append(("warning", f"duplicate name {redact(entry.name)!r} (also in another file)"))
+    labels = withheld(entry)
+    if labels:
+        out.append(
+            (
+                "error",
+                f"looks like it holds a secret ({', '.join(labels)}); "
+                "remove it: agents read this file",
+            )
+        )
+    if entry.stale:
+        out.append(("warning", f"stale: {entry.stale}; check it, then `coffer verify`"))
+    for target in _LINK_RE.findall(entry.body):
+        if target.strip() not in known:
+            message = f"broken link [[{redact(target.strip())}]]: no entry has that name"
+            out.append(("warning", message))
+    return out
+
+
 def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> list[Finding]:
     """Duplicates within ``tier``, and for a project tier, of global entries too: agents
     read both tiers, so the same fact in each is read twice."""
@@ -168,7 +174,8 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
     pool = list(entries)
     if tier.scope == "project":
         pool += store.scan(store.global_tier()).entries
-    where = {id(e): store.global_tier().dir if id(e) not in own else tier.dir for e in pool}
+    global_dir, own_dir = store.global_tier().dir, tier.dir
+    where = {id(e): global_dir if id(e) not in own else own_dir for e in pool}
 
     def path(e: Entry) -> Path:
         return where[id(e)] / e.filename

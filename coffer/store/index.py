@@ -34,13 +34,21 @@ def utf16_units(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+_INVERTED_ASCII = {c: chr(0x10FFFF - c) for c in range(128)}
+
+
 def priority(entry: Entry) -> tuple[int, int, int, str, str]:
     """Sort key: most useful first. By type; a stale entry after the fresh ones; then the
     often recalled (in doublings: one more recall rarely reorders a file agents load);
     newest first; name breaks ties."""
     updated = entry.updated_at
     # Invert the ISO timestamp so a plain ascending sort puts the newest first.
-    inverted = "".join(chr(0x10FFFF - ord(c)) for c in updated) if updated else "\U0010ffff"
+    if not updated:
+        inverted = "\U0010ffff"
+    elif updated.isascii():  # every timestamp coffer writes: one C call per entry
+        inverted = updated.translate(_INVERTED_ASCII)
+    else:
+        inverted = "".join(chr(0x10FFFF - ord(c)) for c in updated)
     recalled = -entry.recalled.bit_length()
     return (_TYPE_RANK.get(entry.type or "", 4), bool(entry.stale), recalled, inverted, entry.name)
 

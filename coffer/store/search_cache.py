@@ -163,14 +163,19 @@ def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None
 
 
 def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
-    """Bring the cache in line with the directory; return whether anything changed.
+    """Bring the cache in line with the directory; return whether anything changed."""
+    return _synced(conn, tier_dir)[0]
+
+
+def _synced(conn: sqlite3.Connection, tier_dir: Path) -> tuple[bool, str]:
+    """Whether the sync changed anything, and the digest of the listing the rows now match.
 
     Each file's stat is compared with its row, unless the listing's digest is the one kept
     after the last complete sync: then no row is read (at 10,000 entries, most of a recall).
     """
     digest = tier_listing.directory_digest(tier_dir)
     if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
-        return False
+        return False, digest
     # Something changed: list again, by name, and keep the digest of that listing.
     listing = tier_listing.listing(tier_dir)
     digest = tier_listing.digest(listing.items())
@@ -184,7 +189,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     ]
     if not stale and not fresh:
         _record(conn, digest)
-        return False
+        return False, digest
     conn.execute("BEGIN IMMEDIATE")
     try:
         for name in stale:
@@ -205,7 +210,7 @@ def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     except BaseException:
         _rollback(conn)
         raise
-    return True
+    return True, digest
 
 
 def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_result) -> None:
@@ -280,10 +285,46 @@ def _entry(row: Any, trusted: bool = True) -> Entry:
     return entry
 
 
+# The last scan of each tier directory in this process, by the listing it read: a command
+# reads a tier several times (doctor's checks, status's targets, remember's refresh), and at
+# 10,000 entries building the entries again costs more than the rest of such a command.
+_SCANS: dict[tuple[str, str, bool], tuple[str, TierScan]] = {}
+
+
 def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     """Every entry and every problem file in the tier, after syncing the cache."""
     trusted = cache_gate.check(conn)
-    sync(conn, tier_dir)
+    _, digest = _synced(conn, tier_dir)
+    key = (str(tier_dir), cache_gate.gate_key(), trusted)
+    last = _SCANS.get(key)
+    if last is not None and last[0] == digest:
+        return last[1]  # verdicts a long run has since dropped are taken again when asked
+    found = _read_rows(conn, trusted)
+    _SCANS[key] = (digest, found)
+    return found
+
+
+def named(conn: sqlite3.Connection, tier_dir: Path, name: str) -> Entry | None:
+    """The first entry (by file name) named ``name`` or stored in ``name`` or ``name.md``,
+    after syncing the cache, as a scan would find it."""
+    trusted = cache_gate.check(conn)
+    _synced(conn, tier_dir)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # SQLite cannot bind it; no entry's name or file holds it
+        return None
+    row = conn.execute(_NAMED_SQL, {"n": name, "md": f"{name}.md"}).fetchone()
+    return None if row is None else _entry(row, trusted)
+
+
+_NAMED_SQL = (
+    "SELECT filename, name, description, metadata, body, secrets, withheld FROM files"
+    " WHERE error IS NULL AND (name = :n OR filename = :n OR filename = :md)"
+    " ORDER BY filename LIMIT 1"
+)
+
+
+def _read_rows(conn: sqlite3.Connection, trusted: bool) -> TierScan:
     entries = tuple(
         _entry(row, trusted)
         for row in conn.execute(

@@ -230,14 +230,23 @@ class Store:
     def find(self, tiers: Sequence[Tier], name: str) -> Found:
         """The entry named ``name`` (or stored in ``<name>.md``) in the first tier having it."""
         for tier in tiers:
-            for entry in self.scan(tier).entries:
-                if name in (entry.name, entry.filename, entry.filename.removesuffix(".md")):
-                    return Found(tier, entry)
+            if (entry := self._named(tier, name)) is not None:
+                return Found(tier, entry)
         where = " or ".join(t.label for t in tiers) or "no tier"
         from coffer.base.suggest import did_you_mean
 
         meant = did_you_mean(name, [e.name for tier in tiers for e in self.scan(tier).entries])
         raise EntryNotFoundError(f"no entry named {name!r} in {where}{meant}")
+
+    def _named(self, tier: Tier, name: str) -> Entry | None:
+        # One row of the cache, not the tier's 10,000 entries (`coffer show`).
+        from coffer.store import search_cache
+
+        if not tier.dir.is_dir():
+            return None
+        with self._cache(tier) as conn:
+            found = search_cache.named(conn, tier.dir, name)
+        return found and recalls.with_counts(freshness.marked((found,), tier.root), tier)[0]
 
     def recall(self, tiers: Sequence[Tier], query: str, limit: int = 10) -> list[Found]:
         """BM25-ranked entries across ``tiers``, best first."""
