@@ -32,6 +32,7 @@ __all__ = [
     "find_secrets",
     "find_secrets_any",
     "redact",
+    "redact_each",
     "visible",
 ]
 
@@ -170,7 +171,7 @@ def redact_each(texts: Sequence[str]) -> list[str]:
     woken = [
         pattern
         for _, pattern in STORE_PATTERNS
-        if not (literals := _LITERALS.get(pattern)) or not literals.isdisjoint(present)
+        if not (literals := LITERALS.get(pattern)) or not literals.isdisjoint(present)
     ]
     rules = default_rules()
     woken_rules = list(rules.candidates(joined))

@@ -22,7 +22,8 @@ from coffer.store.provenance import STATE, changed, created, digest, machine, me
 
 if TYPE_CHECKING:
     from coffer.store.entry import Entry
-    from coffer.store.store import Store, Tier
+    from coffer.store.store import Store
+    from coffer.store.tier import Tier
 
 
 def _load(base: Path) -> dict[str, str] | None:

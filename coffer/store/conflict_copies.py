@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from coffer.base.suggest import command
 from coffer.store.entry import Entry
 from coffer.store.health import Finding
-from coffer.store.store import Store, Tier
+from coffer.store.store import Store
+from coffer.store.tier import Tier
 
 CONFLICT_OF = "conflict_of"
 CONFLICT_FROM = "conflict_from"

@@ -16,7 +16,8 @@ from coffer.base.suggest import command
 from coffer.secrets import redact
 from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld
-from coffer.store.store import Store, Tier
+from coffer.store.store import Store
+from coffer.store.tier import Tier
 
 Level = Literal["error", "warning", "info"]
 

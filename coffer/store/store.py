@@ -26,11 +26,7 @@ from coffer.base.errors import EntryNotFoundError, InvalidInputError, LockTimeou
 from coffer.store import freshness, pending, projects, recalls, settings, trash
 from coffer.store.here import Here
 from coffer.store.paths import home_dir, store_root
-from coffer.store.tier import SCOPES as SCOPES
-from coffer.store.tier import Found as Found
-from coffer.store.tier import Saved as Saved
-from coffer.store.tier import Scope as Scope
-from coffer.store.tier import Tier as Tier
+from coffer.store.tier import Found, Saved, Scope, Tier
 from coffer.store.ulid import GLOBAL_ID
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from coffer.store.store import Found, Tier
+from coffer.store.tier import Found, Tier
 
 if TYPE_CHECKING:
     from typing import Any
