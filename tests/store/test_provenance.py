@@ -113,6 +113,7 @@ def test_entries_from_before_provenance_are_unknown(repo: Path, fake_home: Path)
     assert "origin:" not in (tier.dir / "old.md").read_text()  # never guessed, never stamped
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_claudes_own_memory_merged_at_first_projection_is_merge_claude(
     repo: Path, fake_home: Path, tmp_path: Path
 ) -> None:
@@ -144,6 +145,7 @@ def test_claudes_own_memory_merged_at_first_projection_is_merge_claude(
     assert prov["origin"] == "merge:claude" and prov["updated_by"] == "cli"
 
 
+@pytest.mark.posix_only("a #!/bin/sh script run as a program")
 def test_an_edit_of_the_whole_file_is_the_writers_not_the_linked_agents(
     repo: Path, fake_home: Path, tmp_path: Path
 ) -> None:
