@@ -19,6 +19,23 @@ def make_repo(path: Path) -> Path:
     return path
 
 
+def project_shared_block(tmp_path: Path, fake_home: Path, agent_dirs: tuple[str, ...]) -> Path:
+    """A repository projected for the agents whose config directories ``agent_dirs`` are
+    (made under ``fake_home``), with one project and one global entry; the repository's
+    AGENTS.md is checked to hold one block with the project entry."""
+    for d in agent_dirs:
+        (fake_home / d).mkdir(parents=True)
+    repo = make_repo(tmp_path / "work" / "p")
+    assert coffer("remember", "We deploy with make release.", cwd=repo).returncode == 0
+    # a global entry: the global files get a block only when there is one to show
+    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
+    run = coffer("project", cwd=repo)
+    assert run.returncode == 0, run.stdout + run.stderr
+    text = (repo / "AGENTS.md").read_text()
+    assert text.count("coffer:memory:start") == 1 and "make release" in text
+    return repo
+
+
 def make_worktree(main: Path, wt: Path, name: str = "wt") -> Path:
     """A linked worktree of ``main`` laid out as `git worktree add` does, no git needed."""
     admin = main / ".git" / "worktrees" / name

@@ -27,7 +27,7 @@ from coffer_adapters import (
 )
 from coffer_adapters import gemini as gemini_adapter
 from tests.adapters.test_spec_adapters import ctx_for, paths
-from tests.helpers import coffer, make_repo
+from tests.helpers import coffer, project_shared_block
 
 HOSTED = "`coffer project --git-block commit`"
 
@@ -136,16 +136,11 @@ def test_editor_extensions_are_detected_by_their_directory(tmp_path: Path) -> No
 
 
 def test_the_new_agents_share_one_block_end_to_end(tmp_path: Path, fake_home: Path) -> None:
-    for d in (".roo", ".warp", ".continue", ".augment", ".aws/amazonq", ".openhands", ".cline"):
-        (fake_home / d).mkdir(parents=True)
-    repo = make_repo(tmp_path / "work" / "p")
-    assert coffer("remember", "We deploy with make release.", cwd=repo).returncode == 0
-    # a global entry: the global files get a block only when there is one to show
-    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
-    run = coffer("project", cwd=repo)
-    assert run.returncode == 0, run.stdout + run.stderr
-    text = (repo / "AGENTS.md").read_text()
-    assert text.count("coffer:memory:start") == 1 and "make release" in text
+    repo = project_shared_block(
+        tmp_path,
+        fake_home,
+        (".roo", ".warp", ".continue", ".augment", ".aws/amazonq", ".openhands", ".cline"),
+    )
     listed = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
     reading = {
         a["name"]

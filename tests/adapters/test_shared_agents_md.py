@@ -7,23 +7,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.helpers import coffer, make_repo
+from tests.helpers import coffer, make_repo, project_shared_block
 
 READERS = {"codex", "cline", "kimi", "openclaw", "pi", "qwen", "vibe", "hermes"}
 
 
 def test_agents_sharing_agents_md_get_one_block(tmp_path: Path, fake_home: Path) -> None:
-    for d in (".codex", ".cline", ".kimi", ".openclaw", ".pi/agent", ".qwen", ".vibe", ".hermes"):
-        (fake_home / d).mkdir(parents=True)
-    repo = make_repo(tmp_path / "work" / "p")
-    assert coffer("remember", "We deploy with make release.", cwd=repo).returncode == 0
-    # a global entry: the global files get a block only when there is one to show
-    assert coffer("remember", "Answer briefly.", "--scope", "global", cwd=repo).returncode == 0
-    run = coffer("project", cwd=repo)
-    assert run.returncode == 0, run.stdout + run.stderr
-    text = (repo / "AGENTS.md").read_text()
-    assert text.count("coffer:memory:start") == 1 and "make release" in text
-    assert len(text.encode()) <= 20_000  # the smallest reader's cap (OpenClaw, Hermes)
+    repo = project_shared_block(
+        tmp_path,
+        fake_home,
+        (".codex", ".cline", ".kimi", ".openclaw", ".pi/agent", ".qwen", ".vibe", ".hermes"),
+    )
+    assert (
+        len((repo / "AGENTS.md").read_bytes()) <= 20_000
+    )  # the smallest reader's cap (OpenClaw, Hermes)
 
     listed = json.loads(coffer("adapter", "list", "--json", cwd=repo).stdout)
     reading = {
