@@ -26,7 +26,7 @@ from tests.helpers import coffer, make_repo
 from tests.ui.client import conflict_copy
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page, Playwright
+    from playwright.sync_api import Locator, Page, Playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -62,8 +62,15 @@ def page(server: UIServer, driver: Playwright) -> Iterator[Page]:
 def _open(page: Page, view: str) -> None:
     """Follow the nav link to ``view`` and wait for its page: a click only starts the
     navigation, and reading the old page's elements meanwhile finds none."""
+    _follow(page, page.locator(f"nav >> text={view}"))
+
+
+def _follow(page: Page, target: Locator) -> None:
+    """Click ``target`` (a link, or a form's button: every action of the page is a form) and
+    wait for the page it loads. Counting elements right after a bare click counts the old
+    page's, or a blank one's, on a loaded machine."""
     with page.expect_navigation():
-        page.click(f"nav >> text={view}")
+        target.click()
 
 
 def _shot(page: Page, name: str) -> None:
@@ -80,35 +87,35 @@ def test_search_edit_forget_restore(page: Page, repo: Path) -> None:
     assert "?token=" not in page.url  # the cookie took over
     assert page.locator("a.entry").count() == 2
     page.fill("input[name=q]", "python tabs")
-    page.click("form.search button")
+    _follow(page, page.locator("form.search button"))
     assert page.locator("a.entry").first.inner_text() == "tabs"
     page.goto(page.url.split("?")[0])
-    page.click("a.entry:text('deploy')")
+    _follow(page, page.locator("a.entry:text('deploy')"))
     page.fill("textarea[name=text]", "Deploys use make ship.")
-    page.click("button:text('Save')")
+    _follow(page, page.locator("button:text('Save')"))
     assert str(agents) in page.locator("ul.updated").inner_text()
     assert "Deploys use make ship." in agents.read_text()
-    page.click("text=back")
-    page.click("button.danger")
+    _follow(page, page.locator("text=back"))
+    _follow(page, page.locator("button.danger"))
     assert "make ship" not in agents.read_text()
-    page.click("text=back")
-    page.click("button:text('Restore the last version')")
+    _follow(page, page.locator("text=back"))
+    _follow(page, page.locator("button:text('Restore the last version')"))
     assert "Deploys use make ship." in agents.read_text()
 
 
 def test_entry_metadata_and_verify(page: Page, repo: Path) -> None:
     makefile = repo / "Makefile"
     makefile.write_text("release:\n\tgit tag v1\n")
-    page.click("a.entry:text('deploy')")
+    _follow(page, page.locator("a.entry:text('deploy')"))
     assert page.locator("td.provenance").inner_text().startswith("from cli on ")
     assert page.locator("td.anchors").inner_text() == "none"
     page.fill("input[name=description]", "How we ship")
     page.select_option("select[name=type]", "reference")
     page.fill("input[name=anchors]", "Makefile")
     page.fill("input[name=review_after]", "6m")
-    page.click("button:text('Save')")
+    _follow(page, page.locator("button:text('Save')"))
     assert page.locator("h1").inner_text() == "saved deploy"
-    page.click("text=back")
+    _follow(page, page.locator("text=back"))
     assert page.locator("input[name=description]").input_value() == "How we ship"
     assert page.locator("select[name=type]").input_value() == "reference"
     assert page.locator("td.anchors").inner_text() == "Makefile"
@@ -119,8 +126,8 @@ def test_entry_metadata_and_verify(page: Page, repo: Path) -> None:
     page.reload()
     stale = page.locator("td.freshness .stale").inner_text()
     assert stale.startswith("stale: Makefile changed since")
-    page.click("td.freshness button:text('Verify')")
-    page.click("text=back")
+    _follow(page, page.locator("td.freshness button:text('Verify')"))
+    _follow(page, page.locator("text=back"))
     assert page.locator("td.freshness").inner_text() == "fresh"
     assert page.locator("td.verified").inner_text() != "never"
     _open(page, "Memory")
@@ -130,18 +137,18 @@ def test_entry_metadata_and_verify(page: Page, repo: Path) -> None:
 
 def test_restore_a_chosen_version(page: Page, repo: Path) -> None:
     agents = repo / "AGENTS.md"
-    page.click("a.entry:text('deploy')")
+    _follow(page, page.locator("a.entry:text('deploy')"))
     for text in ("Deploys use make ship.", "Deploys use make deploy."):
         page.fill("textarea[name=text]", text)
-        page.click("button:text('Save')")
-        page.click("text=back")
+        _follow(page, page.locator("button:text('Save')"))
+        _follow(page, page.locator("text=back"))
     assert "Deploys use make deploy." in agents.read_text()
     versions = page.locator("h2:text('History') + table tr")
     assert versions.count() == 2
     release = versions.filter(has=page.locator("td.desc:text-is('Deploys use make release.')"))
     number = release.locator("td").first.inner_text()
     with page.expect_request(lambda r: r.method == "POST") as sent:
-        release.locator("button:text('Restore')").click()
+        _follow(page, release.locator("button:text('Restore')"))
     assert f"version={number}" in (sent.value.post_data or "")
     assert str(agents) in page.locator("ul.updated").inner_text()
     text = agents.read_text()
@@ -157,7 +164,7 @@ def test_merge_from_the_review_view(page: Page, repo: Path) -> None:
     assert text.startswith("Deploys use make release.\n")  # the text, no frontmatter
     assert "Deploys use make ship." in text and "this line is dropped" in text
     draft.fill(text.replace("Deploys use make ship.", "On Fridays: make ship."))
-    item.locator("button[data-action=merge]").click()
+    _follow(page, item.locator("button[data-action=merge]"))
     assert str(repo / "AGENTS.md") in page.locator("ul.updated").inner_text()
     assert not copy.exists()
     tier = Store.from_environ(os.environ).project_tier(repo)
@@ -170,7 +177,7 @@ def test_merge_from_the_review_view(page: Page, repo: Path) -> None:
     assert coffer("project", "--hook", cwd=repo, input="{}").returncode == 0
     shown = json.loads(coffer("show", "deploy", "--json", cwd=repo).stdout)
     assert shown["provenance"]["updated_by"] == "ui"
-    page.click("text=back")
+    _follow(page, page.locator("text=back"))
     assert "nothing to review" in page.inner_text("main")
 
 
@@ -185,9 +192,9 @@ def test_verify_a_stale_entry_from_the_review_view(page: Page, repo: Path) -> No
     assert "Makefile changed since" in item.inner_text()
     labels = item.locator(".actions button").all_inner_texts()
     assert labels == ["verify: still true", "keep it as it is", "forget #1"]
-    item.locator("button[data-action=verify]").click()
+    _follow(page, item.locator("button[data-action=verify]"))
     assert page.locator("ul.updated").count() == 1
-    page.click("text=back")
+    _follow(page, page.locator("text=back"))
     assert "nothing to review" in page.inner_text("main")
     _open(page, "Memory")
     row = page.locator("tr", has=page.locator("a.entry:text('deploy')"))
@@ -200,7 +207,7 @@ def test_resolve_a_conflict_copy(page: Page, repo: Path, server: UIServer) -> No
     item = page.locator("section.item[data-kind=conflict]")
     assert "Deploys use make ship." in item.inner_text()
     _shot(page, "review")
-    item.locator("button[data-action='keep:2']").click()
+    _follow(page, item.locator("button[data-action='keep:2']"))
     assert page.locator("ul.updated").count() == 1
     assert not copy.exists()
     assert "Deploys use make ship." in (repo / "AGENTS.md").read_text()
@@ -411,8 +418,8 @@ def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:
     shared = repo / ".coffer" / "memory" / "deploy.md"
     page.reload()
     assert page.locator("#team a.team-entry").count() == 0  # opted in, nothing shared yet
-    page.click("a.entry:text('deploy')")
-    page.click("button:text('Share with the team')")
+    _follow(page, page.locator("a.entry:text('deploy')"))
+    _follow(page, page.locator("button:text('Share with the team')"))
     assert shared.exists() and "Deploys use make release." in shared.read_text()
     assert str(shared) in page.locator("ul.updated").inner_text()
     assert "Deploys use make release." in (repo / "AGENTS.md").read_text()
@@ -425,18 +432,18 @@ def test_team_tier_share_search_remove(page: Page, repo: Path) -> None:
     assert page.locator("#team p.count").inner_text().startswith("1 entry in ")
     _shot(page, "memory")
     page.fill("input[name=q]", "make release")
-    page.click("form.search button")
+    _follow(page, page.locator("form.search button"))
     assert page.locator("#team a.team-entry").all_inner_texts() == ["deploy"]
     page.fill("input[name=q]", "python tabs")
-    page.click("form.search button")
+    _follow(page, page.locator("form.search button"))
     assert page.locator("#team a.team-entry").count() == 0
     page.goto(page.url.split("?")[0])
-    page.click("#team a.team-entry:text('deploy')")
+    _follow(page, page.locator("#team a.team-entry:text('deploy')"))
     assert "Deploys use make release." in page.inner_text("main")
-    page.click("button:text('Remove from the team tier')")
+    _follow(page, page.locator("button:text('Remove from the team tier')"))
     assert not shared.exists()
     assert str(repo / "AGENTS.md") in page.locator("ul.updated").inner_text()  # its team block
-    page.click("text=back")
+    _follow(page, page.locator("text=back"))
     assert page.locator("#team a.team-entry").count() == 0
 
 
@@ -451,15 +458,15 @@ def test_memory_pages_through_many_entries(page: Page, repo: Path) -> None:
     assert page.locator("p.count").inner_text().startswith("250 entries")
     assert page.locator("a.entry").count() == 100
     assert "page 1 of 3" in page.locator("nav.pager").first.inner_text()
-    page.locator("nav.pager").first.locator("a:text('next')").click()
-    page.locator("nav.pager").first.locator("a:text('next')").click()
+    _follow(page, page.locator("nav.pager").first.locator("a:text('next')"))
+    _follow(page, page.locator("nav.pager").first.locator("a:text('next')"))
     assert page.locator("a.entry").count() == 50
     assert "page 3 of 3" in page.locator("nav.pager").first.inner_text()
     seen = set(page.locator("a.entry").all_inner_texts())
-    page.locator("nav.pager").first.locator("a:text('previous')").click()
+    _follow(page, page.locator("nav.pager").first.locator("a:text('previous')"))
     assert not seen & set(page.locator("a.entry").all_inner_texts())  # pages do not overlap
     page.fill("input[name=q]", "number 117")
-    page.click("form.search button")
+    _follow(page, page.locator("form.search button"))
     assert page.locator("a.entry").first.inner_text() == "note-117"
 
 
@@ -484,7 +491,7 @@ def test_sync_panel_last_round_and_conflicts(page: Page, repo: Path, tmp_path: P
     page.reload()
     assert "deploy.conflict-laptop" in panel.locator("ul.conflicts").inner_text()
     _shot(page, "state")
-    panel.locator("a:text('resolve them in Review')").click()
+    _follow(page, panel.locator("a:text('resolve them in Review')"))
     assert page.locator("section.item[data-kind=conflict]").count() == 1
 
 
@@ -496,10 +503,10 @@ def test_undo_one_journal_record(page: Page, repo: Path) -> None:
     assert rows.count() == 1
     others = page.locator("form[action='/undo']").count()
     assert others > 1  # Claude's memory link is journaled too, and stays
-    rows.locator("button:text('Undo')").click()
+    _follow(page, rows.locator("button:text('Undo')"))
     assert str(agents) in page.locator("ul.updated").inner_text()
     assert f"{agents}: without the coffer block" in page.locator("ul.said").inner_text()
     assert agents.read_text() == "# Team rules\n\nRun the tests.\n"  # exactly as it was
-    page.click("text=back")
+    _follow(page, page.locator("text=back"))
     assert page.locator(f"td:text-is('{agents}')").count() == 0
     assert page.locator("form[action='/undo']").count() == others - 1
