@@ -105,8 +105,8 @@ class AgentSet:
         # they planned, by project root: the no-op stamp written after the run signs their
         # inputs without detecting or asking for targets again.
         self.projected: dict[Path | None, dict[str, Sequence[Target]]] = {}
-        # The tiers each `project` run read for its blocks, with their entries as read, by
-        # project root: the no-op stamp signs the files they are anchored to without
+        # The tiers the last `project` run read for its blocks, with their entries as read,
+        # by its project root: the no-op stamp signs the files they are anchored to without
         # scanning the tiers again.
         self.scanned: dict[Path | None, list[tuple[Tier, Sequence[Entry]]]] = {}
 

@@ -106,7 +106,10 @@ class Engine(AgentSet):
 
     def _project(self, here: Here, options: _Options) -> Report:
         report = Report()
-        self.scanned.pop(here.project, None)  # what an earlier run read is no answer now
+        # What an earlier run read is no answer now, for any project: a long-lived engine
+        # (the watcher, the MCP server, the page) keeps one run's entries, never every
+        # project's it has projected.
+        self.scanned.clear()
         root, go_on = self._root(here, options, report)
         if not go_on:
             return report

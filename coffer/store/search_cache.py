@@ -14,6 +14,7 @@ import os
 import re
 import sqlite3
 import stat
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -288,7 +289,11 @@ def _entry(row: Any, trusted: bool = True) -> Entry:
 # The last scan of each tier directory in this process, by the listing it read: a command
 # reads a tier several times (doctor's checks, status's targets, remember's refresh), and at
 # 10,000 entries building the entries again costs more than the rest of such a command.
-_SCANS: dict[tuple[str, str, bool], tuple[str, TierScan]] = {}
+# Bounded, least recently read first out: a command reads two or three tiers, and a
+# long-lived process (the watcher, the MCP server, the page) that visits every project
+# keeps the few it read last, not every tier's entries for its lifetime.
+_SCANS: OrderedDict[tuple[str, str, bool], tuple[str, TierScan]] = OrderedDict()
+KEPT_SCANS = 8
 
 
 def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
@@ -298,9 +303,13 @@ def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
     key = (str(tier_dir), cache_gate.gate_key(), trusted)
     last = _SCANS.get(key)
     if last is not None and last[0] == digest:
+        _SCANS.move_to_end(key)
         return last[1]  # verdicts a long run has since dropped are taken again when asked
     found = _read_rows(conn, trusted)
     _SCANS[key] = (digest, found)
+    _SCANS.move_to_end(key)
+    while len(_SCANS) > KEPT_SCANS:
+        _SCANS.popitem(last=False)
     return found
 
 

@@ -185,6 +185,21 @@ def test_foreign_symlink_is_not_clobbered(repo, home, tmp_path):
     assert os.readlink(link) == str(elsewhere)
 
 
+def test_a_long_lived_engine_keeps_only_its_last_runs_reads(repo, tmp_path):
+    """The watcher projects project after project with one engine: what it keeps of the
+    tiers a run read (for the no-op stamp) is the last run's, not every project's."""
+    other = make_repo(tmp_path / "other")
+    s = store()
+    s.remember(s.project_tier(other, create=True), "Other ships by hand.", name="ship")
+    e = engine()
+    assert e.project(repo).ok
+    assert set(e.scanned) == {repo}
+    assert e.project(other).ok
+    assert set(e.scanned) == {other}
+    names = {entry.name for _, entries in e.scanned[other] for entry in entries}
+    assert names == {"ship", "tabs"}
+
+
 def test_crlf_bom_agents_md_kept_byte_for_byte_and_undo_restores(repo, tmp_path):
     original = b"\xef\xbb\xbf# Team rules\r\n\r\nUse conventional commits.\r\nNo final newline"
     (repo / "AGENTS.md").write_bytes(original)
