@@ -213,7 +213,10 @@ def stamped(
 
 # ---- judging ---------------------------------------------------------------------------
 
+# git's blob id of each anchored file, by path, while its size, mtime and inode hold: a
+# command judges every entry anchored to a file against it.
 _BLOBS: dict[str, tuple[tuple[int, int, int], str | None]] = {}
+_MAX_BLOBS = 4096  # a long-running watcher or MCP server starts over past this
 
 
 def blob_id(path: Path) -> str | None:
@@ -234,6 +237,8 @@ def blob_id(path: Path) -> str | None:
         return None
     digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
     digest.update(data)
+    if len(_BLOBS) >= _MAX_BLOBS:
+        _BLOBS.clear()
     _BLOBS[str(path)] = (key, digest.hexdigest())
     return digest.hexdigest()
 

@@ -57,9 +57,10 @@ def merged(base: Path) -> dict[str, dict[str, str]]:
     return _merged(base, stamp) if stamp is not None else {}
 
 
-@functools.cache
+@functools.lru_cache(maxsize=16)
 def _merged(base: Path, stamp: int) -> dict[str, dict[str, str]]:
-    # read once per version of the file: `list --json` asks for each of thousands of entries
+    # Read once per version of the file: `list --json` asks for each of thousands of entries.
+    # Bounded: a long-lived process sees many versions of many projects' files.
     raw = read_state(base).get("merged")
     if not isinstance(raw, dict):
         return {}
@@ -81,9 +82,10 @@ def machine(store_root: Path) -> str:
     return _machine(config, stamp)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4)
 def _machine(config: Path, stamp: int | None) -> str:
-    # read once per version of the sync config: `list` shows thousands of entries
+    # Read once per version of the sync config: `list` shows thousands of entries. Bounded:
+    # a long-lived process sees the config change.
     data = fsutil.read_bytes_or_none(config) if stamp is not None else None
     if data:
         try:

@@ -275,3 +275,23 @@ def test_the_blob_id_is_read_once_per_stat(tmp_path: Path, monkeypatch: pytest.M
     f.write_bytes(b"two!")
     assert freshness.blob_id(f) == hashlib.sha1(b"blob 4\0two!").hexdigest()
     assert len(reads) == 2
+
+
+def test_a_long_lived_process_keeps_a_bounded_few_blob_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher judges anchors in every project for as long as it runs: the blob ids it
+    remembers start over past a bound, and each is still git's."""
+    monkeypatch.setattr(freshness, "_BLOBS", {})
+    monkeypatch.setattr(freshness, "_MAX_BLOBS", 3)
+    files = []
+    for n in range(7):
+        f = tmp_path / f"anchor-{n}.txt"
+        f.write_text(f"release {n}\n")
+        files.append(f)
+        assert freshness.blob_id(f) is not None
+        assert len(freshness._BLOBS) <= 3
+    made = subprocess.run(
+        ["git", "hash-object", str(files[0])], capture_output=True, text=True, check=True
+    )
+    assert freshness.blob_id(files[0]) == made.stdout.strip()

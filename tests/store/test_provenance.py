@@ -293,3 +293,18 @@ def test_a_listing_reads_each_tiers_provenance_sources_once(
     monkeypatch.setattr(provenance, "merged", counted)
     assert views.entries_json(listing, body=False) == one_by_one
     assert read == [t.base for t in tiers if t is not None]  # once per tier, not per entry
+
+
+def test_the_machine_name_is_read_once_per_version_within_a_bound(tmp_path: Path) -> None:
+    """Each version of the sync config is read once; a long-lived process that sees it
+    change keeps a bounded few versions."""
+    from coffer.store import provenance
+
+    config = tmp_path / "sync" / "config.json"
+    config.parent.mkdir(parents=True)
+    for n in range(10):
+        config.write_text(json.dumps({"host": f"laptop-{n}"}))
+        st = config.stat()
+        os.utime(config, ns=(st.st_atime_ns, st.st_mtime_ns + n * 1_000_000_000))
+        assert machine(tmp_path) == f"laptop-{n}"
+    assert provenance._machine.cache_info().currsize <= 4
