@@ -3,8 +3,10 @@
 
 Each command runs as a fresh process through the venv's console script, the way a person or
 an agent's hook starts it, in the project directory of a realistic store: a git repository
-whose project tier holds ``--entries`` entries (10,000 by default) and a global tier of a
-few, with Claude Code and Codex present and wired by ``coffer setup``, projected once. The
+whose project tier holds ``--entries`` entries (300 by default, a project's size) and a
+global tier of a few, with Claude Code and Codex present and wired by ``coffer setup``,
+projected once; ``recall`` runs again in a second such store of ``--recall-entries``
+(10,000 by default), the size its budget names. The
 commands run round-robin (each round starts one command later), so a burst of load on the
 shared machine hits them alike. The hook row is the second of two runs when nothing
 changed: an untimed run first re-records what the other commands (``remember``) changed.
@@ -15,8 +17,8 @@ and PASS/OVER; with ``--check`` exits 1 when any command is over its budget.
 system, from the kernel's accounting of the finished child), which a neighbour's load on a
 two-core machine hardly stretches; the wall column is what a person waits.
 
-    python benchmarks/bench_budgets.py [--rounds N] [--entries N] [--clock cpu|wall]
-                                       [--timeout S] [--check]
+    python benchmarks/bench_budgets.py [--rounds N] [--entries N] [--recall-entries N]
+                                       [--clock cpu|wall] [--timeout S] [--check]
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Case:
     label: str
     argv: Callable[[int], list[str]]  # the command of run i
     budget: float | None  # None: the baseline itself
+    store: Bench | None = None  # None: the project-sized store; else this one (a large one)
     stdin: Callable[[], bytes] = lambda: b""
     before: Callable[[], None] | None = None  # untimed, before each run
     # Exit codes of a run that did its job: `coffer doctor` exits 1 when it reports a
@@ -73,6 +76,7 @@ class Bench:
     script: list[str]
     env: dict[str, str]
     repo: Path
+    entries: int
 
     def run(self, *args: str, stdin: bytes = b"") -> str:
         done = subprocess.run(
@@ -145,7 +149,7 @@ def prepare(base: Path, entries: int) -> Bench:
     subprocess.run([*git, "add", "README.md"], cwd=repo, env=env, check=True)
     subprocess.run([*git, "commit", "-qm", "start"], cwd=repo, env=env, check=True)
     populate(env, repo, entries)
-    bench = Bench(coffer_cmd(), env, repo)
+    bench = Bench(coffer_cmd(), env, repo, entries)
     bench.run("setup", "--yes", "--no-service")  # the hooks and MCP servers, no user service
     bench.run("project", "--quiet")
     shown = json.loads(bench.run("list", "--json"))
@@ -163,7 +167,9 @@ def _hook_input() -> bytes:
     ).encode()
 
 
-def cases(bench: Bench, python: str, entries: int) -> list[Case]:
+def cases(bench: Bench, python: str, entries: int, large: Bench | None = None) -> list[Case]:
+    """The commands timed; ``large`` (a store of ``--recall-entries``) adds the search
+    the budget names at 10,000 entries."""
     c = bench.script
     hook = ["project", "--hook", "--for", "claude"]  # what `coffer setup` wires
 
@@ -175,12 +181,16 @@ def cases(bench: Bench, python: str, entries: int) -> list[Case]:
     def fixed(*args: str) -> Callable[[int], list[str]]:
         return lambda _: [*c, *args]
 
+    recall = fixed("recall", "deploy queue")
+    searches = [Case(f"coffer recall ({entries} entries)", recall, EVERYDAY)]
+    if large is not None:  # the same search, run in the large store's project
+        searches.append(Case(f"coffer recall ({large.entries} entries)", recall, EVERYDAY, large))
     return [
         Case("python -c pass", lambda _: [python, "-c", "pass"], None),
         Case(f"coffer list ({entries} entries)", fixed("list"), EVERYDAY),
         Case(f"coffer show {shown}", fixed("show", shown), EVERYDAY),
         Case("coffer where", fixed("where"), EVERYDAY),
-        Case(f"coffer recall ({entries} entries)", fixed("recall", "deploy queue"), EVERYDAY),
+        *searches,
         Case("coffer adapter list", fixed("adapter", "list"), EVERYDAY),
         Case("coffer explain", fixed("explain"), EVERYDAY),
         Case("coffer doctor", fixed("doctor"), EVERYDAY, exits=frozenset({0, 1})),
@@ -214,6 +224,7 @@ def _children_cpu() -> float:
 def timed(case: Case, bench: Bench, i: int, timeout: float) -> None:
     if case.gave_up:
         return
+    bench = case.store or bench
     if case.before is not None:
         case.before()
     argv, stdin = case.argv(i), case.stdin()
@@ -290,7 +301,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=15, help="timed runs of each command")
     ap.add_argument("--warmup", type=int, default=2, help="untimed rounds first")
-    ap.add_argument("--entries", type=int, default=10_000, help="entries in the project tier")
+    ap.add_argument("--entries", type=int, default=300, help="entries in the project tier")
+    ap.add_argument(
+        "--recall-entries",
+        type=int,
+        default=10_000,
+        help="entries in a second store, where recall is timed again (0: none)",
+    )
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     ap.add_argument("--timeout", type=float, default=60, help="seconds a run may take")
     ap.add_argument("--check", action="store_true", help="exit 1 if any command is over")
@@ -298,8 +315,10 @@ def main() -> None:
     with TempDir() as base:
         t = time.perf_counter()
         bench = prepare(base, args.entries)
-        print(f"store of {args.entries} entries set up in {time.perf_counter() - t:.0f} s")
-        all_cases = cases(bench, sys.executable, args.entries)
+        large = prepare(base / "large", args.recall_entries) if args.recall_entries else None
+        sizes = " and ".join(str(n) for n in (args.entries, args.recall_entries) if n)
+        print(f"stores of {sizes} entries set up in {time.perf_counter() - t:.0f} s")
+        all_cases = cases(bench, sys.executable, args.entries, large)
         noop = hook_is_noop(bench)
         measure(all_cases, bench, args.rounds, args.warmup, args.timeout)
         print(
