@@ -114,7 +114,11 @@ def test_outside_a_project_the_error_names_the_same_ways_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for argv in (["list", "--scope", "project"], ["show", "x", "--scope", "project"]):
+    for argv in (
+        ["list", "--scope", "project"],
+        ["show", "x", "--scope", "project"],
+        ["remember", "A fact.", "--name", "fact"],
+    ):
         quick_code = quick.run(argv)
         quick_err = capfd.readouterr().err
         assert (quick_code, quick_err) == (typer_app.run(argv), capfd.readouterr().err)
