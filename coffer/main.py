@@ -70,7 +70,7 @@ def _dispatch(args: list[str]) -> None:
         from coffer.mcp.server import run as run_mcp
 
         raise SystemExit(run_mcp(os.environ))
-    # The read-only commands in their plain forms skip typer's start-up (ADR 0023).
+    # The everyday commands in their plain forms skip typer's start-up (ADR 0050).
     from coffer.cli import quick
 
     code = quick.run(args)

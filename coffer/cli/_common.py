@@ -24,8 +24,7 @@ from coffer.cli._out import (
     scope,
     store,
 )
-from coffer.cli.grammar import OPTIONS, SCOPE_METAVAR
-from coffer.store.entry import TYPES
+from coffer.cli.grammar import OPTIONS
 from coffer.store.tier import SCOPES
 
 
@@ -66,15 +65,11 @@ def complete_agent() -> list[str]:
     return list(registry.load_adapters().adapters)
 
 
-check_scope = choice(SCOPES)
-check_type = choice(TYPES)
-complete_scope = _completer(SCOPES)
-complete_type = _completer(TYPES)
-
-
-def option(key: str) -> Any:
+def option(key: str, **more: Any) -> Any:
     """typer's ``Option`` for the option coffer.cli.grammar declares as ``key``: the one
-    declaration the quick path parses with too (docs/adr/0050)."""
+    declaration the quick path parses with too (docs/adr/0050). ``more`` adds what only
+    typer uses (shell completion) or, for a command the quick path does not serve, words
+    the option's help for it."""
     declared = OPTIONS[key]
     info: dict[str, Any] = {"help": declared.help}
     if declared.metavar is not None:
@@ -82,23 +77,15 @@ def option(key: str) -> Any:
     if declared.choices:
         info["callback"] = choice(declared.choices)
         info["autocompletion"] = _completer(declared.choices)
+    if declared.check is not None:
+        info["callback"] = usage_checked(declared.check)
     if declared.minimum is not None:
         info["min"] = declared.minimum
-    return typer.Option(*declared.names, **info)
+    return typer.Option(*declared.names, **(info | more))
 
 
 ProjectOpt = Annotated[Path | None, option("project")]
-WriteScopeOpt = Annotated[
-    str,
-    typer.Option(
-        "--scope",
-        help="The tier to change.",
-        metavar=SCOPE_METAVAR,
-        callback=check_scope,
-        autocompletion=complete_scope,
-        show_default=True,
-    ),
-]
+WriteScopeOpt = Annotated[str, option("write_scope")]
 JsonOpt = Annotated[bool, option("as_json")]
 ScopeOpt = Annotated[str | None, option("scope_value")]
 

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from coffer.base.errors import InvalidInputError
+from coffer.store.entry import TYPES, check_name
 from coffer.store.tier import SCOPES
 from coffer.store.watch_state import EXIT_NOT_RUNNING
 
@@ -39,6 +41,10 @@ class Option(NamedTuple):
     choices: tuple[str, ...] = ()  # anything else is a usage error (exit 2)
     minimum: int | None = None  # a whole number at least this
     default: object = None
+    # A core validator (raises InvalidInputError): typer's callback, and the quick path's
+    # doubt (a refused value goes to typer, which says why as a usage error).
+    check: Callable[[str], str] | None = None
+    multiple: bool = False  # may be given again; the runner takes the list of values
 
     @property
     def flag(self) -> bool:
@@ -60,6 +66,11 @@ class Option(NamedTuple):
             return value in self.choices
         if self.minimum is not None:
             return _WHOLE_NUMBER.fullmatch(value) is not None and int(value) >= self.minimum
+        if self.check is not None:
+            try:
+                self.check(value)
+            except InvalidInputError:
+                return False
         return True
 
 
@@ -77,6 +88,10 @@ _GIT_BLOCK_HELP = (
     "Whether git sees this project's block: hide (the default) keeps it out of `git status` "
     "and commits; commit lets teammates and cloud agents read it."
 )
+_REBUILD_HELP = "Rebuild projects.json from projects/*/project.json (keeps the old file)."
+_SESSION_HELP = "The agent session this fact comes from (its session-start hook names it)."
+_ANCHOR_HELP = "A file in the repository the entry is about (repeatable); quoted paths count too."
+_REVIEW_HELP = "When to look at the entry again: a date (2027-03-01) or an age (90d, 6m)."
 _STATUS_HELP = (
     "Say whether the daemon runs, since when, what it did and whether it is installed as a "
     f"service; exit 0 if it runs, {EXIT_NOT_RUNNING} if not."
@@ -103,4 +118,29 @@ OPTIONS: dict[str, Option] = {
     "for_agent": Option(("--for",), _FOR_HELP, "AGENT"),
     "hook": Option(("--hook",), _HOOK_HELP, default=False),
     "git_block": Option(("--git-block",), _GIT_BLOCK_HELP, "[hide|commit]", choices=GIT_BLOCK),
+    # explain
+    "agent": Option(("--agent",), "Only this agent.", "NAME"),
+    # doctor
+    "every_project": Option(("--all",), "Check every project.", default=False),
+    "rebuild_projects": Option(
+        # --rebuild-registry: the name before 0.2, kept so scripts keep working
+        ("--rebuild-projects", "--rebuild-registry"),
+        _REBUILD_HELP,
+        default=False,
+    ),
+    # remember (and the other commands that write an entry, through typer)
+    "entry_name": Option(("--name",), "Entry name (kebab-case).", "NAME", check=check_name),
+    "description": Option(("--description",), "One-line description.", "DESCRIPTION"),
+    "entry_type": Option(("--type",), f"Entry type: {', '.join(TYPES)}.", "TYPE", choices=TYPES),
+    "write_scope": Option(
+        ("--scope",), "The tier to change.", SCOPE_METAVAR, choices=SCOPES, default="project"
+    ),
+    "replace": Option(
+        ("--replace/--no-replace",),
+        "Overwrite an existing entry with the same --name.",
+        default=False,
+    ),
+    "origin_session_id": Option(("--origin-session-id",), _SESSION_HELP, "ID"),
+    "anchors": Option(("--anchor",), _ANCHOR_HELP, "PATH[#SYMBOL]", multiple=True),
+    "review_after": Option(("--review-after",), _REVIEW_HELP, "DATE|AGE"),
 }

@@ -10,8 +10,9 @@ import typer
 from coffer.base.errors import InvalidInputError
 from coffer.cli._common import JsonOpt, ProjectOpt, WriteScopeOpt, echo, emit_json, here, scope
 from coffer.cli._common import store as open_store
-from coffer.cli.memory import NameArg, say_refreshed, writer
+from coffer.cli.memory import NameArg
 from coffer.cli.typer_app import app
+from coffer.cli.writing import say_refreshed, writer
 from coffer.store.tier import Tier
 
 VersionOpt = Annotated[

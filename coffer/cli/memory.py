@@ -1,155 +1,55 @@
-"""Store commands that write: remember, update, edit, forget (each refreshes the projections)."""
+"""Store commands that write: remember, update, edit, forget (each refreshes the projections;
+what remember does and what each says of its write are coffer.cli.writing's)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
 from coffer.base.errors import InvalidInputError
+from coffer.cli import writing
 from coffer.cli._common import (
     JsonOpt,
     ProjectOpt,
     WriteScopeOpt,
-    check_type,
-    coffer_app,
-    complete_type,
     echo,
     emit_json,
     found_json,
     here,
+    option,
     scope,
     store,
-    usage_checked,
 )
 from coffer.cli.typer_app import app
-from coffer.store import RememberOptions, Revision, Saved, Tier
-from coffer.store.entry import TYPES, check_name
-from coffer.store.views import tier_json
-
-if TYPE_CHECKING:
-    from coffer.projection.writes import Refreshed, Writer
-
+from coffer.cli.writing import say_refreshed, say_saved, writer
+from coffer.store import Revision
+from coffer.store.entry import TYPES
 
 NameArg = Annotated[str, typer.Argument(help="Entry name.")]
-
-
-def writer() -> Writer:
-    return coffer_app().writer()
-
-
-def say_refreshed(refreshed: Refreshed) -> None:
-    """Which projected files the write reached; what it could not reach goes to stderr."""
-    for path in refreshed.updated:
-        echo(f"updated {path}")
-    for problem in refreshed.problems:
-        typer.echo(f"coffer: not refreshed: {problem}", err=True)
-
-
-def _write_tier(project: ProjectOpt, scope_value: str | None) -> Tier:
-    s = store()
-    if scope(scope_value) == "global":
-        return s.global_tier(create=True)
-    tier = s.project_tier(here(project), create=True)
-    assert tier is not None
-    return tier
-
-
-def _type_option(label: str) -> Any:
-    """``--type`` for the commands that write an entry (checked and completed alike)."""
-    return typer.Option(
-        "--type",
-        help=f"{label}: {', '.join(TYPES)}.",
-        metavar="TYPE",
-        callback=check_type,
-        autocompletion=complete_type,
-    )
-
-
-AnchorOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--anchor",
-        metavar="PATH[#SYMBOL]",
-        help="A file in the repository the entry is about (repeatable); quoted paths count too.",
-    ),
-]
-ReviewOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--review-after",
-        metavar="DATE|AGE",
-        help="When to look at the entry again: a date (2027-03-01) or an age (90d, 6m).",
-    ),
-]
+AnchorOpt = Annotated[list[str] | None, option("anchors")]
+ReviewOpt = Annotated[str | None, option("review_after")]
 
 
 @app.command()
 def remember(  # noqa: PLR0913 - typer declares each option as a parameter
     text: Annotated[str, typer.Argument(help="What to remember; '-' reads it from stdin.")],
-    name: Annotated[
-        str | None,
-        typer.Option(help="Entry name (kebab-case).", callback=usage_checked(check_name)),
-    ] = None,
-    description: Annotated[str | None, typer.Option(help="One-line description.")] = None,
-    type_: Annotated[str | None, _type_option("Entry type")] = None,
+    name: Annotated[str | None, option("entry_name")] = None,
+    description: Annotated[str | None, option("description")] = None,
+    type_: Annotated[str | None, option("entry_type")] = None,
     scope_value: WriteScopeOpt = "project",
-    replace: Annotated[
-        bool, typer.Option(help="Overwrite an existing entry with the same --name.")
-    ] = False,
-    origin_session_id: Annotated[
-        str | None,
-        typer.Option(
-            "--origin-session-id",
-            metavar="ID",
-            help="The agent session this fact comes from (its session-start hook names it).",
-        ),
-    ] = None,
+    replace: Annotated[bool, option("replace")] = False,
+    origin_session_id: Annotated[str | None, option("origin_session_id")] = None,
     anchor: AnchorOpt = None,
     review_after: ReviewOpt = None,
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Store a memory entry in the project's tier (or the global one)."""
-    if text == "-":
-        text = sys.stdin.read()
-    tier = _write_tier(project, scope_value)
-    saved, refreshed = writer().remember(
-        tier,
-        text,
-        name=name,
-        description=description,
-        type=type_,
-        options=RememberOptions(
-            replace_existing=replace,
-            origin_session_id=origin_session_id,
-            anchors=tuple(anchor or ()),
-            review_after=review_after,
-        ),
-    )
-    say_saved(saved, refreshed, as_json)
-
-
-def say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
-    path = saved.tier.dir / saved.entry.filename
-    if as_json:
-        emit_json(
-            {
-                "action": saved.action,
-                "name": saved.entry.name,
-                "file": str(path),
-                "tier": tier_json(saved.tier),
-                "refresh": refreshed.as_json(),
-            }
-        )
-        return
-    if saved.action == "unchanged":
-        echo(f"already remembered as {saved.entry.name} in {saved.tier.label}: {path}")
-    else:
-        echo(f"{saved.action} {saved.entry.name} in {saved.tier.label}: {path}")
-    say_refreshed(refreshed)
+    options = (name, description, type_, scope_value, replace, origin_session_id, anchor)
+    raise typer.Exit(writing.remember(text, *options, review_after, project, as_json))
 
 
 @app.command()
@@ -159,7 +59,9 @@ def update(  # noqa: PLR0913 - typer declares each option as a parameter
         str | None, typer.Argument(help="The new text; '-' reads it from stdin.")
     ] = None,
     description: Annotated[str | None, typer.Option(help="New one-line description.")] = None,
-    type_: Annotated[str | None, _type_option("New entry type")] = None,
+    type_: Annotated[
+        str | None, option("entry_type", help=f"New entry type: {', '.join(TYPES)}.")
+    ] = None,
     scope_value: WriteScopeOpt = "project",
     anchor: AnchorOpt = None,
     review_after: ReviewOpt = None,

@@ -1,12 +1,13 @@
 """The commands people and agents run most, without typer, in the forms they type them.
 
 Importing typer costs about four times a bare ``python -c pass``, which would put `coffer
-recall`, `adapter list` and `status` over their budget of ten (docs/adr/0050). So
-``coffer.main`` first offers the arguments to :func:`run`: a command below, with only its
-options (coffer.cli.grammar, the declaration typer reads too), each once, with well-formed
-values, runs here through the same function as its typer command. Anything else —
-``--help``, an unknown or repeated option, a value typer would refuse, ``--``, shell
-completion — returns None and typer handles it exactly as before, errors included.
+recall`, `adapter list`, `status`, `explain`, `doctor` and `remember` over their budget of
+ten (docs/adr/0050). So ``coffer.main`` first offers the arguments to :func:`run`: a
+command below, with only its options (coffer.cli.grammar, the declaration typer reads too),
+each once (unless it may be repeated), with well-formed values, runs here through the same
+function as its typer command. Anything else — ``--help``, an unknown or repeated option, a
+value typer would refuse, ``--``, shell completion — returns None and typer handles it
+exactly as before, errors included.
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ COMMANDS: dict[tuple[str, ...], Quick] = {
     ("watch",): Quick("reading", "watch_status", required=("status",)),
     ("adapter", "list"): Quick("reading", "adapter_list"),
     ("status",): Quick("reading", "status"),
+    ("explain",): Quick("explaining", "explain"),
+    ("doctor",): Quick("upkeep", "doctor"),
+    ("remember",): Quick("writing", "remember"),
     # The session-start hook's full path (the no-op one never gets here: coffer.main).
     ("project",): Quick("hook", "command"),
 }
@@ -86,11 +90,11 @@ def parse(quick: Quick, params: Sequence[str], argv: Sequence[str]) -> dict[str,
     rest = iter(argv)
     for word in rest:
         name, eq, inline = word.partition("=")
-        if not word.startswith("-"):
+        if word == "-" or not word.startswith("-"):  # `-` is an argument (stdin), as for click
             args.append(word)
             continue
         param, value = words.get(name, (None, None))
-        if param is None or param in values:
+        if param is None or (param in values and not options[param].multiple):
             return None  # --help, `--`, an unknown or repeated option: typer's to handle
         option = options[param]
         if option.flag:
@@ -101,7 +105,10 @@ def parse(quick: Quick, params: Sequence[str], argv: Sequence[str]) -> dict[str,
             if value is None or not option.accepts(value):
                 return None
             value = option.convert(value)
-        values[param] = value
+        if option.multiple:
+            values.setdefault(param, []).append(value)
+        else:
+            values[param] = value
     arguments = [p for p in params if p not in OPTIONS]
     if len(args) != len(arguments) or not all(r in values for r in quick.required):
         return None

@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 
 from coffer.cli._common import JsonOpt, ProjectOpt, ScopeOpt, echo, emit_json, here, scope, store
-from coffer.cli.memory import edited, writer
+from coffer.cli.memory import edited
 from coffer.cli.typer_app import app
+from coffer.cli.writing import writer
 from coffer.store import Tier
 
 # What each choice is called at the prompt, and what it does.

@@ -18,8 +18,9 @@ from coffer.cli._common import (
     scope,
     store,
 )
-from coffer.cli.memory import NameArg, ReviewOpt, say_saved, writer
+from coffer.cli.memory import NameArg, ReviewOpt
 from coffer.cli.typer_app import app
+from coffer.cli.writing import say_saved, writer
 from coffer.store import Revision
 from coffer.store.views import entries_json
 

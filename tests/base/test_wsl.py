@@ -11,7 +11,7 @@ import pytest
 
 from coffer.adapter import registry, wsl
 from coffer.base import wsl as wsl_seam
-from coffer.cli import health, reading
+from coffer.cli import reading, upkeep
 from coffer.cli import setup as setup_cli
 from coffer.projection import checkup
 
@@ -136,7 +136,7 @@ def test_adapter_list_doctor_and_setup_say_so(mnt: Path, tmp_path: Path) -> None
     notes = reading._platform_notes(engine, repo)
     assert len(notes) == 2 and "codex" in notes[0] and "Windows git" in notes[1]
     assert reading._platform_notes(engine, tmp_path) == notes[:1]  # a WSL-side repo: fine
-    (finding,) = health._windows_side_findings()
+    (finding,) = upkeep._windows_side_findings()
     assert finding.level == "info" and "codex" in finding.message
     (said,) = setup_cli._windows_side(registry.load_adapters())
     assert said == notes[0]

@@ -90,6 +90,23 @@ def test_watch_status_and_adapter_list_skip_typer(repo: Path) -> None:
     assert found == []
 
 
+@pytest.mark.parametrize(
+    ("argv", "codes"),
+    [
+        (["explain"], (0,)),
+        (["doctor", "--json"], (0, 1)),
+        (["remember", "-", "--name", "e", "--anchor", "a.py", "--anchor", "b.py"], (0,)),
+    ],
+)
+def test_explain_doctor_and_remember_skip_typer(
+    repo: Path, argv: list[str], codes: tuple[int, ...]
+) -> None:
+    # The quick path runs them too (docs/adr/0050): typer's start-up alone would put them
+    # over their budget.
+    code, found = imported_after(argv, repo, ("typer", "click", *HEAVY[:3]), input="Stdin.")
+    assert code in codes and found == []
+
+
 @pytest.mark.parametrize("argv", [["where"], ["list", "--scope", "global"], ["show", "d"]])
 def test_reads_without_a_parse_skip_yaml_subprocess_and_tempfile(
     repo: Path, argv: list[str]

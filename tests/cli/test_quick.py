@@ -1,8 +1,9 @@
-"""Issue 11: the typer-free quick path of the read commands (coffer.cli.quick, ADR 0023)
+"""Issue 11: the typer-free quick path of the everyday commands (coffer.cli.quick, ADR 0050)
 accepts what typer accepts, prints what typer prints, and hands typer everything else."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,16 @@ SAME = [
     ["project", "--dry-run"],
     ["project", "--dry-run", "-q", "--for", "claude"],
     ["project", "--dry-run", "--no-resume", "--for=claude"],
+    ["explain"],
+    ["explain", "--json"],
+    ["explain", "--agent", "claude"],
+    ["explain", "--agent=codex", "--json", "--project", "."],
+    ["explain", "--agent", "vim"],
+    ["doctor"],
+    ["doctor", "--json"],
+    ["doctor", "--all"],
+    ["doctor", "--rebuild-projects"],
+    ["doctor", "--rebuild-registry", "--json", "--all"],
 ]
 
 
@@ -103,7 +114,11 @@ def test_outside_a_project_the_error_names_the_same_ways_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    for argv in (["list", "--scope", "project"], ["show", "x", "--scope", "project"]):
+    for argv in (
+        ["list", "--scope", "project"],
+        ["show", "x", "--scope", "project"],
+        ["remember", "A fact.", "--name", "fact"],
+    ):
         quick_code = quick.run(argv)
         quick_err = capfd.readouterr().err
         assert (quick_code, quick_err) == (typer_app.run(argv), capfd.readouterr().err)
@@ -129,7 +144,21 @@ def test_outside_a_project_the_error_names_the_same_ways_out(
         ["watch"],
         ["watch", "--status", "--verbose"],
         ["adapter", "enable", "claude"],
-        ["remember", "x"],
+        ["explain", "--agent"],
+        ["explain", "--help"],
+        ["doctor", "--all", "--all"],
+        ["doctor", "--json=yes"],
+        ["remember"],
+        ["remember", "x", "y"],
+        ["remember", "--", "-x"],
+        ["remember", "x", "--name", "Not A Slug"],
+        ["remember", "x", "--name", "con"],
+        ["remember", "x", "--name", "a", "--name", "b"],
+        ["remember", "x", "--type", "opinion"],
+        ["remember", "x", "--scope", "team"],
+        ["remember", "x", "--description", ""],
+        ["remember", "x", "--anchor"],
+        ["remember", "x", "--replace=yes"],
         ["--json", "where"],
         ["project", "--git-block", "public"],
         ["project", "--for"],
@@ -173,3 +202,59 @@ def test_project_runs_the_same_either_way(
         quick_code, quick_out = quick.run(argv), capfd.readouterr()
         typer_code, typer_out = typer_app.run(argv), capfd.readouterr()
         assert (quick_code, quick_out) == (typer_code, typer_out)
+
+
+# What `coffer remember` writes and says, the quick path's run against typer's. NAME is the
+# entry's name (and in its text, since an entry of the same text is "already remembered"):
+# fact-q on the quick path, fact-t through typer, so that both create one.
+REMEMBER = [
+    ["remember", "Builds run in CI for NAME.", "--name", "NAME"],
+    ["remember", "Builds run in CI for NAME.", "--name=NAME", "--json"],
+    ["remember", "-", "--name", "NAME", "--description", "From stdin.", "--type", "project"],
+    ["remember", "Global NAME.", "--name", "NAME", "--scope", "global", "--no-replace"],
+    ["remember", "Replaced NAME.", "--name", "NAME", "--replace", "--type=user"],
+    ["remember", "Anchored NAME.", "--name", "NAME", "--anchor", "a.py", "--anchor=b.py#main"],
+    [
+        "remember",
+        "Later NAME.",
+        "--name",
+        "NAME",
+        "--review-after",
+        "90d",
+        "--origin-session-id",
+        "s1",
+    ],
+    ["remember", "Bad date NAME.", "--name", "NAME", "--review-after", "someday"],
+    ["remember", "token sk-" + "b" * 24 + " NAME", "--name", "NAME"],
+]
+
+
+@pytest.mark.parametrize("argv", REMEMBER, ids=" ".join)
+def test_remember_writes_and_says_the_same_either_way(
+    repo: Path,
+    fake_home: Path,
+    argv: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    import io
+
+    (fake_home / ".codex").mkdir()  # an agent, so the write refreshes its AGENTS.md
+    monkeypatch.chdir(repo)
+    (repo / "a.py").write_text("x = 1\n")
+    (repo / "b.py").write_text("def main(): ...\n")
+    assert quick.run(["project", "--quiet"]) == 0
+    capfd.readouterr()
+
+    def said(run: Callable[[list[str]], int | None], name: str) -> tuple[object, ...]:
+        monkeypatch.setattr("sys.stdin", io.StringIO(f"Read from stdin for {name}.\n"))
+        code = run([w.replace("NAME", name) for w in argv])
+        out = capfd.readouterr()
+        return code, out.out.replace(name, "NAME"), out.err.replace(name, "NAME")
+
+    created = said(quick.run, "fact-q")
+    assert created[0] is not None
+    assert created == said(typer_app.run, "fact-t")
+    assert created[0] != 0 or "AGENTS.md" in str(created[1])  # the refresh is said too
+    # Again, now that each entry exists: both say so alike.
+    assert said(quick.run, "fact-q") == said(typer_app.run, "fact-t")
