@@ -227,6 +227,9 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     "wired" while the file is as setup left it; "wired, file edited since" when someone
     changed it after."""
     from coffer.base import fsutil
+
+    # The records here and in _orphans: `coffer doctor` imports this module for link_check
+    # alone, and never parses a record (docs/adr/0049).
     from coffer.projection.journal import SetupRecord, sha256
 
     out: dict[str, str] = {}
