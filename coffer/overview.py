@@ -47,11 +47,13 @@ def sync_info(root: Path) -> dict[str, Any]:
     """The remote and the last round, as `coffer sync status` keeps them (no git run)."""
     from coffer.sync import state
     from coffer.sync.errors import SyncError
-    from coffer.sync.gitcmd import shown
 
     paths = state.SyncPaths.of(root)
     if not state.configured(root):
         return {"configured": False, "remote": None, "last_round": None, "last_summary": None}
+    # Here, not above: gitcmd (with subprocess) costs about 5 ms, for a remote to show.
+    from coffer.sync.gitcmd import shown
+
     try:
         remote = shown(state.load_config(paths).remote)
     except SyncError as exc:

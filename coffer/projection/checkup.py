@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base import wsl
-from coffer.projection.git.files import broken_filter
 from coffer.projection.journal import Journal
-from coffer.store import Finding, Store
+
+if TYPE_CHECKING:
+    from coffer.store import Store
+    from coffer.store.health import Finding
 
 
 def check_journal(store: Store) -> list[Finding]:
     """Damaged journal records, and backups an exact undo would need that are gone."""
+    # Here, not at the top: `coffer adapter list` imports this module for windows_git alone.
+    from coffer.store.health import Finding
+
     journal = Journal(store.root)
     out = [
         Finding(
@@ -29,6 +35,9 @@ def check_journal(store: Store) -> list[Finding]:
             why = windows_git(common.parent if common.name == ".git" else common)
             if why is not None:
                 out.append(Finding("warning", "git", str(record["path"]), why))
+            # Only a git filter's record needs git's side (and the typed records it imports).
+            from coffer.projection.git.files import broken_filter
+
             broken = broken_filter(Path(record["path"]))
             if broken is not None:
                 out.append(

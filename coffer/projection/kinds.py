@@ -19,7 +19,6 @@ from coffer.adapter import Mode, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
-from coffer.projection.journal import BlockRecord, LinkRecord, NativeRecord
 from coffer.projection.run import Run, Undo
 from coffer.projection.team.kind import TEAMS
 
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
 
     from coffer.projection.agents import BlockPlan, Reader
     from coffer.projection.blocks import render
+    from coffer.projection.journal import BlockRecord, LinkRecord, NativeRecord
 
 # Each kind imports the modules that do its work when it first does it: `coffer adapter
 # list` audits (blocks.render, blocks.content, symlink.state) and never loads the git
@@ -84,6 +84,7 @@ class Blocks:
     def establish(self, run: Run, unit: BlockUnit) -> Report:
         from coffer.projection.blocks import render
         from coffer.projection.git import hiding
+        from coffer.projection.journal import BlockRecord
 
         job, journal, file = self.job(run, unit), run.journal, unit[0]
         if isinstance(job, str):

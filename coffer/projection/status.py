@@ -15,7 +15,6 @@ from coffer.adapter import HookTrust, LinkCheck, Mode, Target, modes
 from coffer.base.report import Report
 from coffer.projection import kinds
 from coffer.projection.agents import NO_TARGETS, AgentSet, Reader
-from coffer.projection.journal import BlockRecord, JournalRecord, SetupRecord, TeamRecord
 from coffer.projection.run import Run, run_of
 from coffer.store import Here, Store, Tier
 
@@ -23,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from coffer.adapter import Adapter, Context
+    from coffer.projection.journal import JournalRecord
 
 
 class TargetStatus(NamedTuple):
@@ -227,7 +227,10 @@ def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     "wired" while the file is as setup left it; "wired, file edited since" when someone
     changed it after."""
     from coffer.base import fsutil
-    from coffer.projection.journal import sha256
+
+    # The records here and in _orphans: `coffer doctor` imports this module for link_check
+    # alone, and never parses a record (docs/adr/0049).
+    from coffer.projection.journal import SetupRecord, sha256
 
     out: dict[str, str] = {}
     for r in records:
@@ -293,6 +296,8 @@ def _orphans(
 ) -> list[TargetStatus]:
     """Blocks coffer wrote for this adapter that it no longer reads (e.g. an
     AGENTS.override.md appeared beside the AGENTS.md holding the block)."""
+    from coffer.projection.journal import BlockRecord, TeamRecord
+
     out = []
     for record in records:
         path = Path(record.path)

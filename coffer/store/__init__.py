@@ -6,13 +6,17 @@ The names below are what the rest of coffer uses; the modules behind them (``ent
 
 from __future__ import annotations
 
-from coffer.store.drafts import RememberOptions, Revision
+from typing import TYPE_CHECKING
+
 from coffer.store.entry import Entry
-from coffer.store.health import Finding
 from coffer.store.here import Here
 from coffer.store.projects import ProjectInfo
 from coffer.store.store import Store
 from coffer.store.tier import Found, Saved, Scope, Tier
+
+if TYPE_CHECKING:
+    from coffer.store.drafts import RememberOptions, Revision
+    from coffer.store.health import Finding
 
 __all__ = [
     "Entry",
@@ -27,3 +31,16 @@ __all__ = [
     "Store",
     "Tier",
 ]
+
+
+# Names whose modules load on first use (PEP 562): every command imports this package, and
+# only writers need ``drafts``, only `coffer doctor` ``health`` (docs/adr/0049).
+_LAZY = {"Finding": "health", "RememberOptions": "drafts", "Revision": "drafts"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

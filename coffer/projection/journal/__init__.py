@@ -7,21 +7,25 @@ JSON fields in ``fields``; ``moves`` follows a project that moved (docs/adr/0021
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from coffer.projection.journal.ledger import Damage, Journal, sha256
-from coffer.projection.journal.records import (
-    BlockRecord,
-    GitRecord,
-    GitState,
-    JournalRecord,
-    LinkRecord,
-    NativeRecord,
-    OtherRecord,
-    ServiceRecord,
-    SetupRecord,
-    TeamRecord,
-    parse,
-    validate,
-)
+
+if TYPE_CHECKING:
+    from coffer.projection.journal.records import (
+        BlockRecord,
+        GitRecord,
+        GitState,
+        JournalRecord,
+        LinkRecord,
+        NativeRecord,
+        OtherRecord,
+        ServiceRecord,
+        SetupRecord,
+        TeamRecord,
+        parse,
+        validate,
+    )
 
 __all__ = [
     "BlockRecord",
@@ -40,3 +44,14 @@ __all__ = [
     "sha256",
     "validate",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The records load on first use (PEP 562), not with the journal: building their frozen
+    # dataclasses costs about 10 ms, which `coffer explain` and `coffer doctor` (they open
+    # the journal, never parse a record) do not pay (docs/adr/0049).
+    if name in __all__:
+        from coffer.projection.journal import records
+
+        return getattr(records, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,92 @@
+"""What the read-only commands leave unimported (issue 24, docs/adr/0049).
+
+Each check runs the real command in a fresh interpreter and looks at ``sys.modules`` after
+it (tests.helpers.imported_after), in a projected project, so the journal holds records:
+- the journal's typed records (frozen dataclasses, about 10 ms to build) load only where a
+  record is parsed: `status` and `adapter list` audit them, `explain` and `doctor` do not;
+- ``coffer.store.drafts`` (writers) and ``coffer.store.health`` (`doctor`) load only with
+  what uses them, though every command imports the ``coffer.store`` package;
+- `status` shows a sync remote only when one is configured, so it skips git's module.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import coffer, imported_after, make_repo
+
+RECORDS = "coffer.projection.journal.records"
+HEALTH = "coffer.store.health"
+DRAFTS = "coffer.store.drafts"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, fake_home: Path) -> Path:
+    (fake_home / ".codex").mkdir()
+    (fake_home / ".claude").mkdir()
+    repo = make_repo(tmp_path / "repo")
+    assert coffer("remember", "Deploys use make release.", "--name", "d", cwd=repo).returncode == 0
+    assert coffer("project", cwd=repo).returncode == 0
+    store = Path(json.loads(coffer("where", "--json", cwd=repo).stdout)["store"])
+    assert list((store / "journal").glob("*.json"))  # records the commands below could read
+    return repo
+
+
+@pytest.mark.parametrize("argv", [["explain"], ["doctor"]])
+def test_explain_and_doctor_build_no_journal_record(repo: Path, argv: list[str]) -> None:
+    code, found = imported_after(argv, repo, (RECORDS,))
+    assert code in (0, 1) and found == [], argv
+
+
+def test_the_audit_parses_the_records_it_reads(repo: Path) -> None:
+    # The fence above names the module the audit does load.
+    for argv in (["status"], ["adapter", "list"]):
+        code, found = imported_after(argv, repo, (RECORDS,))
+        assert code in (0, 1) and found == [RECORDS], argv
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status"],
+        ["adapter", "list"],
+        ["explain"],
+        ["list"],
+        ["show", "d"],
+        ["recall", "deploy"],
+        ["where"],
+    ],
+)
+def test_reads_import_neither_drafts_nor_health(repo: Path, argv: list[str]) -> None:
+    code, found = imported_after(argv, repo, (DRAFTS, HEALTH))
+    assert code in (0, 1) and found == [], argv
+
+
+def test_doctor_imports_health_and_no_drafts(repo: Path) -> None:
+    code, found = imported_after(["doctor"], repo, (DRAFTS, HEALTH))
+    assert code in (0, 1) and found == [HEALTH]
+
+
+def test_status_without_sync_skips_git(repo: Path) -> None:
+    code, found = imported_after(["status"], repo, ("coffer.sync.gitcmd",))
+    assert code in (0, 1) and found == []
+
+
+def test_the_lazy_names_are_the_modules_own() -> None:
+    # The two faces that load names on first use (PEP 562) hand out the same objects.
+    import coffer.projection.journal as journal
+    import coffer.store as store
+    from coffer.projection.journal import records
+    from coffer.store import drafts, health
+
+    assert store.Finding is health.Finding
+    assert (store.RememberOptions, store.Revision) == (drafts.RememberOptions, drafts.Revision)
+    lazy = set(records.__all__) - {"Json"}  # the face names the records, not their JSON type
+    assert lazy <= set(journal.__all__)
+    assert all(getattr(journal, name) is getattr(records, name) for name in lazy)
+    for face in (store, journal):
+        with pytest.raises(AttributeError):
+            face.Nothing  # noqa: B018
