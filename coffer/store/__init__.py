@@ -14,10 +14,6 @@ from coffer.store.projects import ProjectInfo
 from coffer.store.store import Store
 from coffer.store.tier import Found, Saved, Scope, Tier
 
-if TYPE_CHECKING:
-    from coffer.store.drafts import RememberOptions, Revision
-    from coffer.store.health import Finding
-
 __all__ = [
     "Entry",
     "Finding",
@@ -34,13 +30,17 @@ __all__ = [
 
 
 # Names whose modules load on first use (PEP 562): every command imports this package, and
-# only writers need ``drafts``, only `coffer doctor` ``health`` (docs/adr/0049).
-_LAZY = {"Finding": "health", "RememberOptions": "drafts", "Revision": "drafts"}
+# only writers need ``drafts``, only `coffer doctor` ``health`` (docs/adr/0049). mypy reads
+# the imports themselves, so a misspelled name is still an error there.
+if TYPE_CHECKING:
+    from coffer.store.drafts import RememberOptions, Revision
+    from coffer.store.health import Finding
+else:
+    _LAZY = {"Finding": "health", "RememberOptions": "drafts", "Revision": "drafts"}
 
+    def __getattr__(name: str) -> object:
+        if name in _LAZY:
+            from importlib import import_module
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        from importlib import import_module
-
-        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+            return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

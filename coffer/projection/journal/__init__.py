@@ -11,22 +11,6 @@ from typing import TYPE_CHECKING
 
 from coffer.projection.journal.ledger import Damage, Journal, sha256
 
-if TYPE_CHECKING:
-    from coffer.projection.journal.records import (
-        BlockRecord,
-        GitRecord,
-        GitState,
-        JournalRecord,
-        LinkRecord,
-        NativeRecord,
-        OtherRecord,
-        ServiceRecord,
-        SetupRecord,
-        TeamRecord,
-        parse,
-        validate,
-    )
-
 __all__ = [
     "BlockRecord",
     "Damage",
@@ -46,12 +30,30 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    # The records load on first use (PEP 562), not with the journal: building their frozen
-    # dataclasses costs about 10 ms, which `coffer explain` and `coffer doctor` (they open
-    # the journal, never parse a record) do not pay (docs/adr/0049).
-    if name in __all__:
-        from coffer.projection.journal import records
+# The records load on first use (PEP 562), not with the journal: building their frozen
+# dataclasses costs about 10 ms, which `coffer explain` and `coffer doctor` (they open the
+# journal, never parse a record) do not pay (docs/adr/0049). mypy reads the imports
+# themselves, so a misspelled name is still an error there.
+if TYPE_CHECKING:
+    from coffer.projection.journal.records import (
+        BlockRecord,
+        GitRecord,
+        GitState,
+        JournalRecord,
+        LinkRecord,
+        NativeRecord,
+        OtherRecord,
+        ServiceRecord,
+        SetupRecord,
+        TeamRecord,
+        parse,
+        validate,
+    )
+else:
 
-        return getattr(records, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        if name in __all__:
+            from coffer.projection.journal import records
+
+            return getattr(records, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
