@@ -268,7 +268,8 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
         conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
 
-def _entry(row: Any, trusted: bool = True) -> Entry:
+def entry_of(row: Any, trusted: bool = True) -> Entry:
+    """The entry of a row read as ``_ROWS_SQL`` reads it (coffer.store.index_rows too)."""
     filename, name, description, metadata, body, secrets, withheld = row
     entry = Entry(
         name=name,
@@ -314,7 +315,7 @@ def named(conn: sqlite3.Connection, tier_dir: Path, name: str) -> Entry | None:
     except UnicodeEncodeError:  # SQLite cannot bind it; no entry's name or file holds it
         return None
     row = conn.execute(_NAMED_SQL, {"n": name, "md": f"{name}.md"}).fetchone()
-    return None if row is None else _entry(row, trusted)
+    return None if row is None else entry_of(row, trusted)
 
 
 _NAMED_SQL = (
@@ -326,7 +327,7 @@ _NAMED_SQL = (
 
 def _read_rows(conn: sqlite3.Connection, trusted: bool) -> TierScan:
     entries = tuple(
-        _entry(row, trusted)
+        entry_of(row, trusted)
         for row in conn.execute(
             "SELECT filename, name, description, metadata, body, secrets, withheld"
             " FROM files WHERE error IS NULL ORDER BY filename"
@@ -356,7 +357,7 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
         for rowid, score in ranked:
             row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
             if row is not None:
-                hits.append(Hit(round(score, 4), _entry(row, trusted)))
+                hits.append(Hit(round(score, 4), entry_of(row, trusted)))
     if not hits and query.strip():
         pattern = (
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -368,5 +369,5 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
             # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.
             {"p": pattern, "limit": limit},
         ).fetchall()
-        hits = [Hit(0.0, _entry(row, trusted)) for row in rows]
+        hits = [Hit(0.0, entry_of(row, trusted)) for row in rows]
     return hits

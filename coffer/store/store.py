@@ -250,7 +250,7 @@ class Store:
             raise InvalidInputError("the query is empty")
         if limit < 1:
             raise InvalidInputError("--limit must be at least 1")
-        from coffer.store import search_cache
+        from coffer.store import index_rows, search_cache
 
         found: list[Found] = []
         for tier in tiers:
@@ -268,8 +268,8 @@ class Store:
             with contextlib.suppress(OSError, LockTimeoutError):
                 if names:
                     with self.lock(tier):
-                        if recalls.add(tier, names):
-                            self._regenerate(tier)  # MEMORY.md in the new order
+                        if recalls.add(tier, names):  # MEMORY.md in the new order
+                            index_rows.regenerate(tier, self.root, self.shown)
         return found
 
     # ---- writing -----------------------------------------------------------------------
