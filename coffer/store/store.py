@@ -187,12 +187,12 @@ class Store:
 
     def scan(self, tier: Tier) -> TierScan:
         """Entries and problem files of ``tier`` (empty for a tier never written)."""
-        from coffer.store import search_cache
+        from coffer.store import search_cache, tier_scan
 
         if not tier.dir.is_dir():
             return search_cache.TierScan((), ())
         with self._cache(tier) as conn:
-            found = search_cache.scan(conn, tier.dir)
+            found = tier_scan.scan(conn, tier.dir)
         entries = recalls.with_counts(freshness.marked(found.entries, tier.root), tier)
         return found._replace(entries=entries)
 

@@ -7,7 +7,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from coffer.store import search_cache
+from coffer.store import search_cache, tier_scan
 
 ENTRY = "---\nname: {name}\ndescription: about {name}\nmetadata:\n  type: project\n---\n{body}\n"
 
@@ -51,5 +51,5 @@ def test_an_unchanged_listing_reads_no_row(tmp_path: Path) -> None:
     conn.execute("DELETE FROM state")
     assert _reads_rows(conn, tier) == (False, True)
     assert _reads_rows(conn, tier) == (False, False)
-    names = sorted(e.name for e in search_cache.scan(conn, tier).entries)
+    names = sorted(e.name for e in tier_scan.scan(conn, tier).entries)
     assert names == ["n-1", "n-2", "n-3", "n-4"]
