@@ -210,14 +210,16 @@ class Engine(AgentSet):
         ids |= {w.get("project_id") for w in waiting.load(self.store.root).values()}
         return [p for p in projects.all_projects(self.store.root) if p.id in ids]
 
-    def refresh(self, scope: str, root: Path | None) -> Report:
+    def refresh(self, scope: str, root: Path | None, *, indexed: bool = False) -> Report:
         """After a change in one tier: regenerate its index and re-render the blocks that
         show it (for ``root``'s project, or the global files). Never links, imports or
         disables anything, and never overwrites a hand edit: that is `coffer project`'s job.
+        ``indexed``: the caller's write regenerated the index under the tier's lock, so it
+        is regenerated again only when an agent's file was stamped since.
         """
         with self.store.projection_lock():
             self.journal.sweep_tmp()
-            return self._refresh(scope, root)
+            return self._refresh(scope, root, indexed)
 
     def _refreshed_tier(self, scope: str, root: Path | None, report: Report) -> Tier | None:
         """The tier a refresh of ``scope`` re-renders, or None when there is nothing to do."""
@@ -236,20 +238,18 @@ class Engine(AgentSet):
             return None
         return tier
 
-    def _refresh(self, scope: str, root: Path | None) -> Report:
+    def _refresh(self, scope: str, root: Path | None, indexed: bool = False) -> Report:
         report = Report()
         tier = self._refreshed_tier(scope, root, report)
         if tier is None:
             return report
         ctx = self.context(root if scope == "project" else None)
         targets = self.targets(ctx, report, self.enabled(ctx, report))
-        _stamp_agents(self.store, tier, scope, targets)
-        self.store.regenerate_index(tier)
+        # An agent's file stamped since the caller's write changes what the index shows.
+        if _stamp_agents(self.store, tier, scope, targets) or not indexed:
+            self.store.regenerate_index(tier)
         if root is not None and scope == "project":
-            from coffer.base.identity import linked_worktrees
-
-            for top in linked_worktrees(str(root)):
-                _twins(targets, root, Path(top))
+            _all_twins(targets, root)
         run = run_of(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
 
         from coffer.projection.blocks import waiting
@@ -368,6 +368,14 @@ def _in_worktree(targets: Targets, root: Path, at: Path) -> None:
         _twins(targets, root, Path(top))
 
 
+def _all_twins(targets: Targets, root: Path) -> None:
+    """Every linked worktree of ``root`` gets its twin of each block target in it."""
+    from coffer.base.identity import linked_worktrees
+
+    for top in linked_worktrees(str(root)):
+        _twins(targets, root, Path(top))
+
+
 def _twins(targets: Targets, root: Path, worktree: Path) -> None:
     for file, readers in list(targets.blocks.items()):
         if root not in file.parents:
@@ -376,12 +384,12 @@ def _twins(targets: Targets, root: Path, worktree: Path) -> None:
         targets.blocks[twin] += [(n, t._replace(path=twin)) for n, t in readers]
 
 
-def _stamp_agents(store: Store, tier: Tier, key: str, targets: Targets) -> None:
+def _stamp_agents(store: Store, tier: Tier, key: str, targets: Targets) -> list[str]:
     """Give what an agent wrote into its linked folder (this tier) its provenance: the
-    adapters whose link points here name the writer (docs/adr/0051)."""
+    adapters whose link points here name the writer (docs/adr/0051). The files stamped."""
     from coffer.projection.symlink.state import points_to
     from coffer.store import agent_writes
 
     # only links in place now: a refused or undone link lets no agent write here
     agents = [n for n, t in targets.links if t.tier == key and points_to(t.path, tier.dir)]
-    agent_writes.stamp_linked(store, tier, agents)
+    return agent_writes.stamp_linked(store, tier, agents)

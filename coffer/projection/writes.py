@@ -51,11 +51,13 @@ class Writer:
         # which reads do not need (the composition root, coffer.app, supplies it).
         self.engines = engines
 
-    def refresh(self, tier: Tier) -> Refreshed:
-        """Re-render the projections that show ``tier``; a failure never undoes the write."""
+    def refresh(self, tier: Tier, *, indexed: bool = False) -> Refreshed:
+        """Re-render the projections that show ``tier``; a failure never undoes the write.
+        ``indexed``: the write regenerated ``MEMORY.md`` already (coffer.store.Store's own
+        writes do, under the tier's lock), so the refresh does not render it a second time."""
         root = Path(tier.info.root) if tier.scope == "project" else None
         try:
-            report = self.engines().refresh(tier.scope, root)
+            report = self.engines().refresh(tier.scope, root, indexed=indexed)
         except Exception as exc:  # the entry is saved; say why the agents do not see it yet
             return Refreshed((), (f"{type(exc).__name__}: {exc}",))
         updated = tuple(dict.fromkeys(c.path for c in report.changes))
@@ -68,12 +70,12 @@ class Writer:
         saved = self.store.remember(tier, text, **fields)
         if saved.action == "unchanged":
             return saved, Refreshed()
-        return saved, self.refresh(saved.tier)
+        return saved, self.refresh(saved.tier, indexed=True)
 
     def update(self, tier: Tier, name: str, change: Revision) -> tuple[Saved, Refreshed]:
         """:meth:`Store.update`, then the refresh."""
         saved = self.store.update(tier, name, change)
-        return saved, self.refresh(saved.tier)
+        return saved, self.refresh(saved.tier, indexed=True)
 
     def edit(self, found: Found, text: str, *, base: str) -> tuple[Saved, Refreshed]:
         """`coffer edit` (coffer.store.edits), then the refresh (none when nothing changed)."""
@@ -97,4 +99,4 @@ class Writer:
     def forget(self, tier: Tier, name: str) -> tuple[Found, Refreshed]:
         """:meth:`Store.forget`, then the refresh."""
         found = self.store.forget(tier, name)
-        return found, self.refresh(found.tier)
+        return found, self.refresh(found.tier, indexed=True)

@@ -359,10 +359,15 @@ def serialize(entry: Entry) -> str:
     front: dict[str, Any] = {"name": entry.name, "description": entry.description}
     if ordered:
         front["metadata"] = ordered
-    import yaml
+    from coffer.store.frontmatter import dumped as simply_dumped
 
-    dumped = yaml.safe_dump(
-        front, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
-    )
+    # Without PyYAML where the text is sure (a write saves its import, docs/adr/0049).
+    dumped = simply_dumped(front)
+    if dumped is None:
+        import yaml
+
+        dumped = yaml.safe_dump(
+            front, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+        )
     body = entry.body.strip("\n")
     return f"---\n{dumped}---\n\n{body}\n" if body else f"---\n{dumped}---\n"

@@ -53,6 +53,24 @@ FLOAT = re.compile(
 )
 
 
+# PyYAML's timestamp resolver: a digit-led string it matches is written quoted.
+TIMESTAMP = re.compile(
+    r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+    |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+    (?:[Tt]|[ \t]+)[0-9][0-9]?
+    :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+    (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""",
+    re.X,
+)
+# What :func:`dumped` writes without asking PyYAML: ASCII that is no indicator anywhere
+# in a plain scalar once the first character is a letter, a digit or "_" (no "#", no ":"
+# before a space or at the end, no brackets, line breaks or controls), at most this long
+# (PyYAML folds a scalar only past its width, 10,000 here).
+_DUMP_FIRST = re.compile(r"[A-Za-z0-9_]")
+_DUMP_REST = re.compile(r"(?:[A-Za-z0-9_ .,;/()+'!?%&*=~^$-]|:(?=[^ ]))*")
+_DUMP_MAX = 1000
+
+
 def _scalar(value: str) -> str | None:
     """``value`` as the string YAML reads, or None when it is not plainly one."""
     if not value or not value.isprintable() or value != value.strip(" "):
@@ -105,3 +123,47 @@ def simple(front: str) -> dict[str, Any] | None:
     if not data or any(v == {} for v in data.values()):
         return None  # nothing, or an empty nested map (`null` to YAML): YAML decides
     return data
+
+
+def _dumped_scalar(value: object) -> str | None:
+    """``value`` as ``yaml.safe_dump`` writes it, or None when this cannot say."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, str) or not 0 < len(value) <= _DUMP_MAX or value[-1] == " ":
+        return None
+    if not _DUMP_FIRST.match(value) or not _DUMP_REST.fullmatch(value, 1):
+        return None
+    # Plain, unless PyYAML's resolver would read it as another type: then single-quoted.
+    implicit = value in _WORDS or (
+        value[0] in "0123456789"
+        and bool(INT.match(value) or FLOAT.match(value) or TIMESTAMP.match(value))
+    )
+    return "'" + value.replace("'", "''") + "'" if implicit else value
+
+
+def dumped(front: dict[str, Any]) -> str | None:
+    """``yaml.safe_dump(front, sort_keys=False, allow_unicode=True,
+    default_flow_style=False, width=10_000)`` for the shape :func:`simple` reads (scalars
+    and one level of nested map) in the characters it is sure of; None for anything else,
+    which goes to PyYAML. tests/properties/test_frontmatter_props.py compares the two."""
+    lines: list[str] = []
+    for key, value in front.items():
+        if _key(key) != key:
+            return None
+        if not isinstance(value, dict):
+            if (text := _dumped_scalar(value)) is None:
+                return None
+            lines.append(f"{key}: {text}")
+            continue
+        if not value:
+            return None  # PyYAML writes `{}`
+        lines.append(f"{key}:")
+        for inner, item in value.items():
+            if not isinstance(inner, str) or _key(inner) != inner:
+                return None
+            if (text := _dumped_scalar(item)) is None:
+                return None
+            lines.append(f"  {inner}: {text}")
+    return "".join(f"{line}\n" for line in lines) if lines else None

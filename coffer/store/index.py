@@ -124,21 +124,24 @@ def preserved_lines(
     return kept
 
 
-def render(entries: Sequence[Entry], kept: Sequence[str]) -> RenderedIndex:
-    """Build the index within Claude's line and size caps."""
+def render(
+    entries: Sequence[Entry], kept: Sequence[str], *, ordered: bool = False
+) -> RenderedIndex:
+    """Build the index within Claude's line and size caps; ``ordered``: ``entries`` come
+    sorted by :func:`priority` already (coffer.store.index_rows builds them as needed)."""
     head = [TITLE, ""]
     if kept:
         head += [*kept, ""]
-    ordered = sorted(entries, key=priority)
+    ordered_entries = entries if ordered else sorted(entries, key=priority)
     lines = list(head)
     units = sum(utf16_units(x) + 1 for x in lines)
     generated: list[str] = []
     # Reserve room for the footer so it always fits.
     footer_units = 160
-    for n, entry in enumerate(ordered):
+    for n, entry in enumerate(ordered_entries):
         line = entry_line(entry)
         cost = utf16_units(line) + 1
-        remaining = len(ordered) - n - 1
+        remaining = len(ordered_entries) - n - 1
         need_footer = remaining > 0
         if (
             len(lines) + 1 + (1 if need_footer else 0) > MAX_LINES
@@ -148,7 +151,7 @@ def render(entries: Sequence[Entry], kept: Sequence[str]) -> RenderedIndex:
         lines.append(line)
         generated.append(line)
         units += cost
-    omitted = len(ordered) - len(generated)
+    omitted = len(ordered_entries) - len(generated)
     if omitted:
         noun = "entry" if omitted == 1 else "entries"
         footer = (

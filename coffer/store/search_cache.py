@@ -14,7 +14,6 @@ import os
 import re
 import sqlite3
 import stat
-from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -165,10 +164,21 @@ def _read_entry(path: Path, name: str, st: os.stat_result) -> tuple[Entry | None
 
 def sync(conn: sqlite3.Connection, tier_dir: Path) -> bool:
     """Bring the cache in line with the directory; return whether anything changed."""
-    return _synced(conn, tier_dir)[0]
+    return synced(conn, tier_dir).changed
 
 
-def _synced(conn: sqlite3.Connection, tier_dir: Path) -> tuple[bool, str]:
+Stat = tuple[int, int, int]  # what a row is keyed on: inode, size, mtime_ns
+
+
+class Synced(NamedTuple):
+    """What a sync did (:func:`synced`)."""
+
+    changed: bool
+    digest: str  # of the listing the rows now match
+    stats: dict[str, Stat] | None  # the rows' stats, when the listing was read by name
+
+
+def synced(conn: sqlite3.Connection, tier_dir: Path) -> Synced:
     """Whether the sync changed anything, and the digest of the listing the rows now match.
 
     Each file's stat is compared with its row, unless the listing's digest is the one kept
@@ -176,7 +186,7 @@ def _synced(conn: sqlite3.Connection, tier_dir: Path) -> tuple[bool, str]:
     """
     digest = tier_listing.directory_digest(tier_dir)
     if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
-        return False, digest
+        return Synced(False, digest, None)
     # Something changed: list again, by name, and keep the digest of that listing.
     listing = tier_listing.listing(tier_dir)
     digest = tier_listing.digest(listing.items())
@@ -184,13 +194,12 @@ def _synced(conn: sqlite3.Connection, tier_dir: Path) -> tuple[bool, str]:
         row[0]: (row[1], row[2], row[3])
         for row in conn.execute("SELECT filename, ino, size, mtime_ns FROM files")
     }
+    stats = {n: (st.st_ino, st.st_size, st.st_mtime_ns) for n, st in listing.items()}
     stale = [n for n in known if n not in listing]
-    fresh = [
-        n for n, st in listing.items() if known.get(n) != (st.st_ino, st.st_size, st.st_mtime_ns)
-    ]
+    fresh = [n for n, st in stats.items() if known.get(n) != st]
     if not stale and not fresh:
         _record(conn, digest)
-        return False, digest
+        return Synced(False, digest, stats)
     conn.execute("BEGIN IMMEDIATE")
     try:
         for name in stale:
@@ -211,7 +220,7 @@ def _synced(conn: sqlite3.Connection, tier_dir: Path) -> tuple[bool, str]:
     except BaseException:
         _rollback(conn)
         raise
-    return True, digest
+    return Synced(True, digest, stats)  # a complete sync: every listed file has its row
 
 
 def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_result) -> None:
@@ -269,7 +278,8 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
         conn.execute("DELETE FROM files WHERE id = ?", (row[0],))
 
 
-def _entry(row: Any, trusted: bool = True) -> Entry:
+def entry_of(row: Any, trusted: bool = True) -> Entry:
+    """The entry of a row read as ``_ROWS_SQL`` reads it (coffer.store.index_rows too)."""
     filename, name, description, metadata, body, secrets, withheld = row
     entry = Entry(
         name=name,
@@ -286,44 +296,17 @@ def _entry(row: Any, trusted: bool = True) -> Entry:
     return entry
 
 
-# The last scan of each tier directory in this process, by the listing it read: a command
-# reads a tier several times (doctor's checks, status's targets, remember's refresh), and at
-# 10,000 entries building the entries again costs more than the rest of such a command.
-# Bounded, least recently read first out: a command reads two or three tiers, and a
-# long-lived process (the watcher, the MCP server, the page) that visits every project
-# keeps the few it read last, not every tier's entries for its lifetime.
-_SCANS: OrderedDict[tuple[str, str, bool], tuple[str, TierScan]] = OrderedDict()
-KEPT_SCANS = 8
-
-
-def scan(conn: sqlite3.Connection, tier_dir: Path) -> TierScan:
-    """Every entry and every problem file in the tier, after syncing the cache."""
-    trusted = cache_gate.check(conn)
-    _, digest = _synced(conn, tier_dir)
-    key = (str(tier_dir), cache_gate.gate_key(), trusted)
-    last = _SCANS.get(key)
-    if last is not None and last[0] == digest:
-        _SCANS.move_to_end(key)
-        return last[1]  # verdicts a long run has since dropped are taken again when asked
-    found = _read_rows(conn, trusted)
-    _SCANS[key] = (digest, found)
-    _SCANS.move_to_end(key)
-    while len(_SCANS) > KEPT_SCANS:
-        _SCANS.popitem(last=False)
-    return found
-
-
 def named(conn: sqlite3.Connection, tier_dir: Path, name: str) -> Entry | None:
     """The first entry (by file name) named ``name`` or stored in ``name`` or ``name.md``,
     after syncing the cache, as a scan would find it."""
     trusted = cache_gate.check(conn)
-    _synced(conn, tier_dir)
+    synced(conn, tier_dir)
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:  # SQLite cannot bind it; no entry's name or file holds it
         return None
     row = conn.execute(_NAMED_SQL, {"n": name, "md": f"{name}.md"}).fetchone()
-    return None if row is None else _entry(row, trusted)
+    return None if row is None else entry_of(row, trusted)
 
 
 _NAMED_SQL = (
@@ -331,23 +314,6 @@ _NAMED_SQL = (
     " WHERE error IS NULL AND (name = :n OR filename = :n OR filename = :md)"
     " ORDER BY filename LIMIT 1"
 )
-
-
-def _read_rows(conn: sqlite3.Connection, trusted: bool) -> TierScan:
-    entries = tuple(
-        _entry(row, trusted)
-        for row in conn.execute(
-            "SELECT filename, name, description, metadata, body, secrets, withheld"
-            " FROM files WHERE error IS NULL ORDER BY filename"
-        )
-    )
-    problems = tuple(
-        UnusableFile(row[0], row[1])
-        for row in conn.execute(
-            "SELECT filename, error FROM files WHERE error IS NOT NULL ORDER BY filename"
-        )
-    )
-    return TierScan(entries, problems)
 
 
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
@@ -365,7 +331,7 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
         for rowid, score in ranked:
             row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
             if row is not None:
-                hits.append(Hit(round(score, 4), _entry(row, trusted)))
+                hits.append(Hit(round(score, 4), entry_of(row, trusted)))
     if not hits and query.strip():
         pattern = (
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
@@ -377,5 +343,5 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
             # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.
             {"p": pattern, "limit": limit},
         ).fetchall()
-        hits = [Hit(0.0, _entry(row, trusted)) for row in rows]
+        hits = [Hit(0.0, entry_of(row, trusted)) for row in rows]
     return hits

@@ -187,12 +187,12 @@ class Store:
 
     def scan(self, tier: Tier) -> TierScan:
         """Entries and problem files of ``tier`` (empty for a tier never written)."""
-        from coffer.store import search_cache
+        from coffer.store import search_cache, tier_scan
 
         if not tier.dir.is_dir():
             return search_cache.TierScan((), ())
         with self._cache(tier) as conn:
-            found = search_cache.scan(conn, tier.dir)
+            found = tier_scan.scan(conn, tier.dir)
         entries = recalls.with_counts(freshness.marked(found.entries, tier.root), tier)
         return found._replace(entries=entries)
 
@@ -250,7 +250,7 @@ class Store:
             raise InvalidInputError("the query is empty")
         if limit < 1:
             raise InvalidInputError("--limit must be at least 1")
-        from coffer.store import search_cache
+        from coffer.store import index_rows, search_cache
 
         found: list[Found] = []
         for tier in tiers:
@@ -268,8 +268,8 @@ class Store:
             with contextlib.suppress(OSError, LockTimeoutError):
                 if names:
                     with self.lock(tier):
-                        if recalls.add(tier, names):
-                            self._regenerate(tier)  # MEMORY.md in the new order
+                        if recalls.add(tier, names):  # MEMORY.md in the new order
+                            index_rows.regenerate(tier, self.root, self.shown)
         return found
 
     # ---- writing -----------------------------------------------------------------------

@@ -208,6 +208,7 @@ def test_a_scan_cut_short_keeps_what_it_parsed(tmp_path, monkeypatch):
     """What lets "the next session start continues" hold for a store too large to scan
     within one hook's deadline: the cache commits in batches."""
     from coffer.store import search_cache as catalog
+    from coffer.store import tier_scan
 
     for n in range(2500):
         (tmp_path / f"f-{n}.md").write_text(f"---\nname: f-{n}\ndescription: d\n---\nx\n")
@@ -227,7 +228,7 @@ def test_a_scan_cut_short_keeps_what_it_parsed(tmp_path, monkeypatch):
     kept = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     assert kept == 2 * catalog.SYNC_BATCH - 1  # committed before files 1000 and 2000
     monkeypatch.setattr(catalog, "_read_entry", real)
-    assert len(catalog.scan(conn, tmp_path).entries) == 2500
+    assert len(tier_scan.scan(conn, tmp_path).entries) == 2500
 
 
 def test_running_setup_again_switches_an_older_hook_to_hook_mode(fake_home):

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from coffer.store import entry
-from coffer.store.frontmatter import simple
+from coffer.store.frontmatter import dumped, simple
 from tests.properties.budget import examples
 
 # Characters that decide YAML's reading: indicators, quotes, comment and mapping marks,
@@ -69,3 +69,46 @@ def test_simple_agrees_with_the_yaml_loader(items: list) -> None:  # type: ignor
         return
     loaded = yaml.load(front, Loader=entry._loader())
     assert fast == loaded
+
+
+# Values a write puts in frontmatter: text of every shape, coffer's timestamps and ids,
+# numbers and words YAML would read as another type, booleans and integers.
+_STAMPS = st.builds(
+    "{}-{:02}-{:02}{}{:02}:{:02}:{:02}{}".format,
+    st.integers(1000, 9999),
+    *(st.integers(0, 99),) * 2,
+    st.sampled_from(["T", "t", " ", "  "]),
+    *(st.integers(0, 99),) * 3,
+    st.sampled_from(["", "Z", "+00:00", "-5", " Z", ".25+01:00"]),
+)
+_WRITTEN = st.one_of(
+    _PLAIN,
+    _VALUES,
+    _STAMPS,
+    *[st.text(st.sampled_from(list("aZ09 _.,;:/()+'!?%&*=~^$#-")), max_size=12)] * 3,
+    st.sampled_from(["yes", "Off", "null", "0b1", "1_0", "1:20", "1.5e+3", "01ABC", "0x_"]),
+    st.booleans(),
+    st.integers(),
+)
+_DICTS = st.one_of(
+    st.dictionaries(
+        _KEYS, st.one_of(_WRITTEN, st.dictionaries(_KEYS, _WRITTEN, max_size=4)), max_size=5
+    ),
+    # Keys it takes and values near its edges: here it answers often.
+    st.dictionaries(
+        _NAMES,
+        st.one_of(_WRITTEN, st.dictionaries(_NAMES, _WRITTEN, min_size=1, max_size=4)),
+        max_size=3,
+    ),
+)
+
+
+@examples(300)
+@given(_DICTS)
+def test_dumped_agrees_with_the_yaml_dumper(front: dict) -> None:  # type: ignore[type-arg]
+    fast = dumped(front)
+    if fast is None:
+        return
+    assert fast == yaml.safe_dump(
+        front, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+    )

@@ -191,6 +191,7 @@ def test_a_scan_of_big_entries_cut_short_keeps_what_it_parsed(tmp_path: Path) ->
     # 60 entries at the limit are 3.75 MiB: a hook's deadline that ends the scan midway
     # still leaves the first batches parsed, so the next session start continues.
     from coffer.store import search_cache as catalog
+    from coffer.store import tier_scan
 
     tier = tmp_path / "memory"
     tier.mkdir()
@@ -214,4 +215,4 @@ def test_a_scan_of_big_entries_cut_short_keeps_what_it_parsed(tmp_path: Path) ->
         catalog._read_entry = real
     kept = conn.execute("SELECT COUNT(*) FROM files").fetchone()[0]
     assert kept == 32  # one batch of 2 MiB committed
-    assert len(catalog.scan(conn, tier).entries) == 60
+    assert len(tier_scan.scan(conn, tier).entries) == 60

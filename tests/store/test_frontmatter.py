@@ -24,6 +24,12 @@ def test_resolver_patterns_are_pyyamls() -> None:
     assert bare(resolvers["tag:yaml.org,2002:int"]) == bare(frontmatter.INT.pattern)
     assert bare(resolvers["tag:yaml.org,2002:float"]) == bare(frontmatter.FLOAT.pattern)
     assert frontmatter.INT.flags & re.X and frontmatter.FLOAT.flags & re.X
+    dumper = {
+        tag: rx.pattern for rs in yaml.SafeDumper.yaml_implicit_resolvers.values() for tag, rx in rs
+    }
+    assert bare(dumper["tag:yaml.org,2002:timestamp"]) == bare(frontmatter.TIMESTAMP.pattern)
+    assert dumper["tag:yaml.org,2002:int"] == resolvers["tag:yaml.org,2002:int"]
+    assert dumper["tag:yaml.org,2002:float"] == resolvers["tag:yaml.org,2002:float"]
 
 
 def test_what_coffer_writes_reads_back_without_yaml() -> None:
@@ -44,6 +50,27 @@ def test_what_coffer_writes_reads_back_without_yaml() -> None:
     assert frontmatter.simple(front) == yaml.load(front, Loader=entry._loader())
     back = parse(text, "deploy.md")
     assert (back.name, back.description, back.metadata) == (e.name, e.description, e.metadata)
+
+
+def test_what_a_remember_writes_is_dumped_without_yaml() -> None:
+    front = {
+        "name": "retry-staging",
+        "description": "retry the staging deploy twice, run 3 (don't skip it)",
+        "metadata": {
+            "type": "project",
+            "id": "01M91EQAVFER6HP4JA98P42PBX",
+            "created_at": "2026-12-04T21:17:50+00:00",
+            "origin": "mcp:claude-code",
+            "pending": True,
+            "text_digest": "8c73de607ba8f1c5",
+            "n": "1:20",
+        },
+    }
+    fast = frontmatter.dumped(front)
+    assert fast is not None and "created_at: '2026-12-04T21:17:50+00:00'" in fast
+    assert fast == yaml.safe_dump(
+        front, sort_keys=False, allow_unicode=True, default_flow_style=False, width=10_000
+    )
 
 
 @pytest.mark.parametrize(

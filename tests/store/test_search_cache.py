@@ -7,7 +7,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from coffer.store import search_cache
+from coffer.store import search_cache, tier_scan
 
 ENTRY = "---\nname: {name}\ndescription: about {name}\nmetadata:\n  type: project\n---\n{body}\n"
 
@@ -51,26 +51,5 @@ def test_an_unchanged_listing_reads_no_row(tmp_path: Path) -> None:
     conn.execute("DELETE FROM state")
     assert _reads_rows(conn, tier) == (False, True)
     assert _reads_rows(conn, tier) == (False, False)
-    names = sorted(e.name for e in search_cache.scan(conn, tier).entries)
+    names = sorted(e.name for e in tier_scan.scan(conn, tier).entries)
     assert names == ["n-1", "n-2", "n-3", "n-4"]
-
-
-def test_a_long_lived_process_keeps_a_few_tiers_scans(tmp_path: Path) -> None:
-    """The watcher, the MCP server and the page visit every project for as long as they
-    run: the process keeps the entries of the tiers it read last, a bounded few."""
-    conn = search_cache.open_cache(tmp_path / "cache.sqlite")
-    tiers = []
-    for n in range(search_cache.KEPT_SCANS + 3):
-        tier = tmp_path / f"project-{n}" / "memory"
-        tier.mkdir(parents=True)
-        _write(tier, "deploy", f"make release {n}")
-        tiers.append(tier)
-        search_cache.scan(conn, tier)
-    kept = {Path(key[0]) for key in search_cache._SCANS}
-    assert len(kept) == search_cache.KEPT_SCANS
-    assert kept == set(tiers[-search_cache.KEPT_SCANS :])  # the oldest went first
-    again = search_cache.scan(conn, tiers[-1])
-    assert again is search_cache.scan(conn, tiers[-1])  # kept: the same entries, not rebuilt
-    first = search_cache.scan(conn, tiers[0])  # read again, once it went out
-    assert [e.body.strip() for e in first.entries] == ["make release 0"]
-    assert Path(next(reversed(search_cache._SCANS))[0]) == tiers[0]  # now the newest
