@@ -19,7 +19,7 @@ from coffer.store import Here
 if TYPE_CHECKING:
     from typing import Any
 
-    from coffer.projection.status import AdapterStatus
+    from coffer.projection.status import AdapterStatus, Scans
 
 
 def watch_info(
@@ -85,15 +85,13 @@ def _agent(s: AdapterStatus) -> dict[str, Any]:
     }
 
 
-def _counts(app: App, here: Here) -> dict[str, int | None]:
+def _counts(here: Here, scans: Scans) -> dict[str, int | None]:
     from coffer.store import team
 
-    store = app.store
-    tier = store.tier_at(here.project) if here.project is not None else None
     scan = team.scan(here.project) if here.project is not None else None
     return {
-        "project": len(store.entries(tier)) if tier is not None else None,
-        "global": len(store.entries(store.global_tier())),
+        "project": len(scans["project"].entries) if "project" in scans else None,
+        "global": len(scans["global"].entries),
         "team": len(scan.entries) if scan is not None else None,
     }
 
@@ -101,9 +99,12 @@ def _counts(app: App, here: Here) -> dict[str, int | None]:
 def overview(app: App, here: Here) -> dict[str, Any]:
     """Everything `coffer status` shows, for the project at ``here`` (or the global tier)."""
     from coffer.projection.hook import said
+    from coffer.projection.status import scans_of, tiers_of
 
     engine = app.engine()
-    statuses, errors = engine.status(here, every=False)
+    # Read-only: the agents' lines and the entry counts judge one read of each tier.
+    scans = scans_of(app.store, tiers_of(app.store, here.project))
+    statuses, errors = engine.status(here, every=False, scans=scans)
     agents = [_agent(s) for s in statuses if not s.hidden]
     from coffer.store import watch_state
 
@@ -120,7 +121,7 @@ def overview(app: App, here: Here) -> dict[str, Any]:
         "ok": all(a["projected"] for a in agents if a["enabled"]) and not problems,
         "store": str(app.store_root),
         "project": {"root": str(root), "name": root.name} if root else None,
-        "entries": _counts(app, here),
+        "entries": _counts(here, scans),
         "agents": agents,
         "hidden": [s.name for s in statuses if s.hidden],
         "watch": watch,

@@ -29,7 +29,7 @@ from coffer.projection.run import Run, run_of
 from coffer.store import projects, settings
 
 if TYPE_CHECKING:
-    from coffer.projection.status import AdapterStatus
+    from coffer.projection.status import AdapterStatus, Scans
     from coffer.store import Entry, Here, ProjectInfo, Store, Tier
 
 __all__ = ["BlockPlan", "Engine", "HandoffSource", "block_title"]
@@ -339,13 +339,14 @@ class Engine(AgentSet):
     # ---- status ------------------------------------------------------------------------
 
     def status(
-        self, at: Here | Path | None, *, every: bool = True
+        self, at: Here | Path | None, *, every: bool = True, scans: Scans | None = None
     ) -> tuple[list[AdapterStatus], list[str]]:
         """Per adapter: presence, modes, targets with their state, native memory state;
         without ``every``, agents neither installed nor enabled are only named."""
         from coffer.projection.status import status
 
-        return status(self, self.store.here(at) if at is not None else None, every=every)
+        here = self.store.here(at) if at is not None else None
+        return status(self, here, every=every, scans=scans)
 
 
 def _settled(report: Report) -> Report:

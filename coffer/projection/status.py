@@ -19,10 +19,15 @@ from coffer.projection.run import Run, run_of
 from coffer.store import Here, Store, Tier
 
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Mapping
+    from typing import Any, TypeAlias
 
     from coffer.adapter import Adapter, Context
     from coffer.projection.journal import JournalRecord
+    from coffer.store.search_cache import TierScan
+
+    # The tiers' scans by the run's names for them ("project", "global").
+    Scans: TypeAlias = Mapping[str, TierScan]
 
 
 class TargetStatus(NamedTuple):
@@ -132,17 +137,31 @@ def _modes(agents: AgentSet, name: str, report: Report, adapter: Adapter) -> dic
     return {tier: mode.value for tier, mode in found.items()}
 
 
+def tiers_of(store: Store, root: Path | None) -> dict[str, Tier | None]:
+    """The tiers an audit of the project at ``root`` (or of none) judges, by name."""
+    ptier = store.tier_at(root) if root is not None else None
+    return {"project": ptier, "global": store.global_tier()}
+
+
+def scans_of(store: Store, tiers: Mapping[str, Tier | None]) -> dict[str, TierScan]:
+    """Each tier's scan, for a read-only command to read once: nothing it does writes
+    between its reads, so a second scan would only sync the search cache again."""
+    return {k: store.scan(t) for k, t in tiers.items() if t is not None}
+
+
 def status(
-    agents: AgentSet, here: Here | None, *, every: bool = True
+    agents: AgentSet, here: Here | None, *, every: bool = True, scans: Scans | None = None
 ) -> tuple[list[AdapterStatus], list[str]]:
     """Per adapter: presence, modes, targets with their state, native memory state, what
     setup wired. Without ``every``, an agent neither installed nor enabled is only named
-    (``hidden``): with two dozen adapters most are not on a given machine."""
+    (``hidden``): with two dozen adapters most are not on a given machine. ``scans``: the
+    tiers as :func:`scans_of` read them, when the caller has."""
     root = here.project if here is not None else None
     ctx = agents.context(root)
-    ptier = agents.store.tier_at(root) if root is not None else None
-    tiers: dict[str, Tier | None] = {"project": ptier, "global": agents.store.global_tier()}
-    entries = {k: agents.block_entries(t) for k, t in tiers.items()}
+    tiers = tiers_of(agents.store, root)
+    # Read-only: each tier is read once, and every target below is judged against that read.
+    scans = scans_of(agents.store, tiers) if scans is None else scans
+    entries = {k: agents.block_entries(t, scans.get(k)) for k, t in tiers.items()}
     run = run_of(agents, ctx, tiers, entries)
     # The enabled adapters rendering each file, grouped as `coffer project` groups them.
     reports = {name: Report() for name in agents.loaded.adapters}
@@ -155,7 +174,7 @@ def status(
         if name in shown
     }
     readers = agents.targets(ctx, Report(), enabled, planned).blocks
-    audit = _Audit(agents, run, readers, agents.journal.load_all())
+    audit = _Audit(agents, run, readers, agents.journal.load_all(), scans)
     out = []
     for name, adapter in agents.loaded.adapters.items():
         report, present = reports[name], detected[name]
@@ -174,12 +193,13 @@ def status(
 
 class _Audit(NamedTuple):
     """What one audit read once, for every adapter: the run its kinds judge against, the
-    enabled adapters reading each file, and the journal."""
+    enabled adapters reading each file, the journal and the tiers' scans."""
 
     agents: AgentSet
     run: Run
     readers: dict[Path, list[Reader]]
     journal: list[JournalRecord]
+    scans: Scans
 
 
 def _fill(
@@ -268,7 +288,7 @@ def _target(audit: _Audit, t: Target, items: list[Reader]) -> TargetStatus:
     if t.mode is Mode.SYMLINK:
         state, detail = kinds.LINKS.state(run, (items[0][0], t))
         if state == "ok":
-            state, detail = _index_state(run.store, tier, detail)
+            state, detail = _index_state(run.store, tier, detail, audit.scans.get(t.tier))
         return TargetStatus(state=state, detail=detail, **base)
     # judged as `coffer project` plans the file's one block, for every reader of it
     plan = audit.agents.block_plan(run.ctx, items, run.tiers)
@@ -276,10 +296,10 @@ def _target(audit: _Audit, t: Target, items: list[Reader]) -> TargetStatus:
     return TargetStatus(state=state, detail=detail, **base)
 
 
-def _index_state(store: Store, tier: Tier, detail: str) -> tuple[str, str]:
+def _index_state(store: Store, tier: Tier, detail: str, found: TierScan | None) -> tuple[str, str]:
     """A link is only as good as the MEMORY.md behind it: the agent loads that index, so
     one that no longer matches the entries is reported, not called ok."""
-    rendered, current = store.render_index(tier)
+    rendered, current = store.render_index(tier, found)
     if current == rendered.text.encode("utf-8", errors="surrogateescape"):
         return "ok", detail
     listed = (current or b"").decode("utf-8", "replace")

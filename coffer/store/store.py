@@ -86,8 +86,7 @@ class Store:
         return Tier("global", projects.GLOBAL, base)
 
     def here(self, at: Here | Path) -> Here:
-        """Resolve ``at`` once (a ``Here`` is returned as is): its canonical root, and
-        whether the store takes that root for a project (docs/adr/0026)."""
+        """Resolve ``at`` once (a ``Here`` as is): its root, whether it is a project (ADR 0026)."""
         return at if isinstance(at, Here) else Here.resolve(at, self.home, self.invited)
 
     def invited(self, root: Path) -> bool:
@@ -98,8 +97,7 @@ class Store:
         return str(root) in settings.load(self.root).opted_in
 
     def project_tier(self, at: Here | Path, *, create: bool = False) -> Tier | None:
-        """The project tier for the project at ``at`` (None if never used); refuses a place
-        that is no project."""
+        """The project tier at ``at`` (None if never used); refuses a place that is no project."""
         return self.tier_at(self.here(at).require(), create=create)
 
     def tier_at(self, root: Path, *, create: bool = False) -> Tier | None:
@@ -374,11 +372,13 @@ class Store:
 
     # ---- the index ---------------------------------------------------------------------
 
-    def render_index(self, tier: Tier) -> tuple[RenderedIndex, bytes | None]:
-        """What MEMORY.md should hold now, and what it holds."""
+    def render_index(
+        self, tier: Tier, found: TierScan | None = None
+    ) -> tuple[RenderedIndex, bytes | None]:
+        """What MEMORY.md should hold now, and what it holds (``found``: as in :meth:`shown`)."""
         from coffer.store import index_file
 
-        return index_file.expected(tier, self.shown(tier, with_pending=True))
+        return index_file.expected(tier, self.shown(tier, with_pending=True, found=found))
 
     def _regenerate(self, tier: Tier) -> bool:
         from coffer.store import index_file  # writers only
