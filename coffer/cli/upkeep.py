@@ -32,12 +32,14 @@ def doctor(every_project: bool, rebuild_projects: bool, project: Path | None, as
         tiers = s.all_tiers() if every_project else s.tiers(here(project), None)
     except StoreError:
         tiers = [s.global_tier()]  # the project list itself is damaged: doctor says so below
-    more = [*checkup.check_journal(s), *conflict_copies.findings(s, tiers)]
+    # Read-only: each tier is read once, and every check below judges that read.
+    scans = doctor_mod.scans_by_dir(s, tiers)
+    more = [*checkup.check_journal(s), *conflict_copies.findings(s, tiers, scans)]
     more += _team_findings(project)
     more += _sync_findings(s.root)
     more += _windows_side_findings()
     more += _link_findings(project)
-    findings = doctor_mod.run(s, tiers, more)
+    findings = doctor_mod.run(s, tiers, more, scans)
     bad = any(f.level != "info" for f in findings)
     if as_json:
         emit_json({"ok": not bad, "findings": [f.as_dict() for f in findings]})

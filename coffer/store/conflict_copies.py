@@ -8,13 +8,18 @@ a warning of ``coffer doctor``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from coffer.base.suggest import command
 from coffer.store.entry import Entry
 from coffer.store.health import Finding
 from coffer.store.store import Store
 from coffer.store.tier import Tier
+
+if TYPE_CHECKING:
+    from coffer.store.search_cache import TierScan
 
 CONFLICT_OF = "conflict_of"
 CONFLICT_FROM = "conflict_from"
@@ -25,13 +30,17 @@ def is_conflict_copy(entry: Entry) -> bool:
     return isinstance(entry.metadata.get(CONFLICT_OF), str)
 
 
-def findings(store: Store, tiers: Sequence[Tier]) -> list[Finding]:
-    """One warning per conflict copy in ``tiers`` (messages are redacted by the caller)."""
+def findings(
+    store: Store, tiers: Sequence[Tier], scans: Mapping[Path, TierScan] | None = None
+) -> list[Finding]:
+    """One warning per conflict copy in ``tiers`` (messages are redacted by the caller);
+    ``scans``: the tiers as coffer.store.health.scans_by_dir read them, when the caller has."""
     out: list[Finding] = []
     for tier in tiers:
         if not tier.dir.is_dir():
             continue
-        for entry in store.scan(tier).entries:
+        found = scans[tier.dir] if scans is not None else store.scan(tier)
+        for entry in found.entries:
             if not is_conflict_copy(entry):
                 continue
             origin = str(entry.metadata.get(CONFLICT_FROM) or "another machine")

@@ -6,9 +6,9 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from coffer.base.errors import StoreError
 from coffer.base.report import plural
@@ -18,6 +18,9 @@ from coffer.store import index, projects
 from coffer.store.entry import Entry, same_text_key, withheld
 from coffer.store.store import Store
 from coffer.store.tier import Tier
+
+if TYPE_CHECKING:
+    from coffer.store.search_cache import TierScan
 
 Level = Literal["error", "warning", "info"]
 
@@ -112,7 +115,19 @@ def duplicates(
     return exact, near
 
 
-def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding]:
+def scans_by_dir(store: Store, tiers: Sequence[Tier]) -> dict[Path, TierScan]:
+    """The scan of each of ``tiers`` and of the global tier, by directory: doctor writes
+    nothing, so each of its checks judges this one read of a tier."""
+    out: dict[Path, TierScan] = {}
+    for tier in [*tiers, store.global_tier()]:
+        if tier.dir not in out:
+            out[tier.dir] = store.scan(tier)
+    return out
+
+
+def check_tier(
+    store: Store, tier: Tier, global_names: set[str], scans: Mapping[Path, TierScan]
+) -> list[Finding]:
     out: list[Finding] = []
 
     def add(level: Level, path: Path, message: str) -> None:
@@ -121,7 +136,7 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
 
     if not tier.dir.is_dir():
         return out
-    scan = store.scan(tier)
+    scan = scans[tier.dir]
     for problem in scan.problems:
         add("error", tier.dir / problem.filename, f"not a usable entry: {problem.message}")
     names = Counter(e.name for e in scan.entries)
@@ -130,8 +145,8 @@ def check_tier(store: Store, tier: Tier, global_names: set[str]) -> list[Finding
     for entry in scan.entries:
         for level, message in _entry_findings(entry, names, known):
             add(level, directory / entry.filename, message)
-    out += _duplicate_findings(store, tier, scan.entries)
-    rendered, current = store.render_index(tier)
+    out += _duplicate_findings(store, tier, scan.entries, scans)
+    rendered, current = store.render_index(tier, scan)
     index_path = tier.dir / index.INDEX_NAME
     if current != rendered.text.encode("utf-8", errors="surrogateescape"):
         add("warning", index_path, "MEMORY.md is out of date; `coffer reindex` regenerates it")
@@ -168,14 +183,16 @@ def _entry_findings(entry: Entry, names: Counter[str], known: set[str]) -> list[
     return out
 
 
-def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> list[Finding]:
+def _duplicate_findings(
+    store: Store, tier: Tier, entries: Sequence[Entry], scans: Mapping[Path, TierScan]
+) -> list[Finding]:
     """Duplicates within ``tier``, and for a project tier, of global entries too: agents
     read both tiers, so the same fact in each is read twice."""
     own = {id(e) for e in entries}
     pool = list(entries)
-    if tier.scope == "project":
-        pool += store.scan(store.global_tier()).entries
     global_dir, own_dir = store.global_tier().dir, tier.dir
+    if tier.scope == "project":
+        pool += scans[global_dir].entries
     where = {id(e): global_dir if id(e) not in own else own_dir for e in pool}
 
     def path(e: Entry) -> Path:
@@ -218,14 +235,21 @@ def _duplicate_findings(store: Store, tier: Tier, entries: Sequence[Entry]) -> l
     return out
 
 
-def run(store: Store, tiers: Sequence[Tier], more: Sequence[Finding] = ()) -> list[Finding]:
+def run(
+    store: Store,
+    tiers: Sequence[Tier],
+    more: Sequence[Finding] = (),
+    scans: Mapping[Path, TierScan] | None = None,
+) -> list[Finding]:
     """Findings for ``tiers``, plus project-list problems and ``more`` from the layers above
-    (the journal's, coffer/projection/checkup.py), all redacted alike."""
+    (the journal's, coffer/projection/checkup.py), all redacted alike; ``scans``: the
+    tiers as :func:`scans_by_dir` read them, when the caller has."""
     findings: list[Finding] = []
-    global_tier = store.global_tier()
-    global_names = {e.name for e in store.scan(global_tier).entries}
+    scans = scans_by_dir(store, tiers) if scans is None else scans
+    global_names = {e.name for e in scans[store.global_tier().dir].entries}
     for tier in tiers:
-        findings += check_tier(store, tier, global_names if tier.scope == "project" else set())
+        names = global_names if tier.scope == "project" else set()
+        findings += check_tier(store, tier, names, scans)
     try:
         known = projects.all_projects(store.root)
     except StoreError as exc:
