@@ -41,16 +41,30 @@ def priority(entry: Entry) -> tuple[int, int, int, str, str]:
     """Sort key: most useful first. By type; a stale entry after the fresh ones; then the
     often recalled (in doublings: one more recall rarely reorders a file agents load);
     newest first; name breaks ties."""
-    updated = entry.updated_at
+    recalled = -entry.recalled.bit_length()
+    inverted = _newest_first(entry.updated_at)
+    return (type_rank(entry), bool(entry.stale), recalled, inverted, entry.name)
+
+
+def type_rank(entry: Entry) -> int:
+    """The first part of :func:`priority`: the entry's type."""
+    return _TYPE_RANK.get(entry.type or "", 4)
+
+
+def _newest_first(updated: str) -> str:
     # Invert the ISO timestamp so a plain ascending sort puts the newest first.
     if not updated:
-        inverted = "\U0010ffff"
-    elif updated.isascii():  # every timestamp coffer writes: one C call per entry
-        inverted = updated.translate(_INVERTED_ASCII)
-    else:
-        inverted = "".join(chr(0x10FFFF - ord(c)) for c in updated)
-    recalled = -entry.recalled.bit_length()
-    return (_TYPE_RANK.get(entry.type or "", 4), bool(entry.stale), recalled, inverted, entry.name)
+        return "\U0010ffff"
+    if updated.isascii():  # every timestamp coffer writes: one C call per entry
+        return updated.translate(_INVERTED_ASCII)
+    return "".join(chr(0x10FFFF - ord(c)) for c in updated)
+
+
+def newest_first(entry: Entry) -> bytes:
+    """:func:`priority`'s date part as bytes that order as it does under a byte compare
+    (SQLite's for a BLOB): UTF-32-BE keeps code point order, a prefix first; an inverted
+    lone surrogate (a hand-written date may hold one) passes through."""
+    return _newest_first(entry.updated_at).encode("utf-32-be", "surrogatepass")
 
 
 def _link_target(filename: str) -> str:

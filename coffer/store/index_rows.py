@@ -3,18 +3,20 @@
 A recall that moves an entry in the order agents load rewrites the index (docs/adr/0055).
 Built from a scan, that is every row of the tier turned into an entry (at 10,000 entries
 about twenty times a bare Python start) for an index that lists at most 200 of them. Here
-each row gives only what the order reads (type, dates, name, the gate's verdict), through
-SQLite's JSON functions; a whole entry is built for the rows with an anchor or a review
-date (their staleness is part of the order) and for the lines the caps let through. The
-text is the one :func:`coffer.store.index_file.expected` renders from the store's
-``shown(tier, with_pending=True)``: the same :func:`coffer.store.index.priority` orders the
-rows and the same :func:`coffer.store.index.render` writes them, and
-tests/store/test_index_rows.py compares the two byte for byte.
+the cache's own columns give the order: each row's type rank and newest-first date, which
+the cache computed from the entry when its file changed (coffer.store.search_cache), read
+through an index already in that order, so Python only moves the few rows that are stale
+or recalled. A whole entry is built for the rows with an anchor or a review date (their
+staleness is part of the order) and for the lines the caps let through. The text is the
+one :func:`coffer.store.index_file.expected` renders from the store's
+``shown(tier, with_pending=True)``: the order is :func:`coffer.store.index.priority`'s
+(the columns come from its own parts), the same :func:`coffer.store.index.render` writes
+it, and tests/store/test_index_rows.py compares the two byte for byte.
 """
 
 from __future__ import annotations
 
-import json
+import bisect
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,19 +28,17 @@ from coffer.store.entry import Entry
 from coffer.store.search_cache import TierScan, UnusableFile, entry_of
 from coffer.store.tier import Tier
 
-# ->> hands a value over as Python has it only when it is text or null: a number or a
-# boolean would become a string other than the one Entry.updated_at's str() gives.
+# In the order agents load them but for staleness and recall counts, which only a few rows
+# have: the cache keeps each row's type rank and newest-first date (search_cache._insert),
+# and its index files_order hands the rows over without a sort.
 _KEYS_SQL = (
-    "SELECT id, filename, name, withheld, metadata ->> '$.type',"
-    " metadata ->> '$.updated_at', json_type(metadata, '$.updated_at'),"
-    " metadata ->> '$.modified', json_type(metadata, '$.modified'),"
-    " instr(metadata, '\"anchors\"') OR instr(metadata, '\"review_after\"')"
-    " FROM files WHERE error IS NULL ORDER BY filename"
+    "SELECT id, filename, name, withheld = '[]', judged, rank FROM files"
+    " WHERE error IS NULL ORDER BY rank, newest, name, filename"
 )
 _ROW_SQL = (
     "SELECT filename, name, description, metadata, body, secrets, withheld FROM files WHERE id = ?"
 )
-_TEXTUAL = (None, "null", "text")
+_Key = tuple[int, bool, int, bytes, str]  # index.priority's, with the date as bytes
 
 
 class Shown(Protocol):
@@ -53,12 +53,12 @@ class _Listed(Sequence[Entry]):
     def __init__(
         self,
         conn: sqlite3.Connection,
-        order: list[tuple[Any, int | Entry]],
+        order: list[int | Entry],
         judged: dict[int, Entry],
         counts: dict[str, int],
     ) -> None:
         self.conn = conn
-        self.order = order  # (priority, row id or the entry itself)
+        self.order = order  # row ids, or an unreadable file's entry
         self.judged = judged  # the rows with an anchor or a review date, as a scan marks them
         self.counts = counts
 
@@ -72,10 +72,10 @@ class _Listed(Sequence[Entry]):
     def __getitem__(self, i: int | slice) -> Entry | Sequence[Entry]:
         if isinstance(i, slice):
             return [self[n] for n in range(*i.indices(len(self)))]
-        return self._built(self.order[i][1])
+        return self._built(self.order[i])
 
     def __iter__(self) -> Iterator[Entry]:
-        return (self._built(row) for _, row in self.order)
+        return (self._built(row) for row in self.order)
 
     def _built(self, row: int | Entry) -> Entry:
         if isinstance(row, Entry):
@@ -110,39 +110,43 @@ def expected(
         return None
     counts = recalls.counts(tier)
     judged: dict[int, Entry] = {}
-    if dated := [r[0] for r in rows if r[9]]:  # judged as a scan judges them
+    if dated := [r[0] for r in rows if r[4]]:  # judged as a scan judges them
         marked = freshness.marked([_row(conn, i) for i in dated], tier.root)
         judged = dict(zip(dated, marked, strict=True))
     stale = {i for i, e in judged.items() if e.stale}
     if stale and tier.key in settings.load(store_root).stale_recall:
         rows = [r for r in rows if r[0] not in stale]  # left to recall (docs/adr/0053)
-    order: list[tuple[Any, int | Entry]] = []
-    for r in rows:
-        if r[3] == "[]":  # one the gate withholds is not listed (index_file.expected)
-            meta = _order_metadata(conn, r)
-            mark = judged[r[0]].stale if r[0] in judged else ""
-            light = Entry(r[2], "", "", meta, r[1], mark, counts.get(r[2], 0))
-            order.append((index.priority(light), r[0]))
+    listed = [r for r in rows if r[3]]  # not one the gate withholds (index_file.expected)
+    if stale or counts:
+        # Stable: rows that tie keep the query's order, the rest of index.priority and
+        # then the file name (the scan's order, which sorted() keeps on a full tie).
+        listed.sort(key=lambda r: (r[5], r[0] in stale, -counts.get(r[2], 0).bit_length()))
+
+    def key(r: Any) -> _Key:  # a few rows' only: the rows are in this order already
+        newest = conn.execute("SELECT newest FROM files WHERE id = ?", (r[0],)).fetchone()[0]
+        return (r[5], r[0] in stale, -counts.get(r[2], 0).bit_length(), newest, r[2])
+
     problems = [
         UnusableFile(f, e)
         for f, e in conn.execute(
             "SELECT filename, error FROM files WHERE error IS NOT NULL ORDER BY filename"
         )
     ]
-    order += [(index.priority(e), e) for e in index_file.placeholders(problems)]
-    order.sort(key=lambda item: item[0])  # stable: ties keep the scan's order, as sorted()
+    # An unreadable file's line goes after the rows it ties with, as sorted() puts it.
+    order: list[int | Entry] = []
+    start = 0
+    lines = [
+        ((index.type_rank(e), False, 0, index.newest_first(e), e.name), e)
+        for e in index_file.placeholders(problems)
+    ]
+    for line_key, line in sorted(lines, key=lambda item: item[0]):
+        at = bisect.bisect_right(listed, line_key, lo=start, key=key)
+        order += [r[0] for r in listed[start:at]]
+        order.append(line)
+        start = at
+    order += [r[0] for r in listed[start:]]
     files = [r[1] for r in rows] + [p.filename for p in problems]
-    listed = _Listed(conn, order, judged, counts)
-    return index_file.rendered(tier, listed, files, ordered=True)
-
-
-def _order_metadata(conn: sqlite3.Connection, row: Any) -> dict[str, Any]:
-    """What ``index.priority`` reads of a row's metadata: its type and dates."""
-    if row[6] in _TEXTUAL and row[8] in _TEXTUAL:
-        return {"type": row[4], "updated_at": row[5], "modified": row[7]}
-    found = conn.execute("SELECT metadata FROM files WHERE id = ?", (row[0],)).fetchone()
-    loaded: dict[str, Any] = json.loads(found[0])
-    return loaded
+    return index_file.rendered(tier, _Listed(conn, order, judged, counts), files, ordered=True)
 
 
 def _row(conn: sqlite3.Connection, rowid: int) -> Entry:

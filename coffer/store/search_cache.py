@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.text import check_utf8
-from coffer.store import cache_gate, tier_listing
+from coffer.store import cache_gate, index, tier_listing
 from coffer.store.entry import Entry, EntryParseError, Verdict, known_secrets, parse, verdict
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
 
 if TYPE_CHECKING:
     from typing import Any
 
-_SCHEMA_VERSION = 5  # 5: the gate's verdict on the file name too (withheld)
+_SCHEMA_VERSION = 6  # 6: what the index's order reads, as columns (docs/adr/0055)
 SYNC_BATCH = 1000  # files parsed per committed transaction
 # ... and bytes read: 300 entries at the size limit are 19 MiB to parse and gate, more than a
 # hook's deadline may allow; a batch this size is well under a second (docs/adr/0043).
@@ -34,6 +34,10 @@ SYNC_BATCH_BYTES = 2 * 1024 * 1024
 # Entries are short notes (coffer writes at most 32 KiB of body); a bigger file is reported,
 # not read, so one hostile file cannot make every command read and index megabytes.
 MAX_ENTRY_BYTES = MAX_ENTRY_FILE  # docs/adr/0043
+# rank, newest and judged are what the index's order reads of an entry (index.type_rank,
+# index.newest_first, an anchor or a review date): files_order hands every row over in
+# that order without reading the rows' JSON (coffer.store.index_rows), files_problems the
+# unreadable files without reading every row.
 _SCHEMA = """
 CREATE TABLE files (
   id INTEGER PRIMARY KEY,
@@ -41,8 +45,12 @@ CREATE TABLE files (
   ino INTEGER, size INTEGER, mtime_ns INTEGER,
   error TEXT,
   name TEXT, description TEXT, metadata TEXT, body TEXT,
-  secrets TEXT, withheld TEXT
+  secrets TEXT, withheld TEXT,
+  rank INTEGER, newest BLOB, judged INTEGER
 );
+CREATE INDEX files_order ON files (rank, newest, name, filename, withheld, judged)
+  WHERE error IS NULL;
+CREATE INDEX files_problems ON files (filename, error) WHERE error IS NOT NULL;
 CREATE VIRTUAL TABLE fts USING fts5(
   name, description, body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -227,10 +235,15 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
     """The file's row (parsed, or why it is not an entry) and its full-text row."""
     entry, error = _read_entry(tier_dir / name, name, st)
     found = verdict(entry) if entry else None
+    metadata = json.dumps(dict(entry.metadata), default=str) if entry else None
+    # What the index's order reads (coffer.store.index_rows), from the metadata as every
+    # reader of the row gets it back (JSON may turn a value into another's text).
+    stored = entry and entry._replace(metadata=json.loads(metadata or "{}"))
     _delete(conn, name)
     cur = conn.execute(
         "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
-        " metadata, body, secrets, withheld) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        " metadata, body, secrets, withheld, rank, newest, judged)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             name,
             st.st_ino,
@@ -239,10 +252,13 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
             error,
             entry.name if entry else None,
             entry.description if entry else None,
-            json.dumps(dict(entry.metadata), default=str) if entry else None,
+            metadata,
             entry.body if entry else None,
             json.dumps(found.content) if found else None,
             json.dumps(found.withheld) if found else None,
+            index.type_rank(stored) if stored else None,
+            index.newest_first(stored) if stored else None,
+            stored and ("anchors" in stored.metadata or "review_after" in stored.metadata),
         ),
     )
     if entry is not None:

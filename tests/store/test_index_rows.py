@@ -129,3 +129,55 @@ def test_verdicts_of_another_gate_leave_it_to_the_scan(store: Store, tier: Tier)
     with connected(tier.base / "cache.sqlite") as conn:
         search_cache.sync(conn, tier.dir)
         assert index_rows.expected(conn, tier, store.root, False) is None
+
+
+def test_dates_the_columns_order_as_priority_does(store: Store, tier: Tier) -> None:
+    # A date that is a prefix of another, non-ASCII and astral text, no date: the cache's
+    # newest-first bytes order them as index.priority's inverted text does.
+    dates = ["2026", "2026-01", "2026-01-01", "ü", "\U0001f600", "\U0010fffe", "", "~"]
+    for i, updated in enumerate(dates):
+        _entry(tier, f"d-{i}", updated=updated)
+        _entry(tier, f"e-{i}", type_="user", updated=updated)
+    _write(tier, "odd.md", "name: odd\nmetadata:\n  type: reference\n  modified: 2026-01-01\n")
+    _write(tier, "map.md", "name: map\nmetadata:\n  updated_at: {1: 2}\n")
+    _same(store, tier)
+
+
+def test_unreadable_files_tie_with_rows(store: Store, tier: Tier) -> None:
+    # A placeholder (no type, no date) ties with an entry of the same name and none either:
+    # the entry first, as the scan's sort puts it; placeholders keep their files' order.
+    _write(tier, "b.md", "name: a\n")
+    _write(tier, "c.md", "name: a\nmetadata:\n  type: bogus\n")
+    for name in ("a", "z", "m"):
+        (tier.dir / f"{name}.md").write_text("---\nname: [x\n---\n", encoding="utf-8")
+    _entry(tier, "n")
+    (tier.base / "recalls.json").write_text(json.dumps({"a": 1, "n": 4}))
+    _same(store, tier)
+    (tier.base / "recalls.json").write_text(json.dumps({"m": 2}))
+    _same(store, tier)
+
+
+def test_stale_and_recalled_rows_reorder(store: Store, tier: Tier) -> None:
+    for i in range(12):
+        _entry(tier, f"r-{i:02}", updated=f"2026-01-{1 + i % 3:02}T00:00:00+00:00")
+    for name in ("r-03", "r-07"):
+        _write(
+            tier,
+            f"{name}.md",
+            f"name: {name}\nmetadata:\n  type: project\n  review_after: '2020-01-01'\n",
+        )
+    (tier.base / "recalls.json").write_text(json.dumps({"r-01": 1, "r-05": 5, "r-07": 9}))
+    _same(store, tier)
+
+
+def test_a_cache_of_the_old_schema_is_rebuilt(store: Store, tier: Tier) -> None:
+    store.remember(tier, "prefer small commits", name="small-commits")
+    path = tier.base / "cache.sqlite"
+    with connected(path) as conn:
+        search_cache.sync(conn, tier.dir)
+        conn.execute("PRAGMA user_version = 5")
+    with connected(path) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(files)")}
+        assert {"rank", "newest", "judged"} <= columns
+        assert conn.execute("SELECT count(*) FROM files").fetchone() == (0,)
+    _same(store, tier)
