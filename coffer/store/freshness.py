@@ -12,7 +12,6 @@ differs from what this process saw last.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import os
 import re
 import stat
@@ -235,6 +234,9 @@ def blob_id(path: Path) -> str | None:
         data = path.read_bytes()
     except OSError:
         return None
+    import hashlib  # here: OpenSSL's _hashlib is a third of a bare start, and most readers
+    # (recall, list) judge no anchor whose file changed
+
     digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
     digest.update(data)
     if len(_BLOBS) >= _MAX_BLOBS:

@@ -13,10 +13,8 @@ Deterministic: no network, no model.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
-import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -94,6 +92,8 @@ def _machine(config: Path, stamp: int | None) -> str:
             host = None
         if isinstance(host, str) and host:
             return host
+    import socket  # here: `recall` names where an entry came from, never this machine
+
     return socket.gethostname().partition(".")[0] or "machine"
 
 
@@ -102,6 +102,8 @@ def digest(entry: Entry) -> str:
     text = "\x1f".join(
         (entry.name, entry.description, entry.type or "", " ".join(entry.body.split()))
     )
+    import hashlib  # here: OpenSSL's _hashlib; `recall` reads provenance, never digests it
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
