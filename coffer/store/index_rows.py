@@ -85,15 +85,28 @@ class _Listed(Sequence[Entry]):
         return entry._replace(recalled=seen) if seen else entry
 
 
-def regenerate(tier: Tier, store_root: Path, shown: Shown) -> bool:
+def regenerate(tier: Tier, store_root: Path, shown: Shown, listed: str | None = None) -> bool:
     """Rewrite MEMORY.md when it differs from what the tier's entries give (under the
     tier's lock, taken by the caller), from the cache's rows; return whether it did.
-    ``shown``: the store's, for when the rows cannot say."""
+    ``shown``: the store's, for when the rows cannot say. ``listed``: the digest of the
+    listing the caller synced the rows to while holding the tier's lock already.
+
+    The rows are synced to the directory first: a coffer writer may have changed it since
+    the caller's search listed it. Not when the caller has held the lock since that
+    listing and the rows are still the ones it left (search_cache.at_listing): no coffer
+    writer could write meanwhile, so a second listing (at 10,000 entries, a fifth of a
+    recall) would find what the first did. Agents write without coffer's lock either way;
+    one whose write lands after the last listing is the hook's and the watcher's to render.
+    """
     with connected(tier.base / "cache.sqlite") as conn:
         trusted = cache_gate.check(conn)
+        ready = listed is not None and trusted and search_cache.at_listing(conn, listed)
 
         def expect(tier: Tier) -> index_file.Expected:
-            search_cache.sync(conn, tier.dir)
+            nonlocal ready
+            if not ready:
+                search_cache.sync(conn, tier.dir)
+            ready = False  # a render retried (MEMORY.md changed meanwhile) lists again
             fast = expected(conn, tier, store_root, trusted)
             return fast or index_file.expected(tier, shown(tier, with_pending=True))
 

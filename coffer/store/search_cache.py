@@ -193,7 +193,7 @@ def synced(conn: sqlite3.Connection, tier_dir: Path) -> Synced:
     after the last complete sync: then no row is read (at 10,000 entries, most of a recall).
     """
     digest = tier_listing.directory_digest(tier_dir)
-    if conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() == (digest,):
+    if at_listing(conn, digest):
         return Synced(False, digest, None)
     # Something changed: list again, by name, and keep the digest of that listing.
     listing = tier_listing.listing(tier_dir)
@@ -210,6 +210,9 @@ def synced(conn: sqlite3.Connection, tier_dir: Path) -> Synced:
         return Synced(False, digest, stats)
     conn.execute("BEGIN IMMEDIATE")
     try:
+        # No listing until every row matches the new one: a run cut short between batches
+        # leaves rows no listing names (at_listing).
+        conn.execute("DELETE FROM state WHERE key = 'listing'")
         for name in stale:
             _delete(conn, name)
         size = 0
@@ -335,9 +338,17 @@ _NAMED_SQL = (
 def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> list[Hit]:
     """BM25-ranked entries matching any word of ``query``; substring match as a fallback
     for scripts FTS5 does not split into words (CJK)."""
+    return searched(conn, tier_dir, query, limit)[0]
+
+
+def searched(
+    conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int
+) -> tuple[list[Hit], str]:
+    """:func:`search`'s hits, and the digest of the listing its sync left the rows at
+    (what `recall` checks before rendering MEMORY.md from the same rows, index_rows)."""
     check_utf8(query)  # SQLite cannot bind text that is not UTF-8
     trusted = cache_gate.check(conn)
-    sync(conn, tier_dir)
+    digest = synced(conn, tier_dir).digest
     tokens = [t for t in _WORDS.findall(query.lower()) if t]
     hits: list[Hit] = []
     if tokens:
@@ -360,4 +371,12 @@ def search(conn: sqlite3.Connection, tier_dir: Path, query: str, limit: int) -> 
             {"p": pattern, "limit": limit},
         ).fetchall()
         hits = [Hit(0.0, entry_of(row, trusted)) for row in rows]
-    return hits
+    return hits, digest
+
+
+def at_listing(conn: sqlite3.Connection, digest: str) -> bool:
+    """Whether the rows are still those of the listing ``digest`` names: no sync changed a
+    row since one left them there (a sync clears the listing before it changes a row and
+    keeps the new one only once every row matches it; a new gate clears it too)."""
+    row = conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone()
+    return row is not None and row[0] == digest

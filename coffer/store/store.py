@@ -248,27 +248,9 @@ class Store:
             raise InvalidInputError("the query is empty")
         if limit < 1:
             raise InvalidInputError("--limit must be at least 1")
-        from coffer.store import index_rows, search_cache
+        from coffer.store.recall import recall
 
-        found: list[Found] = []
-        for tier in tiers:
-            if not tier.dir.is_dir():
-                continue
-            with self._cache(tier) as conn:
-                hits = search_cache.search(conn, tier.dir, query, limit)
-            seen = freshness.marked([h.entry for h in hits], tier.root)
-            found += [Found(tier, e, h.score) for e, h in zip(seen, hits, strict=True)]
-        found.sort(key=lambda f: (-f.score, f.tier.scope != "project", f.entry.name))
-        found = found[:limit]
-        for tier in tiers:  # what agents look up often comes first where they load memory
-            names = [f.entry.name for f in found if f.tier == tier]
-            # A count is a hint: a store it cannot write to, or a busy lock, loses a count.
-            with contextlib.suppress(OSError, LockTimeoutError):
-                if names:
-                    with self.lock(tier):
-                        if recalls.add(tier, names):  # MEMORY.md in the new order
-                            index_rows.regenerate(tier, self.root, self.shown)
-        return found
+        return recall(tiers, query, limit, self.root, self.shown, self.lock)
 
     # ---- writing -----------------------------------------------------------------------
 

@@ -3,12 +3,23 @@ that moves an entry, is byte for byte the one a scan renders (coffer.store.index
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
-from coffer.store import Store, cache_gate, index_file, index_rows, search_cache, settings
+from coffer.store import (
+    Store,
+    cache_gate,
+    index_file,
+    index_rows,
+    recall,
+    search_cache,
+    settings,
+    tier_listing,
+)
 from coffer.store.cache_open import connected
 from coffer.store.tier import Tier
 
@@ -181,3 +192,94 @@ def test_a_cache_of_the_old_schema_is_rebuilt(store: Store, tier: Tier) -> None:
         assert {"rank", "newest", "judged"} <= columns
         assert conn.execute("SELECT count(*) FROM files").fetchone() == (0,)
     _same(store, tier)
+
+
+def _listings(monkeypatch: pytest.MonkeyPatch) -> mock.Mock:
+    """Counts the tier directories this process lists from now on."""
+    spy = mock.Mock(wraps=tier_listing.directory_digest)
+    monkeypatch.setattr(tier_listing, "directory_digest", spy)
+    return spy
+
+
+def _full_render_kept(store: Store, tier: Tier) -> None:
+    with store.lock(tier):
+        assert not index_file.write_if_stale(tier, lambda t: store.shown(t, with_pending=True))
+
+
+def test_a_recall_holding_the_lock_renders_from_its_search_rows(
+    store: Store, tier: Tier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(30):
+        store.remember(tier, f"deploy step {i}", name=f"step-{i:02}")
+    seen = _listings(monkeypatch)
+    store.recall([tier], "deploy step 17")  # a first count: the entry moves
+    assert seen.call_args_list == [mock.call(tier.dir)]  # the search's listing only
+    assert json.loads((tier.base / "recalls.json").read_text())
+    _full_render_kept(store, tier)
+
+
+def test_a_busy_lock_is_waited_for_at_the_count_and_listed_again(
+    store: Store, tier: Tier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(30):
+        store.remember(tier, f"deploy step {i}", name=f"step-{i:02}")
+    # Busy at the search (another writer), free at the count: counted, from a new listing.
+    monkeypatch.setattr(recall, "lock_if_free", lambda held, path: False)
+    seen = _listings(monkeypatch)
+    store.recall([tier], "deploy step 17")
+    assert seen.call_args_list == [mock.call(tier.dir)] * 2
+    assert json.loads((tier.base / "recalls.json").read_text())
+    _full_render_kept(store, tier)
+
+
+def test_the_lock_is_taken_only_when_free(store: Store, tier: Tier) -> None:
+    store.remember(tier, "deploy step", name="step")
+    with contextlib.ExitStack() as held:
+        assert recall.lock_if_free(held, tier.base / ".lock")
+        with contextlib.ExitStack() as other:
+            assert not recall.lock_if_free(other, tier.base / ".lock")
+    with contextlib.ExitStack() as held:
+        assert recall.lock_if_free(held, tier.base / ".lock")  # released with the stack
+    assert not recall.lock_if_free(contextlib.ExitStack(), tier.base / "gone" / ".lock")
+
+
+def test_rows_another_sync_changed_are_listed_again(store: Store, tier: Tier) -> None:
+    for i in range(5):
+        store.remember(tier, f"rule number {i}", name=f"rule-{i}")
+    with connected(tier.base / "cache.sqlite") as conn:
+        listed = search_cache.synced(conn, tier.dir).digest
+    # An agent's file, synced by another reader before the count: the listing kept moves.
+    _entry(tier, "agent-wrote", type_="feedback")
+    with connected(tier.base / "cache.sqlite") as conn:
+        search_cache.sync(conn, tier.dir)
+        assert not search_cache.at_listing(conn, listed)
+    with store.lock(tier):
+        index_rows.regenerate(tier, store.root, store.shown, listed)
+    assert "agent-wrote" in (tier.dir / "MEMORY.md").read_text(encoding="utf-8")
+    _full_render_kept(store, tier)
+
+
+def test_a_sync_cut_short_leaves_no_listing(
+    store: Store, tier: Tier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(4):
+        _entry(tier, f"e-{i}")
+    with connected(tier.base / "cache.sqlite") as conn:
+        before = search_cache.synced(conn, tier.dir).digest
+        for i in range(4):
+            _entry(tier, f"e-{i}", desc="changed")
+        monkeypatch.setattr(search_cache, "SYNC_BATCH", 2)
+        real = search_cache._insert
+        done: list[str] = []
+
+        def cut(*args: object) -> None:
+            if len(done) == 2:
+                raise KeyboardInterrupt  # a deadline's signal, after one committed batch
+            done.append("x")
+            real(*args)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(search_cache, "_insert", cut)
+        with pytest.raises(KeyboardInterrupt):
+            search_cache.sync(conn, tier.dir)
+        assert not search_cache.at_listing(conn, before)
+        assert conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() is None
