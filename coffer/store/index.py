@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import quote
@@ -114,10 +114,14 @@ def links_to(line: str, files: Iterable[str]) -> bool:
 
 
 def preserved_lines(
-    current: str, entry_files: Iterable[str], previously_generated: Iterable[str]
+    current: str,
+    entry_files: Iterable[str] | Container[str],
+    previously_generated: Iterable[str],
 ) -> list[str]:
-    """Lines of the current ``MEMORY.md`` that no entry explains: kept verbatim."""
-    files = set(entry_files)
+    """Lines of the current ``MEMORY.md`` that no entry explains: kept verbatim.
+    ``entry_files``: the tier's files; one that cannot be listed is asked for each line's
+    (coffer.store.index_rows looks a few up rather than read 10,000 names)."""
+    files = set(entry_files) if isinstance(entry_files, Iterable) else entry_files
     generated = set(previously_generated)
     kept: list[str] = []
     for i, line in enumerate(current.splitlines()):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 
 from coffer.base import fsutil
 from coffer.base.errors import StoreError
@@ -42,7 +42,11 @@ def expected(tier: Tier, scan: TierScan) -> tuple[index.RenderedIndex, bytes | N
 
 
 def rendered(
-    tier: Tier, listed: Sequence[Entry], every_file: Iterable[str], *, ordered: bool = False
+    tier: Tier,
+    listed: Sequence[Entry],
+    every_file: Iterable[str] | Container[str],
+    *,
+    ordered: bool = False,
 ) -> tuple[index.RenderedIndex, bytes | None]:
     """The index of ``listed`` with the lines of MEMORY.md no file of ``every_file``
     explains, and what MEMORY.md holds (``ordered``: as ``index.render`` takes it)."""

@@ -16,11 +16,14 @@ it, and tests/store/test_index_rows.py compares the two byte for byte.
 
 from __future__ import annotations
 
-import bisect
+import heapq
+import itertools
+import json
+import operator
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol, overload
+from typing import Protocol, overload
 
 from coffer.store import cache_gate, freshness, index, index_file, recalls, search_cache, settings
 from coffer.store.cache_open import connected
@@ -30,15 +33,33 @@ from coffer.store.tier import Tier
 
 # In the order agents load them but for staleness and recall counts, which only a few rows
 # have: the cache keeps each row's type rank and newest-first date (search_cache._insert),
-# and its index files_order hands the rows over without a sort.
-_KEYS_SQL = (
-    "SELECT id, filename, name, withheld = '[]', judged, rank FROM files"
-    " WHERE error IS NULL ORDER BY rank, newest, name, filename"
+# and its index files_order hands the listed rows over in that order, one at a time, as the
+# render takes them: it stops at the caps, so at 10,000 entries most rows are never read.
+_ORDER_SQL = (
+    "SELECT id, rank, newest, name, filename FROM files"
+    " WHERE error IS NULL AND withheld = '[]' ORDER BY rank, newest, name, filename"
+)
+# How many rows there are to list, and whether any row has no verdict (index_file.expected
+# lists the rows the gate does not withhold; a row without a verdict cannot say).
+_TALLY_SQL = (
+    "SELECT count(*) - count(withheld), total(withheld = '[]') FROM files WHERE error IS NULL"
+)
+# The rows whose place depends on more than the columns: dated (their staleness) and
+# recalled (their count), found by a walk of the index, not a fetch of every row.
+_KEY = "id, rank, newest, name, filename, withheld = '[]'"
+_DATED_SQL = f"SELECT {_KEY} FROM files WHERE error IS NULL AND judged"  # noqa: S608
+_NAMED_SQL = (
+    f"SELECT {_KEY} FROM files WHERE error IS NULL"  # noqa: S608
+    " AND name IN (SELECT value FROM json_each(?))"
 )
 _ROW_SQL = (
     "SELECT filename, name, description, metadata, body, secrets, withheld FROM files WHERE id = ?"
 )
-_Key = tuple[int, bool, int, bytes, str]  # index.priority's, with the date as bytes
+# index.priority's, with the date as bytes and the file last: 0 and its name for a row (the
+# cache's order on a full tie, as the scan's sort keeps it), 1 for an unreadable file's line
+# (sorted() puts it after the rows it ties with).
+_Key = tuple[int, bool, int, bytes, str, int, str]
+_Row = tuple[int, int, bytes, str, str, int]  # as _KEY reads it
 
 
 class Shown(Protocol):
@@ -53,17 +74,20 @@ class _Listed(Sequence[Entry]):
     def __init__(
         self,
         conn: sqlite3.Connection,
-        order: list[int | Entry],
+        order: Iterator[int | Entry],
+        size: int,
         judged: dict[int, Entry],
         counts: dict[str, int],
     ) -> None:
         self.conn = conn
-        self.order = order  # row ids, or an unreadable file's entry
+        self.order = order  # row ids, or an unreadable file's entry, read as asked for
+        self.read: list[int | Entry] = []
+        self.size = size
         self.judged = judged  # the rows with an anchor or a review date, as a scan marks them
         self.counts = counts
 
     def __len__(self) -> int:
-        return len(self.order)
+        return self.size
 
     @overload
     def __getitem__(self, i: int) -> Entry: ...
@@ -72,10 +96,12 @@ class _Listed(Sequence[Entry]):
     def __getitem__(self, i: int | slice) -> Entry | Sequence[Entry]:
         if isinstance(i, slice):
             return [self[n] for n in range(*i.indices(len(self)))]
-        return self._built(self.order[i])
+        n = range(self.size)[i]  # an IndexError as a list's
+        self.read += itertools.islice(self.order, n + 1 - len(self.read))
+        return self._built(self.read[n])
 
     def __iter__(self) -> Iterator[Entry]:
-        return (self._built(row) for row in self.order)
+        return (self[n] for n in range(self.size))
 
     def _built(self, row: int | Entry) -> Entry:
         if isinstance(row, Entry):
@@ -83,6 +109,24 @@ class _Listed(Sequence[Entry]):
         entry = self.judged.get(row) or _row(self.conn, row)
         seen = self.counts.get(entry.name)
         return entry._replace(recalled=seen) if seen else entry
+
+
+class _Files(Container[str]):
+    """The tier's file names, looked up one at a time: MEMORY.md's lines ask for a few
+    hundred, not 10,000 (index.preserved_lines). Less the stale rows left to recall."""
+
+    def __init__(self, conn: sqlite3.Connection, left_out: set[int]) -> None:
+        self.conn = conn
+        self.left_out = left_out
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            row = self.conn.execute("SELECT id FROM files WHERE filename = ?", (name,)).fetchone()
+        except UnicodeEncodeError:  # SQLite cannot bind it; no row's file holds it
+            return False
+        return row is not None and row[0] not in self.left_out
 
 
 def regenerate(tier: Tier, store_root: Path, shown: Shown, listed: str | None = None) -> bool:
@@ -118,48 +162,66 @@ def expected(
 ) -> index_file.Expected | None:
     """What MEMORY.md should hold and what it holds, from rows the caller synced; None
     when the rows cannot say (verdicts of another gate, or a row without one)."""
-    rows = conn.execute(_KEYS_SQL).fetchall() if trusted else []
-    if not trusted or any(r[3] is None for r in rows):
+    if not trusted:
+        return None
+    conn.execute("BEGIN")  # one snapshot of the rows: another reader may sync meanwhile
+    try:
+        return _expected(conn, tier, store_root)
+    finally:
+        conn.execute("COMMIT")
+
+
+def _expected(conn: sqlite3.Connection, tier: Tier, store_root: Path) -> index_file.Expected | None:
+    unjudged, listed = conn.execute(_TALLY_SQL).fetchone()
+    if unjudged:
         return None
     counts = recalls.counts(tier)
-    judged: dict[int, Entry] = {}
-    if dated := [r[0] for r in rows if r[4]]:  # judged as a scan judges them
-        marked = freshness.marked([_row(conn, i) for i in dated], tier.root)
-        judged = dict(zip(dated, marked, strict=True))
+    rows = {r[0]: r for r in conn.execute(_DATED_SQL)}  # judged as a scan judges them
+    marked = freshness.marked([_row(conn, i) for i in rows], tier.root)
+    judged = dict(zip(rows, marked, strict=True))
     stale = {i for i, e in judged.items() if e.stale}
+    left_out: set[int] = set()
     if stale and tier.key in settings.load(store_root).stale_recall:
-        rows = [r for r in rows if r[0] not in stale]  # left to recall (docs/adr/0053)
-    listed = [r for r in rows if r[3]]  # not one the gate withholds (index_file.expected)
-    if stale or counts:
-        # Stable: rows that tie keep the query's order, the rest of index.priority and
-        # then the file name (the scan's order, which sorted() keeps on a full tie).
-        listed.sort(key=lambda r: (r[5], r[0] in stale, -counts.get(r[2], 0).bit_length()))
-
-    def key(r: Any) -> _Key:  # a few rows' only: the rows are in this order already
-        newest = conn.execute("SELECT newest FROM files WHERE id = ?", (r[0],)).fetchone()[0]
-        return (r[5], r[0] in stale, -counts.get(r[2], 0).bit_length(), newest, r[2])
-
-    problems = [
-        UnusableFile(f, e)
-        for f, e in conn.execute(
-            "SELECT filename, error FROM files WHERE error IS NOT NULL ORDER BY filename"
-        )
-    ]
-    # An unreadable file's line goes after the rows it ties with, as sorted() puts it.
-    order: list[int | Entry] = []
-    start = 0
+        left_out = stale  # left to recall (docs/adr/0053)
+    if counts:
+        rows.update((r[0], r) for r in conn.execute(_NAMED_SQL, (json.dumps(list(counts)),)))
+    # The rows out of the columns' order: stale ones after the fresh of their type, often
+    # recalled ones before the rest (in doublings), as index.priority orders them.
+    moved = {
+        i: (r[1], i in stale, -counts.get(r[3], 0).bit_length(), r[2], r[3], 0, r[4])
+        for i, r in rows.items()
+        if r[5] and i not in left_out and (i in stale or counts.get(r[3], 0) > 0)
+    }
+    problems = conn.execute(
+        "SELECT filename, error FROM files WHERE error IS NOT NULL ORDER BY filename"
+    )
     lines = [
-        ((index.type_rank(e), False, 0, index.newest_first(e), e.name), e)
-        for e in index_file.placeholders(problems)
+        ((index.type_rank(e), False, 0, index.newest_first(e), e.name, 1, e.filename), e)
+        for e in index_file.placeholders(UnusableFile(f, e) for f, e in problems)
     ]
-    for line_key, line in sorted(lines, key=lambda item: item[0]):
-        at = bisect.bisect_right(listed, line_key, lo=start, key=key)
-        order += [r[0] for r in listed[start:at]]
-        order.append(line)
-        start = at
-    order += [r[0] for r in listed[start:]]
-    files = [r[1] for r in rows] + [p.filename for p in problems]
-    return index_file.rendered(tier, _Listed(conn, order, judged, counts), files, ordered=True)
+    rest = conn.execute(_ORDER_SQL)
+    try:
+        order = heapq.merge(
+            _rest(rest, moved.keys() | left_out),
+            sorted((k, i) for i, k in moved.items()),
+            sorted(lines, key=_first),
+            key=_first,
+        )
+        size = int(listed) - len([i for i in left_out if rows[i][5]]) + len(lines)
+        shown = _Listed(conn, (at for _, at in order), size, judged, counts)
+        return index_file.rendered(tier, shown, _Files(conn, left_out), ordered=True)
+    finally:
+        rest.close()  # the render stops at the caps: the rows after them are never read
+
+
+_first = operator.itemgetter(0)
+
+
+def _rest(rows: sqlite3.Cursor, moved: Container[int]) -> Iterator[tuple[_Key, int | Entry]]:
+    """The listed rows in the columns' order, less those placed elsewhere (``moved``)."""
+    for i, rank, newest, name, filename in rows:
+        if i not in moved:
+            yield (rank, False, 0, newest, name, 0, filename), i
 
 
 def _row(conn: sqlite3.Connection, rowid: int) -> Entry:

@@ -283,3 +283,35 @@ def test_a_sync_cut_short_leaves_no_listing(
             search_cache.sync(conn, tier.dir)
         assert not search_cache.at_listing(conn, before)
         assert conn.execute("SELECT value FROM state WHERE key = 'listing'").fetchone() is None
+
+
+@pytest.mark.parametrize("left_to_recall", [False, True])
+def test_moved_rows_past_the_caps_and_lines_naming_them(
+    store: Store, tier: Tier, left_to_recall: bool
+) -> None:
+    # Rows the columns order far down (old, of the last type), moved up by a count or down
+    # by staleness, across the caps; hand lines naming a stale file, a gone one, odd text.
+    for i in range(230):
+        _entry(tier, f"e-{i:03}", type_=("user", "reference", "other")[i % 3],
+               updated=f"2026-02-{1 + i % 28:02}T00:00:00+00:00")  # fmt: skip
+    for name in ("e-002", "e-005", "e-100"):
+        _write(tier, f"{name}.md", f"name: {name}\nmetadata:\n  review_after: '2020-01-01'\n")
+    _write(tier, "leak-due.md", f"name: leak-due\ndescription: {GHP}\nmetadata:\n"
+           "  review_after: '2020-01-01'\n")  # fmt: skip
+    _write(tier, "leak-used.md", f"name: leak-used\ndescription: {GHP}\n")
+    for name in ("x", "e-229"):  # placeholders of the last type, tying with moved rows
+        (tier.dir / f"{name}.md").write_text("---\nname: [x\n---\n", encoding="utf-8")
+    _write(tier, "e-229b.md", "name: e-229\nmetadata:\n  review_after: '2020-01-01'\n")
+    _write(tier, "e-229c.md", "name: e-229\n")
+    counts = {"e-002": 40, "e-227": 3, "e-226": 1, "leak-used": 8, "e-229": 2, "e-100": 2}
+    (tier.base / "recalls.json").write_text(json.dumps(counts))
+    (tier.dir / "MEMORY.md").write_text(
+        "# Memory\n\n- [e-005](e-005.md) — by hand\n- [gone](gone.md)\n"
+        "- [odd](ü.md)\n- [e-228](./e-228.md)\n",
+        encoding="utf-8",
+    )
+    if left_to_recall:
+        settings.choose(store.root, "stale_recall", tier.key, True)
+    text = _same(store, tier)
+    assert "more entries not listed here" in text
+    assert ("e-005.md) — by hand" in text) is left_to_recall
