@@ -16,12 +16,15 @@ import contextlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coffer.base.errors import LockTimeoutError
-from coffer.store import freshness, index_rows, locking, recalls, search_cache
+from coffer.store import freshness, locking, recalls, search_cache
 from coffer.store.cache_open import connected
 from coffer.store.tier import Found, Tier
+
+if TYPE_CHECKING:
+    from coffer.store.index_rows import Shown
 
 Lock = Callable[[Tier], AbstractContextManager[None]]  # the store's lock of a tier
 
@@ -31,7 +34,7 @@ def recall(
     query: str,
     limit: int,
     store_root: Path,
-    shown: index_rows.Shown,
+    shown: Shown,
     lock: Lock,
 ) -> list[Found]:
     """The ``limit`` best entries of ``tiers`` for ``query``, each counted. The rest is
@@ -61,11 +64,13 @@ def recall(
 
 
 def _count(
-    tier: Tier, found: Sequence[Found], listed: str | None, root: Path, shown: index_rows.Shown
+    tier: Tier, found: Sequence[Found], listed: str | None, root: Path, shown: Shown
 ) -> None:
     # What agents look up often comes first where they load memory.
     names = [f.entry.name for f in found if f.tier == tier]
     if names and recalls.add(tier, names):  # MEMORY.md in the new order
+        from coffer.store import index_rows  # most recalls move no entry
+
         index_rows.regenerate(tier, root, shown, listed)
 
 
