@@ -79,14 +79,26 @@ def test_the_lazy_names_are_the_modules_own() -> None:
     # The two faces that load names on first use (PEP 562) hand out the same objects.
     import coffer.projection.journal as journal
     import coffer.store as store
-    from coffer.projection.journal import records
+    from coffer.projection.journal import agent_records, records
     from coffer.store import drafts, health
 
     assert store.Finding is health.Finding
     assert (store.RememberOptions, store.Revision) == (drafts.RememberOptions, drafts.Revision)
-    lazy = set(records.__all__) - {"Json"}  # the face names the records, not their JSON type
-    assert lazy <= set(journal.__all__)
-    assert all(getattr(journal, name) is getattr(records, name) for name in lazy)
+    for module in (records, agent_records):
+        # the face names the records, not their JSON type or the kinds' table
+        lazy = set(module.__all__) - {"Json", "BY_KIND"}
+        assert lazy <= set(journal.__all__)
+        assert all(getattr(journal, name) is getattr(module, name) for name in lazy)
     for face in (store, journal):
         with pytest.raises(AttributeError):
             face.Nothing  # noqa: B018
+
+
+def test_a_write_refreshes_its_block_without_the_agent_records(repo: Path) -> None:
+    # The refresh after `remember` reads the block's record and git's lines, not the link
+    # or setup records: those kinds' dataclasses are not built (docs/adr/0049).
+    agent_records = "coffer.projection.journal.agent_records"
+    argv = ["remember", "Releases are tagged from main.", "--name", "tags"]
+    code, found = imported_after(argv, repo, (RECORDS, agent_records))
+    assert code == 0 and found == [RECORDS]
+    assert "tags" in coffer("list", cwd=repo).stdout

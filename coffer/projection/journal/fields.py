@@ -1,8 +1,10 @@
-"""The JSON side of the journal's records: which objects are undoable (:func:`validate`)
-and how a record's typed fields go to and from the JSON it is stored as (:class:`JsonObject`).
+"""The JSON side of the journal's records: which objects are undoable (:func:`validate`),
+how a record's typed fields go to and from the JSON it is stored as (:class:`JsonObject`),
+and the fields every record holds (:class:`JournalRecord`).
 
-The records themselves (one frozen dataclass per kind, over :class:`JournalRecord`'s common
-fields) are in coffer/projection/journal/records.py (docs/adr/0024).
+The records of each kind (one frozen dataclass per kind, over :class:`JournalRecord`) are in
+coffer/projection/journal/records.py and agent_records.py (docs/adr/0024), which both build
+on this module and not on each other.
 """
 
 from __future__ import annotations
@@ -112,6 +114,19 @@ class JsonObject:
         """This object with ``changes``, each one now present in the file (so a change back
         to a default value is written, as :func:`dataclasses.replace` alone would not)."""
         return dataclasses.replace(self, absent=self.absent - set(changes), **changes)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalRecord(JsonObject):
+    """What every record holds: the path it describes (under ``key``, which names it in the
+    journal), its kind, and the tier, project and adapters it serves."""
+
+    key: str
+    path: str
+    kind: str = ""
+    tier: str | None = None
+    project_id: str | None = None
+    adapters: tuple[str, ...] = ()
 
 
 def _names(cls: type[JsonObject]) -> tuple[str, ...]:
