@@ -19,6 +19,7 @@ import pytest
 from tests.helpers import coffer, imported_after, make_repo
 
 RECORDS = "coffer.projection.journal.records"
+FIELDS = "coffer.projection.journal.fields"
 HEALTH = "coffer.store.health"
 DRAFTS = "coffer.store.drafts"
 
@@ -39,6 +40,13 @@ def repo(tmp_path: Path, fake_home: Path) -> Path:
 def test_explain_and_doctor_build_no_journal_record(repo: Path, argv: list[str]) -> None:
     code, found = imported_after(argv, repo, (RECORDS,))
     assert code in (0, 1) and found == [], argv
+
+
+def test_doctor_checks_the_records_without_dataclasses(repo: Path) -> None:
+    # It reads every record file and checks it can be undone (journal.undoable), on the
+    # JSON: no record is typed, so neither the records nor ``dataclasses`` load.
+    code, found = imported_after(["doctor"], repo, ("dataclasses", RECORDS, FIELDS))
+    assert code in (0, 1) and found == []
 
 
 def test_the_audit_parses_the_records_it_reads(repo: Path) -> None:

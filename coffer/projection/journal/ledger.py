@@ -159,8 +159,9 @@ class Journal:
         except ValueError:
             return _damage(file, data, "not valid JSON; truncated or overwritten")
         # Here and in the parsing below, not at the top: a command that opens the journal
-        # without reading a record (explain, doctor) never builds the records' dataclasses.
-        from coffer.projection.journal.fields import validate
+        # without reading a record (explain) never loads them; one that checks the records
+        # without parsing them (doctor) never builds the records' dataclasses.
+        from coffer.projection.journal.undoable import validate
 
         reason = validate(record)
         if reason is not None:

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from coffer.projection.journal.fields import JournalRecord, Json, JsonObject, validate
+from coffer.projection.journal.fields import JournalRecord, Json, JsonObject
+from coffer.projection.journal.undoable import validate
 
 __all__ = [
     "BlockRecord",
