@@ -67,10 +67,10 @@ def write_tier(project: Path | None, scope_value: str | None) -> Tier:
 
 
 def say_saved(saved: Saved, refreshed: Refreshed, as_json: bool) -> None:
-    from coffer.store.views import tier_json
-
     path = saved.tier.dir / saved.entry.filename
     if as_json:
+        from coffer.store.views import tier_json  # the JSON answer only
+
         emit_json(
             {
                 "action": saved.action,

@@ -31,6 +31,8 @@ from coffer.store import projects, settings
 if TYPE_CHECKING:
     from coffer.projection.status import AdapterStatus, Scans
     from coffer.store import Entry, Here, ProjectInfo, Store, Tier
+    from coffer.store.agent_writes import Stamped
+    from coffer.store.search_cache import TierScan
 
 __all__ = ["BlockPlan", "Engine", "HandoffSource", "block_title"]
 
@@ -166,6 +168,7 @@ class Engine(AgentSet):
             return run.tiers.get(tier) is not None or run.dry_run
 
         incoming: dict[str, list[Entry]] = {k: [] for k in run.tiers}
+        read: dict[str, TierScan | None] = {}  # a stamp's scan, when it stamped nothing
         if run.dry_run:
             run = run._replace(incoming=incoming)
         for unit in targets.links:
@@ -177,12 +180,12 @@ class Engine(AgentSet):
             for key, tier in run.tiers.items():
                 if tier is not None:
                     with self.step():
-                        _stamp_agents(self.store, tier, key, targets)
+                        _, read[key] = _stamp_agents(self.store, tier, key, targets)
                         self.store.regenerate_index(tier)
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut),
         # after the stamps: an agent's entry held as pending stays out of the blocks. Kept
         # for the no-op stamp (fastpath.record), which signs what the tiers were read as.
-        scans = {k: self.store.scan(t) for k, t in run.tiers.items() if t is not None}
+        scans = {k: read.get(k) or self.store.scan(t) for k, t in run.tiers.items() if t}
         self.scanned[run.ctx.project] = [
             (t, scans[k].entries) for k, t in run.tiers.items() if t is not None
         ]
@@ -246,11 +249,12 @@ class Engine(AgentSet):
         ctx = self.context(root if scope == "project" else None)
         targets = self.targets(ctx, report, self.enabled(ctx, report))
         # An agent's file stamped since the caller's write changes what the index shows.
-        if _stamp_agents(self.store, tier, scope, targets) or not indexed:
+        stamped, found = _stamp_agents(self.store, tier, scope, targets)
+        if stamped or not indexed:
             self.store.regenerate_index(tier)
         if root is not None and scope == "project":
             _all_twins(targets, root)
-        run = run_of(self, ctx, {scope: tier}, {scope: self.block_entries(tier)})
+        run = run_of(self, ctx, {scope: tier}, {scope: self.block_entries(tier, found)})
 
         from coffer.projection.blocks import waiting
 
@@ -385,9 +389,9 @@ def _twins(targets: Targets, root: Path, worktree: Path) -> None:
         targets.blocks[twin] += [(n, t._replace(path=twin)) for n, t in readers]
 
 
-def _stamp_agents(store: Store, tier: Tier, key: str, targets: Targets) -> list[str]:
+def _stamp_agents(store: Store, tier: Tier, key: str, targets: Targets) -> Stamped:
     """Give what an agent wrote into its linked folder (this tier) its provenance: the
-    adapters whose link points here name the writer (docs/adr/0051). The files stamped."""
+    adapters whose link points here name the writer (docs/adr/0051). As stamp_linked."""
     from coffer.projection.symlink.state import points_to
     from coffer.store import agent_writes
 

@@ -22,8 +22,12 @@ from coffer.store.provenance import STATE, changed, created, digest, machine, me
 
 if TYPE_CHECKING:
     from coffer.store.entry import Entry
+    from coffer.store.search_cache import TierScan
     from coffer.store.store import Store
     from coffer.store.tier import Tier
+
+    # The files stamped, and the scan read when none was (the tier as it is now).
+    Stamped = tuple[list[str], TierScan | None]
 
 
 def _load(base: Path) -> dict[str, str] | None:
@@ -115,23 +119,25 @@ def sweep(
     return done
 
 
-def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> list[str]:
+def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> Stamped:
     """Stamp what ``agents`` (the adapters whose linked folder is ``tier``) wrote there
     since coffer last looked: at every `coffer project` (the session-start hook) and every
-    refresh of `coffer watch`."""
+    refresh of `coffer watch`. Returns the files stamped and, when it stamped none, the
+    tier's scan it read: the tier as it is, which the caller's blocks need not read again
+    (each read lists and stats every file)."""
     if not agents or not tier.dir.is_dir():
-        return []
+        return [], None
     from coffer.store.projects import now_iso
 
     with store.lock(tier):
         kept = store.kept(tier)  # the agent's change keeps the version it replaced
-        entries = store.scan(tier).entries
+        found = store.scan(tier)
         hold = pending.held(store.root, tier)
         here = machine(store.root)
-        done = sweep(tier, entries, agents, where=here, now=now_iso(), hold=hold)
+        done = sweep(tier, found.entries, agents, where=here, now=now_iso(), hold=hold)
         for filename in done:
             kept.wrote(filename, replaced=False)
-        return done
+        return done, None if done else found
 
 
 def known(base: Path, entries: Sequence[Entry]) -> None:

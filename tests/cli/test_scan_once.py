@@ -34,6 +34,19 @@ def repo(tmp_path: Path, fake_home: Path) -> Path:
     return r
 
 
+def counted_scans(monkeypatch: pytest.MonkeyPatch) -> Counter[Path]:
+    """How often each tier directory is scanned from now on (counted at ``Store.scan``)."""
+    scanned: Counter[Path] = Counter()
+    real = Store.scan
+
+    def counted(self: Store, tier: Tier) -> TierScan:
+        scanned[tier.dir] += 1
+        return real(self, tier)
+
+    monkeypatch.setattr(Store, "scan", counted)
+    return scanned
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -50,14 +63,7 @@ def test_a_read_only_command_scans_each_tier_once(
 ) -> None:
     from coffer.main import main
 
-    scanned: Counter[Path] = Counter()
-    real = Store.scan
-
-    def counted(self: Store, tier: Tier) -> TierScan:
-        scanned[tier.dir] += 1
-        return real(self, tier)
-
-    monkeypatch.setattr(Store, "scan", counted)
+    scanned = counted_scans(monkeypatch)
     monkeypatch.chdir(repo)
     with pytest.raises(SystemExit) as done:
         main(argv)
@@ -66,3 +72,20 @@ def test_a_read_only_command_scans_each_tier_once(
     # `adapter list` and 8 for `doctor`).
     assert len(scanned) == 2
     assert set(scanned.values()) == {1}, scanned
+
+
+def test_remember_reads_its_tier_once_per_step(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before the write (what the entry joins), after it (MEMORY.md) and in the refresh,
+    # where the agents' stamp reads it under the tier's lock and the blocks take that read
+    # when it stamped nothing (it was 4 scans: the blocks read the tier again).
+    from coffer.main import main
+
+    scanned = counted_scans(monkeypatch)
+    monkeypatch.chdir(repo)
+    with pytest.raises(SystemExit) as done:
+        main(["remember", "Releases are tagged from main."])
+    out = capsys.readouterr().out
+    assert done.value.code in (0, None) and "updated" in out, out
+    assert list(scanned.values()) == [3], scanned

@@ -21,16 +21,18 @@ import pytest
 
 from coffer.projection import kinds
 from coffer.projection.journal import Journal
+from coffer.projection.journal.agent_records import (
+    LinkRecord,
+    NativeRecord,
+    ServiceRecord,
+    SetupRecord,
+)
 from coffer.projection.journal.records import (
     BlockRecord,
     GitRecord,
     GitState,
     JournalRecord,
-    LinkRecord,
-    NativeRecord,
     OtherRecord,
-    ServiceRecord,
-    SetupRecord,
     TeamRecord,
     parse,
     validate,

@@ -19,6 +19,7 @@ import pytest
 from tests.helpers import coffer, imported_after, make_repo
 
 RECORDS = "coffer.projection.journal.records"
+FIELDS = "coffer.projection.journal.fields"
 HEALTH = "coffer.store.health"
 DRAFTS = "coffer.store.drafts"
 
@@ -39,6 +40,13 @@ def repo(tmp_path: Path, fake_home: Path) -> Path:
 def test_explain_and_doctor_build_no_journal_record(repo: Path, argv: list[str]) -> None:
     code, found = imported_after(argv, repo, (RECORDS,))
     assert code in (0, 1) and found == [], argv
+
+
+def test_doctor_checks_the_records_without_dataclasses(repo: Path) -> None:
+    # It reads every record file and checks it can be undone (journal.undoable), on the
+    # JSON: no record is typed, so neither the records nor ``dataclasses`` load.
+    code, found = imported_after(["doctor"], repo, ("dataclasses", RECORDS, FIELDS))
+    assert code in (0, 1) and found == []
 
 
 def test_the_audit_parses_the_records_it_reads(repo: Path) -> None:
@@ -79,14 +87,26 @@ def test_the_lazy_names_are_the_modules_own() -> None:
     # The two faces that load names on first use (PEP 562) hand out the same objects.
     import coffer.projection.journal as journal
     import coffer.store as store
-    from coffer.projection.journal import records
+    from coffer.projection.journal import agent_records, records
     from coffer.store import drafts, health
 
     assert store.Finding is health.Finding
     assert (store.RememberOptions, store.Revision) == (drafts.RememberOptions, drafts.Revision)
-    lazy = set(records.__all__) - {"Json"}  # the face names the records, not their JSON type
-    assert lazy <= set(journal.__all__)
-    assert all(getattr(journal, name) is getattr(records, name) for name in lazy)
+    for module in (records, agent_records):
+        # the face names the records, not their JSON type or the kinds' table
+        lazy = set(module.__all__) - {"Json", "BY_KIND"}
+        assert lazy <= set(journal.__all__)
+        assert all(getattr(journal, name) is getattr(module, name) for name in lazy)
     for face in (store, journal):
         with pytest.raises(AttributeError):
             face.Nothing  # noqa: B018
+
+
+def test_a_write_refreshes_its_block_without_the_agent_records(repo: Path) -> None:
+    # The refresh after `remember` reads the block's record and git's lines, not the link
+    # or setup records: those kinds' dataclasses are not built (docs/adr/0049).
+    agent_records = "coffer.projection.journal.agent_records"
+    argv = ["remember", "Releases are tagged from main.", "--name", "tags"]
+    code, found = imported_after(argv, repo, (RECORDS, agent_records))
+    assert code == 0 and found == [RECORDS]
+    assert "tags" in coffer("list", cwd=repo).stdout

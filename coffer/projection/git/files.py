@@ -8,7 +8,6 @@ is given back byte for byte (docs/adr/0015-blocks-out-of-git.md).
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -269,6 +268,8 @@ def add_filter(journal: Journal, repo: Repo, user: str) -> Edit:
     # the file instead of storing it uncleaned, block and all. A required filter needs a
     # smudge command too; it puts the block back when git writes the file, and when the
     # command cannot start at all, `cat` writes the file as stored: a checkout never fails.
+    import shlex  # as filter_command: only where the filter is set
+
     blocks = shlex.quote(str(smudge_dir(journal)))
     wanted = {
         f"filter.{FILTER}.clean": command,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -130,6 +129,8 @@ def _locate_with_git(path: Path) -> Repo | None:
 def filter_command() -> str:
     """The clean command: this interpreter by absolute path, so git runs it without coffer's
     environment on PATH; -I keeps the repository's own files off the import path."""
+    import shlex  # only where the filter is set or checked: most blocks are excluded
+
     return f"{shlex.quote(sys.executable)} -I -m coffer.gitfilter"
 
 

@@ -35,23 +35,31 @@ __all__ = [
 # journal, never parse a record) do not pay (docs/adr/0049). mypy reads the imports
 # themselves, so a misspelled name is still an error there.
 if TYPE_CHECKING:
+    from coffer.projection.journal.agent_records import (
+        LinkRecord,
+        NativeRecord,
+        ServiceRecord,
+        SetupRecord,
+    )
     from coffer.projection.journal.records import (
         BlockRecord,
         GitRecord,
         GitState,
         JournalRecord,
-        LinkRecord,
-        NativeRecord,
         OtherRecord,
-        ServiceRecord,
-        SetupRecord,
         TeamRecord,
         parse,
         validate,
     )
 else:
+    # coffer.projection.journal.agent_records; the other names are records'.
+    _AGENT_RECORDS = frozenset({"LinkRecord", "NativeRecord", "ServiceRecord", "SetupRecord"})
 
     def __getattr__(name: str) -> object:
+        if name in _AGENT_RECORDS:
+            from coffer.projection.journal import agent_records
+
+            return getattr(agent_records, name)
         if name in __all__:
             from coffer.projection.journal import records
 

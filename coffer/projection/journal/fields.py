@@ -1,8 +1,10 @@
-"""The JSON side of the journal's records: which objects are undoable (:func:`validate`)
-and how a record's typed fields go to and from the JSON it is stored as (:class:`JsonObject`).
+"""The JSON side of the journal's records: how a record's typed fields go to and from the
+JSON it is stored as (:class:`JsonObject`), and the fields every record holds
+(:class:`JournalRecord`). Which objects are undoable is coffer.projection.journal.undoable.
 
-The records themselves (one frozen dataclass per kind, over :class:`JournalRecord`'s common
-fields) are in coffer/projection/journal/records.py (docs/adr/0024).
+The records of each kind (one frozen dataclass per kind, over :class:`JournalRecord`) are in
+coffer/projection/journal/records.py and agent_records.py (docs/adr/0024), which both build
+on this module and not on each other.
 """
 
 from __future__ import annotations
@@ -13,53 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 Json = dict[str, Any]
-
-# What each kind of record needs for its undo: (field, accepted types). A record without
-# them cannot be undone as written, and coffer never fills a pre-image in by guessing.
-_COMMON: tuple[tuple[str, tuple[type, ...]], ...] = (
-    ("key", (str,)),
-    ("path", (str,)),
-    ("kind", (str,)),
-)
-_ADAPTERS = ("adapters", (list,))
-_BY_KIND: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
-    "block": (_ADAPTERS, ("before_sha256", (str, type(None)))),
-    "team": (_ADAPTERS, ("before_sha256", (str, type(None)))),
-    "symlink": (_ADAPTERS, ("link_target", (str,)), ("before", (str,))),
-    "native": (_ADAPTERS, ("previous", (dict,))),
-    "setup": (_ADAPTERS, ("edits", (list,)), ("before_sha256", (str, type(None)))),
-    "service": (_ADAPTERS,),
-    "git-lines": (("users", (dict,)), ("before_sha256", (str, type(None)))),
-    "git-config": (("users", (dict,)), ("before_sha256", (str, type(None)))),
-}
-_OPTIONAL: tuple[tuple[str, tuple[type, ...]], ...] = (
-    ("adapters", (list,)),
-    ("created_file", (bool,)),
-    ("created_dirs", (list,)),
-    ("after_sha256", (str, type(None))),
-    ("tier", (str, type(None))),
-    ("project_id", (str, type(None))),
-)
-
-
-def validate(record: object) -> str | None:
-    """Why ``record`` cannot be undone as written, or None when it can."""
-    if not isinstance(record, dict):
-        return "not a JSON object"
-    kind = record.get("kind")
-    fields = _COMMON + _BY_KIND.get(kind if isinstance(kind, str) else "", ())
-    for name, types in fields:
-        if name not in record:
-            return f"the field {name!r} is missing"
-        if not isinstance(record[name], types):
-            return f"the field {name!r} has the wrong type"
-    for name, types in _OPTIONAL:
-        if name in record and not isinstance(record[name], types):
-            return f"the field {name!r} has the wrong type"
-    if not all(isinstance(a, str) for a in record.get("adapters", [])):
-        return "the field 'adapters' has the wrong type"
-    return None
-
 
 _NOT_JSON = ("absent", "extra")
 
@@ -112,6 +67,19 @@ class JsonObject:
         """This object with ``changes``, each one now present in the file (so a change back
         to a default value is written, as :func:`dataclasses.replace` alone would not)."""
         return dataclasses.replace(self, absent=self.absent - set(changes), **changes)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalRecord(JsonObject):
+    """What every record holds: the path it describes (under ``key``, which names it in the
+    journal), its kind, and the tier, project and adapters it serves."""
+
+    key: str
+    path: str
+    kind: str = ""
+    tier: str | None = None
+    project_id: str | None = None
+    adapters: tuple[str, ...] = ()
 
 
 def _names(cls: type[JsonObject]) -> tuple[str, ...]:

@@ -27,10 +27,11 @@ if TYPE_CHECKING:
 Record = dict[str, Any]
 
 
-# What a damaged record still says of itself.
-_PATH_RE = re.compile(r'"path":\s*"((?:[^"\\]|\\.)*)"')
-_KIND_RE = re.compile(r'"kind":\s*"([a-z_]+)"')
-_KEY_RE = re.compile(r'"key":\s*"((?:[^"\\]|\\.)*)"')
+# What a damaged record still says of itself; compiled (and cached by re) only when a
+# record is damaged: every command that opens the journal imports this module.
+_PATH = r'"path":\s*"((?:[^"\\]|\\.)*)"'
+_KIND = r'"kind":\s*"([a-z_]+)"'
+_KEY = r'"key":\s*"((?:[^"\\]|\\.)*)"'
 _KEYED = ("native", "setup", "service")  # kinds whose key is "<kind>:<name>:<path>"
 
 
@@ -100,9 +101,9 @@ def _damage(file: Path, data: bytes | None, reason: str) -> Damage:
             tuple(a for a in adapters if isinstance(a, str)) if isinstance(adapters, list) else ()
         )
         return Damage(file, reason, get("path"), get("kind"), names, get("tier"), get("project_id"))
-    path = _legible(_PATH_RE, text)
-    key = _legible(_KEY_RE, text)
-    found = _KIND_RE.search(text)
+    path = _legible(re.compile(_PATH), text)
+    key = _legible(re.compile(_KEY), text)
+    found = re.search(_KIND, text)
     kind = found.group(1) if found else None
     if key is not None:
         # A truncated record may still hold its key, which names the path.
@@ -159,8 +160,9 @@ class Journal:
         except ValueError:
             return _damage(file, data, "not valid JSON; truncated or overwritten")
         # Here and in the parsing below, not at the top: a command that opens the journal
-        # without reading a record (explain, doctor) never builds the records' dataclasses.
-        from coffer.projection.journal.fields import validate
+        # without reading a record (explain) never loads them; one that checks the records
+        # without parsing them (doctor) never builds the records' dataclasses.
+        from coffer.projection.journal.undoable import validate
 
         reason = validate(record)
         if reason is not None:

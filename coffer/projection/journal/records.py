@@ -6,7 +6,9 @@ attributes, never string keys. :meth:`JsonObject.to_json` gives back the same JS
 record was read from: a key an older coffer did not write stays absent while its value is
 the default, and keys this coffer does not know are kept as they were (docs/adr/0024).
 Each record is a frozen dataclass: :class:`JournalRecord` holds what every kind holds, and
-each kind adds only its own fields (and the default of ``kind``).
+each kind adds only its own fields (and the default of ``kind``). The records of blocks and
+of git's files are here; those of agents' own places and of `coffer setup` are in
+coffer/projection/journal/agent_records.py.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from coffer.projection.journal.fields import Json, JsonObject, validate
+from coffer.projection.journal.fields import JournalRecord, Json, JsonObject
+from coffer.projection.journal.undoable import validate
 
 __all__ = [
     "BlockRecord",
@@ -23,28 +26,11 @@ __all__ = [
     "GitState",
     "JournalRecord",
     "Json",
-    "LinkRecord",
-    "NativeRecord",
     "OtherRecord",
-    "ServiceRecord",
-    "SetupRecord",
     "TeamRecord",
     "parse",
     "validate",
 ]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class JournalRecord(JsonObject):
-    """What every record holds: the path it describes (under ``key``, which names it in the
-    journal), its kind, and the tier, project and adapters it serves."""
-
-    key: str
-    path: str
-    kind: str = ""
-    tier: str | None = None
-    project_id: str | None = None
-    adapters: tuple[str, ...] = ()
 
 
 R = TypeVar("R", bound=JournalRecord)
@@ -88,41 +74,6 @@ class TeamRecord(BlockRecord):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LinkRecord(JournalRecord):
-    """An agent's memory directory replaced by a link into the store (SYMLINK)."""
-
-    OPTIONAL = frozenset({"modes", "rest", "restoring"})
-
-    kind: str = "symlink"
-    link_target: str = ""
-    before: str = "absent"  # "absent", "dir", or "unknown" (a link adopted as found)
-    backup: str | None = None
-    created_dirs: tuple[str, ...] = ()
-    created_at: str | None = None
-    updated_at: str | None = None
-    modes: Mapping[str, Any] | None = None
-    rest: Mapping[str, str] | None = None
-    restoring: bool | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NativeRecord(JournalRecord):
-    """An agent's own memory switched off in its config file."""
-
-    OPTIONAL = frozenset({"link", "after_sha256", "updated_at"})
-
-    kind: str = "native"
-    previous: Mapping[str, Any] = field(default_factory=dict)
-    created_file: bool = False
-    before_sha256: str | None = None
-    before_mtime_ns: int | None = None
-    created_at: str | None = None
-    link: Mapping[str, str] | None = None  # a dotfile manager's link, followed
-    after_sha256: str | None = None
-    updated_at: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class GitRecord(JournalRecord):
     """Lines coffer added to git's info files ("git-lines") or its filter entry in git's
     config ("git-config"), with the block files using each."""
@@ -139,66 +90,29 @@ class GitRecord(JournalRecord):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SetupRecord(JournalRecord):
-    """Entries `coffer setup` added to one agent's config file (coffer/setup/wiring.py):
-    ``edits`` are what coffer.setup.config_docs needs to find and remove each one again."""
-
-    OPTIONAL = frozenset({"seq", "link"})
-
-    kind: str = "setup"
-    format: str = "json"
-    edits: tuple[Mapping[str, Any], ...] = ()
-    created_file: bool = False
-    created_dirs: tuple[str, ...] = ()
-    before_sha256: str | None = None
-    before_mtime_ns: int | None = None
-    after_sha256: str | None = None
-    # False once someone changed the file between coffer's writes: undo then removes only
-    # coffer's entries, since the pre-image no longer holds everything that should survive
-    exact: bool = True
-    eof: str | None = None  # how the original ended (a TOML file's last blank lines)
-    created_at: str | None = None
-    updated_at: str | None = None
-    seq: int = 0  # orders writes within one second
-    link: Mapping[str, str] | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServiceRecord(JournalRecord):
-    """The watcher's service file `coffer setup` installed (coffer/setup/service.py)."""
-
-    OPTIONAL = frozenset({"seq"})
-
-    kind: str = "service"
-    manager: str = ""  # systemd, launchd
-    service: str = ""
-    created_file: bool = True
-    created_dirs: tuple[str, ...] = ()
-    before_sha256: str | None = None
-    after_sha256: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    seq: int = 0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class OtherRecord(JournalRecord):
     """A record of a kind this coffer does not know (written by a newer one): kept, and
     written back, exactly as it was read."""
 
 
+# What the refresh after every write reads (blocks and the git lines hiding them) is built
+# here; the kinds of agents' own places and of `coffer setup` only when a record of theirs
+# is read (coffer.projection.journal.agent_records): a write's refresh builds 7 of the 11
+# frozen dataclasses (with fields.JsonObject), not all (docs/adr/0049).
 _TYPES: dict[str, type[JournalRecord]] = {
     "block": BlockRecord,
     "team": TeamRecord,
-    "symlink": LinkRecord,
-    "native": NativeRecord,
     "git-lines": GitRecord,
     "git-config": GitRecord,
-    "setup": SetupRecord,
-    "service": ServiceRecord,
 }
+_ELSEWHERE = frozenset({"symlink", "native", "setup", "service"})
 
 
 def parse(raw: Mapping[str, Any]) -> JournalRecord:
     """The typed record of a JSON object :func:`validate` accepted."""
-    return _TYPES.get(str(raw["kind"]), OtherRecord).from_json(raw)
+    kind = str(raw["kind"])
+    if kind in _ELSEWHERE:
+        from coffer.projection.journal.agent_records import BY_KIND
+
+        return BY_KIND[kind].from_json(raw)
+    return _TYPES.get(kind, OtherRecord).from_json(raw)
