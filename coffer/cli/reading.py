@@ -52,17 +52,21 @@ def recall(
     if not hits and not team:
         echo(f"no entries match {query!r}")
         return 0
+    lines: list[str] = []
     for n, hit in enumerate(hits, 1):
-        echo(redact(f"{n}. {hit.entry.name}  [{hit.tier.label}]  score {hit.score:.3g}"))
+        lines.append(f"{n}. {hit.entry.name}  [{hit.tier.label}]  score {hit.score:.3g}")
         if hit.entry.description:
-            echo(redact(f"   {hit.entry.description}"))
-        echo(redact(f"   {hit.path}"))
+            lines.append(f"   {hit.entry.description}")
+        lines.append(f"   {hit.path}")
         came = provenance.merged(hit.tier.base)  # what a first projection merged
-        echo(redact(f"   {provenance.line(hit.entry, came)}"))  # where it came from (ADR 0051)
+        lines.append(f"   {provenance.line(hit.entry, came)}")  # where it came from (ADR 0051)
     for n, t in enumerate(team, len(hits) + 1):
-        echo(redact(f"{n}. {t['name']}  [team]  score {t['score']:.3g}"))
-        echo(redact(f"   {t['path']}"))
-        echo(redact(f"   {_from(t['provenance'])}"))
+        lines.append(f"{n}. {t['name']}  [team]  score {t['score']:.3g}")
+        lines.append(f"   {t['path']}")
+        lines.append(f"   {_from(t['provenance'])}")
+    # Screened together, as `list` does: forty lines cost one screen, not forty.
+    for line in redact_each(lines):
+        echo(line)
     return 0
 
 
