@@ -16,12 +16,14 @@ from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
-from coffer.projection.journal import Journal, NativeRecord, sha256
+from coffer.projection.journal import Journal, sha256
 from coffer.store import Store, Tier
 from coffer.store.entry import TYPES
 
 if TYPE_CHECKING:
     from typing import Any
+
+    from coffer.projection.journal import NativeRecord
 
 
 def key(adapter: str, config: Path) -> str:
@@ -226,6 +228,10 @@ def apply(journal: Journal, switch: NativeSwitch) -> Report:
 def _record(journal: Journal, switch: NativeSwitch) -> NativeRecord:
     """The record to write before the switch: a new one, or the first run's with any new
     keys added (the values from before coffer first touched the file are kept)."""
+    # Here, not at the top: the audit (`coffer status`) asks this module only for a record's
+    # key, and builds no record (docs/adr/0049).
+    from coffer.projection.journal import NativeRecord
+
     native, data, config = switch.job.native, switch.data, switch.config
     k = key(switch.job.adapter, native.config)
     record = journal.load(k, NativeRecord)

@@ -3,7 +3,8 @@
 Each check runs the real command in a fresh interpreter and looks at ``sys.modules`` after
 it (tests.helpers.imported_after), in a projected project, so the journal holds records:
 - the journal's typed records (frozen dataclasses, about 10 ms to build) load only where a
-  record is parsed: `status` and `adapter list` audit them, `explain` and `doctor` do not;
+  record is parsed: `status` and `adapter list` audit them as the JSON ``validate``
+  accepted (docs/adr/0024), `explain` and `doctor` do not read their fields;
 - ``coffer.store.drafts`` (writers) and ``coffer.store.health`` (`doctor`) load only with
   what uses them, though every command imports the ``coffer.store`` package;
 - `status` shows a sync remote only when one is configured, so it skips git's module.
@@ -20,6 +21,7 @@ from tests.helpers import coffer, imported_after, make_repo
 
 RECORDS = "coffer.projection.journal.records"
 FIELDS = "coffer.projection.journal.fields"
+AGENT_RECORDS = "coffer.projection.journal.agent_records"
 HEALTH = "coffer.store.health"
 DRAFTS = "coffer.store.drafts"
 
@@ -49,11 +51,18 @@ def test_doctor_checks_the_records_without_dataclasses(repo: Path) -> None:
     assert code in (0, 1) and found == []
 
 
-def test_the_audit_parses_the_records_it_reads(repo: Path) -> None:
-    # The fence above names the module the audit does load.
-    for argv in (["status"], ["adapter", "list"]):
-        code, found = imported_after(argv, repo, (RECORDS,))
-        assert code in (0, 1) and found == [RECORDS], argv
+def test_the_audit_builds_no_record(repo: Path) -> None:
+    # It reads what setup wired and the blocks no target holds any more from the records'
+    # JSON, so neither the records nor ``dataclasses`` load (docs/adr/0024, 0049), also
+    # with setup's records in the journal and run outside the project the blocks serve.
+    fenced = ("dataclasses", RECORDS, AGENT_RECORDS, FIELDS)
+    wired = coffer("setup", "--yes", "--agent", "claude", "--no-service", cwd=repo)
+    assert wired.returncode == 0, wired.stderr
+    for where in (repo, repo.parent):
+        for argv in (["status"], ["adapter", "list"]):
+            code, found = imported_after(argv, where, fenced)
+            assert code in (0, 1) and found == [], (argv, where)
+    assert "setup: hook wired, mcp wired, skill wired" in coffer("adapter", "list", cwd=repo).stdout
 
 
 @pytest.mark.parametrize(
@@ -105,8 +114,7 @@ def test_the_lazy_names_are_the_modules_own() -> None:
 def test_a_write_refreshes_its_block_without_the_agent_records(repo: Path) -> None:
     # The refresh after `remember` reads the block's record and git's lines, not the link
     # or setup records: those kinds' dataclasses are not built (docs/adr/0049).
-    agent_records = "coffer.projection.journal.agent_records"
     argv = ["remember", "Releases are tagged from main.", "--name", "tags"]
-    code, found = imported_after(argv, repo, (RECORDS, agent_records))
+    code, found = imported_after(argv, repo, (RECORDS, AGENT_RECORDS))
     assert code == 0 and found == [RECORDS]
     assert "tags" in coffer("list", cwd=repo).stdout

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
@@ -19,8 +19,15 @@ from coffer.projection.common import (
     now_iso,
     text_diff,
 )
-from coffer.projection.journal import BlockRecord, Journal, sha256
+from coffer.projection.journal import Journal, sha256
 from coffer.store import Entry
+
+if TYPE_CHECKING:
+    from coffer.projection.journal import BlockRecord
+
+# BlockRecord is imported where a record is read or made: `coffer status` and `coffer adapter
+# list` judge blocks with this module (room_for, state) and type no block record, so they
+# skip the records' frozen dataclasses (docs/adr/0049).
 
 _BOM = b"\xef\xbb\xbf"
 # Room the markers, digest line and separators take around the body.
@@ -124,6 +131,8 @@ def is_foreign(journal: Journal, path: Path, span: managed_block.BlockSpan) -> b
     a block coffer wrote, or the block is the one git has committed."""
     if not span.edited:
         return False
+    from coffer.projection.journal import BlockRecord
+
     return journal.load(path, BlockRecord) is None or _committed_block(path, span.body)
 
 
@@ -170,6 +179,8 @@ def plan(journal: Journal, job: BlockJob) -> BlockWrite:
     if problem is not None:
         out.report.problems.append(problem)
         return out
+    from coffer.projection.journal import BlockRecord
+
     out.record = journal.load(path, BlockRecord)
     if out.record is None and empty(job) and not (data and managed_block.find(data)):
         # Nothing to show and no block yet: an empty block would only cost the agent's
@@ -264,6 +275,8 @@ def _merge_adapters(journal: Journal, record: BlockRecord, adapters: Sequence[st
 def _new_record(
     journal: Journal, job: BlockJob, data: bytes | None, *, created: bool, dirs: list[str]
 ) -> BlockRecord:
+    from coffer.projection.journal import BlockRecord
+
     before = None if data is None else sha256(data)
     if data is not None:
         journal.backup_bytes(data)
