@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
     # The files stamped, and the scan read when none was (the tier as it is now).
     Stamped = tuple[list[str], TierScan | None]
+    # What a sweep writes: each entry an agent wrote or changed, with its stamped keys, and
+    # the entries still predating provenance (None: the tier's first sweep).
+    Plan = tuple[list[tuple[Entry, dict[str, Any]]], dict[str, str] | None]
 
 
 def _load(base: Path) -> dict[str, str] | None:
@@ -65,25 +68,15 @@ def writer_of(agents: Sequence[str]) -> str:
     return "agent:" + "|".join(sorted(set(agents)))
 
 
-def sweep(
-    tier: Tier,
-    entries: Sequence[Entry],
-    agents: Sequence[str],
-    *,
-    where: str,
-    now: str,
-    hold: bool = False,
-) -> list[str]:
-    """Stamp the entries of a linked tier that an agent wrote or changed since coffer last
-    looked (the caller holds the tier's lock); return their file names. The first sweep of
-    a tier records the entries it finds without origin as predating provenance."""
-    base, tier_dir = tier.base, tier.dir
+def _plan(
+    tier: Tier, entries: Sequence[Entry], agents: Sequence[str], where: str, now: str, hold: bool
+) -> Plan:
+    base = tier.base
     unknown = _load(base)
     if unknown is None:
-        _save(base, {e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
-        return []
+        return [], None
     by = writer_of(agents)
-    done: list[str] = []
+    stamps: list[tuple[Entry, dict[str, Any]]] = []
     for e in entries:
         d = digest(e)
         meta = e.metadata
@@ -104,9 +97,20 @@ def sweep(
             meta = created(meta, by, where, now)
             if hold:
                 meta = pending.marked(meta)  # waits for a person (docs/adr/0054)
+        stamps.append((e, meta))
+    return stamps, unknown
+
+
+def _write(tier: Tier, entries: Sequence[Entry], plan: Plan) -> list[str]:
+    stamps, unknown = plan
+    if unknown is None:  # the first sweep: what is there predates provenance
+        _save(tier.base, {e.filename: digest(e) for e in entries if not e.metadata.get("origin")})
+        return []
+    done: list[str] = []
+    for e, meta in stamps:
         from coffer.store.drafts import file_text
 
-        path = fsutil.safe_child(tier_dir, e.filename)
+        path = fsutil.safe_child(tier.dir, e.filename)
         if fsutil.read_bytes_or_none(path) is None:
             continue
         try:
@@ -115,8 +119,23 @@ def sweep(
             continue  # at the size limit already: left as the agent wrote it (ADR 0043)
         fsutil.atomic_write_text(path, text)
         done.append(e.filename)
-    _save(base, unknown)
+    _save(tier.base, unknown)
     return done
+
+
+def sweep(
+    tier: Tier,
+    entries: Sequence[Entry],
+    agents: Sequence[str],
+    *,
+    where: str,
+    now: str,
+    hold: bool = False,
+) -> list[str]:
+    """Stamp the entries of a linked tier that an agent wrote or changed since coffer last
+    looked (the caller holds the tier's lock); return their file names. The first sweep of
+    a tier records the entries it finds without origin as predating provenance."""
+    return _write(tier, entries, _plan(tier, entries, agents, where, now, hold))
 
 
 def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> Stamped:
@@ -130,13 +149,18 @@ def stamp_linked(store: Store, tier: Tier, agents: Sequence[str]) -> Stamped:
     from coffer.store.projects import now_iso
 
     with store.lock(tier):
-        kept = store.kept(tier)  # the agent's change keeps the version it replaced
         found = store.scan(tier)
         hold = pending.held(store.root, tier)
-        here = machine(store.root)
-        done = sweep(tier, found.entries, agents, where=here, now=now_iso(), hold=hold)
-        for filename in done:
-            kept.wrote(filename, replaced=False)
+        plan = _plan(tier, found.entries, agents, machine(store.root), now_iso(), hold)
+        # The history is brought up to date before a stamp rewrites a file, so the agent's
+        # change keeps the version it replaced (ADR 0052). Nothing to stamp (nearly every
+        # run): no look, which lists and stats the tier again; the next one sees whatever
+        # changed since, as it would have.
+        kept = store.kept(tier) if plan[0] else None
+        done = _write(tier, found.entries, plan)
+        if kept is not None:
+            for filename in done:
+                kept.wrote(filename, replaced=False)
         return done, None if done else found
 
 

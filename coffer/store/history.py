@@ -82,6 +82,10 @@ class History:
         self.dir = history_dir(store_root, tier)
         self.tier_dir = tier.dir
         self.fresh: list[Path] = []  # objects written and not flushed yet
+        # The manifest as this object last read or wrote it: :meth:`wrote` follows a
+        # :meth:`check` under the tier's lock, so it need not parse the file again (at 300
+        # entries, ~0.3 ms of every write).
+        self.known: dict[str, dict[str, Any]] | None = None
 
     # ---- the manifest ------------------------------------------------------------------
 
@@ -187,6 +191,7 @@ class History:
         """Record every change to the tier since the last look; the records written."""
         seen, now = self._seen(), self._listing()
         if not seen and not now:
+            self.known = seen
             return []
         records: list[dict[str, Any]] = []
         touched = False
@@ -213,6 +218,7 @@ class History:
             if records:
                 self._log(records)
             self._save_seen(seen)
+        self.known = seen
         return records
 
     def wrote(self, filename: str, *, replaced: bool = True) -> None:
@@ -220,7 +226,8 @@ class History:
         tier's lock, so the manifest still holds the version replaced. ``replaced=False``:
         coffer only added its own keys (provenance) to the same text, no version to keep."""
         fsutil.ensure_dir(self.dir)
-        seen = self._seen()
+        seen = self.known if self.known is not None else self._seen()
+        self.known = None  # until the manifest changed below is saved
         old = seen.pop(filename, None)
         new = None
         with contextlib.suppress(FileNotFoundError):
@@ -231,6 +238,7 @@ class History:
         if replaced and old and old.get("digest") != new:
             self._log([self._record(filename, old, new, "written")])
         self._save_seen(seen)
+        self.known = seen
         self.prune()
 
     # ---- reading -----------------------------------------------------------------------

@@ -24,8 +24,13 @@ no git installed nothing here happens.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 from pathlib import Path
+from typing import Any
 
+from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Report
 from coffer.projection.git import files
@@ -35,13 +40,17 @@ from coffer.projection.git.repo import (
     forget_stat,
     git,
     ignored,
-    index_entry,
+    index_stamp,
     locate,
     output,
     relative,
+    tracked,
 )
 from coffer.projection.git.repo import refresh_index as refresh_index
 from coffer.projection.journal import BlockRecord, GitRecord, GitState, Journal
+
+# What git was found not to track, by block file, with the index it was read from.
+_UNTRACKED = "git-untracked.json"
 
 __all__ = [
     "ATTRIBUTES_HEADER",
@@ -95,10 +104,45 @@ def _run(edits: list[Edit], report: Report, *, dry_run: bool) -> None:
         report.extend(edit.run(dry_run=dry_run))
 
 
-def _how(record: BlockRecord, repo: Repo, rel: str) -> str:
+def _tracked(journal: Journal, repo: Repo, rel: str, *, dry_run: bool) -> bool:
+    """Whether git tracks ``rel``. A "no" is kept with the stat of the index it was read
+    from (``<store>/state/git-untracked.json``): while the index is that same file, git
+    tracks the file no more than it did, and a block's rewrite (every remember) asks git
+    nothing (docs/adr/0015)."""
+    where = journal.dir.parent / "state" / _UNTRACKED
+    key = str(repo.top / rel)
+    stamp = index_stamp(repo)  # before git reads the index: a change after reads as one
+    kept = _untracked(where)
+    if stamp is not None and kept.get(key) == stamp:
+        return False
+    found = tracked(repo, rel)
+    if stamp is not None and found is not None and not dry_run:
+        if found:
+            kept.pop(key, None)
+        else:
+            kept[key] = stamp
+        # Only the block files there still are: the file stays as small as their number.
+        kept = {k: v for k, v in sorted(kept.items()) if os.path.lexists(k)}
+        text = json.dumps({"version": 1, "untracked": kept}, indent=1)
+        with contextlib.suppress(OSError, CofferError):  # a cache: unwritten, git is asked
+            fsutil.ensure_dir(where.parent)
+            fsutil.write_if_changed(where, (text + "\n").encode("utf-8"))
+    return bool(found)
+
+
+def _untracked(where: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(where.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    kept = data.get("untracked") if isinstance(data, dict) and data.get("version") == 1 else None
+    return kept if isinstance(kept, dict) else {}
+
+
+def _how(journal: Journal, record: BlockRecord, repo: Repo, rel: str, *, dry_run: bool) -> str:
     """How git is kept from seeing the block of ``record``'s file."""
-    tracked, _ = index_entry(repo, rel)
-    if tracked or _shared(Path(record.path)) or _holds_user_text(Path(record.path)):
+    path = Path(record.path)
+    if _tracked(journal, repo, rel, dry_run=dry_run) or _shared(path) or _holds_user_text(path):
         return "filter"
     if record.git is not None and record.git.how == "exclude":
         return "exclude"  # our own exclude line is why check-ignore says "ignored"
@@ -110,7 +154,6 @@ def _how(record: BlockRecord, repo: Repo, rel: str) -> str:
 def _shared(path: Path) -> bool:
     """The file holds the team block (docs/adr/0036): git must see the file, without the
     personal block, so the repository carries the team's memory."""
-    from coffer.base import fsutil
     from coffer.projection.managed_block import TEAM
 
     try:
@@ -123,7 +166,6 @@ def _shared(path: Path) -> bool:
 def _holds_user_text(path: Path) -> bool:
     """The file holds something besides coffer's blocks: text the user wrote, which git
     must see (and so protect) even in a file coffer created."""
-    from coffer.base import fsutil
     from coffer.projection.managed_block import MEMORY, TEAM, remove
 
     try:
@@ -178,7 +220,7 @@ def sync(
     if repo is not None and rel is None:
         report.notices.append(f"{path}: git sees coffer's block (a path git patterns cannot name)")
     elif repo is not None and rel is not None and not commit:
-        how = _how(record, repo, rel)
+        how = _how(journal, record, repo, rel, dry_run=dry_run)
     new = GitState(
         how=how,
         commit=commit,

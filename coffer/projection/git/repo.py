@@ -144,14 +144,50 @@ def relative(repo: Repo, path: Path) -> str | None:
 def index_entry(repo: Repo, rel: str) -> tuple[bool, tuple[str, str] | None]:
     """(tracked, (mode, blob) of its plain stage-0 entry, or None if conflicted or flagged
     skip-worktree / assume-unchanged, which git does not compare anyway)."""
+    return _entry(_index_lines(repo, rel))
+
+
+def tracked(repo: Repo, rel: str) -> bool | None:
+    """Whether git tracks ``rel``; None when git could not say (not installed, failed),
+    which its callers take for "not tracked"."""
+    lines = _index_lines(repo, rel)
+    return None if lines is None else bool(lines)
+
+
+def _index_lines(repo: Repo, rel: str) -> list[str] | None:
     out = output(git(repo.top, "ls-files", "-s", "-v", "--", rel))
-    lines = out.splitlines() if out else []
+    return None if out is None else out.splitlines()
+
+
+def _entry(lines: list[str] | None) -> tuple[bool, tuple[str, str] | None]:
     if not lines:
         return False, None
     fields = lines[0].split("\t", 1)[0].split(" ")
     if len(lines) != 1 or len(fields) != 4 or fields[0] != "H" or fields[3] != "0":
         return True, None
     return True, (fields[1], fields[2])
+
+
+def index_stamp(repo: Repo) -> list[int] | None:
+    """The stat of the index git reads for ``repo``'s work tree (``[]``: there is none).
+
+    git never edits its index in place: it writes ``index.lock`` and renames it over the
+    index, so a change to what git tracks is a new file here. While this stays the same,
+    so does every answer of :func:`index_entry`. None where coffer cannot tell which file
+    git reads (``core.worktree`` set: git itself placed the work tree).
+    """
+    if _sets_worktree(os.path.join(repo.common, "config")):
+        return None
+    found = _discover(str(repo.top))
+    if found is None or os.path.realpath(found[0]) != str(repo.top):
+        return None
+    try:
+        st = os.stat(os.path.join(found[1], "index"))
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def ignored(repo: Repo, rel: str) -> bool:
