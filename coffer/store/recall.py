@@ -43,7 +43,7 @@ def recall(
     listed: dict[Path, str] = {}  # by tier.base: its search's listing, its lock held since
     with contextlib.ExitStack() as held:
         for tier in (t for t in tiers if t.dir.is_dir()):
-            ours = lock_if_free(held, tier.base / ".lock")  # the one Store.lock takes
+            ours = lock_if_free(held, tier.lock_file)
             with connected(tier.base / "cache.sqlite") as conn:
                 hits, listing = search_cache.searched(conn, tier.dir, query, limit)
             listed.update({tier.base: listing} if ours else {})

@@ -171,7 +171,7 @@ class Store:
     def lock(self, tier: Tier) -> contextlib.AbstractContextManager[None]:
         """The per-tier write lock shared by every coffer process."""
         fsutil.ensure_dir(tier.base)
-        return self._lock(tier.base / ".lock")
+        return self._lock(tier.lock_file)
 
     @contextlib.contextmanager
     def _cache(self, tier: Tier) -> Iterator[sqlite3.Connection]:

@@ -30,6 +30,11 @@ class Tier(NamedTuple):
         return self.base / "memory"
 
     @property
+    def lock_file(self) -> Path:
+        """The tier's write lock, shared by every coffer process (coffer.store.Store.lock)."""
+        return self.base / ".lock"
+
+    @property
     def label(self) -> str:
         return "global" if self.scope == "global" else self.info.label
 

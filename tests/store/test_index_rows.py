@@ -235,11 +235,11 @@ def test_a_busy_lock_is_waited_for_at_the_count_and_listed_again(
 def test_the_lock_is_taken_only_when_free(store: Store, tier: Tier) -> None:
     store.remember(tier, "deploy step", name="step")
     with contextlib.ExitStack() as held:
-        assert recall.lock_if_free(held, tier.base / ".lock")
+        assert recall.lock_if_free(held, tier.lock_file)
         with contextlib.ExitStack() as other:
-            assert not recall.lock_if_free(other, tier.base / ".lock")
+            assert not recall.lock_if_free(other, tier.lock_file)
     with contextlib.ExitStack() as held:
-        assert recall.lock_if_free(held, tier.base / ".lock")  # released with the stack
+        assert recall.lock_if_free(held, tier.lock_file)  # released with the stack
     assert not recall.lock_if_free(contextlib.ExitStack(), tier.base / "gone" / ".lock")
 
 
