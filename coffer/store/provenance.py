@@ -92,18 +92,9 @@ def _machine(config: Path, stamp: int | None) -> str:
             host = None
         if isinstance(host, str) and host:
             return host
-    return _hostname().partition(".")[0] or "machine"
+    import socket  # here: `recall` names where an entry came from, never this machine
 
-
-def _hostname() -> str:
-    # uname's node name is what gethostname() returns (glibc reads it from uname; macOS
-    # both from kern.hostname), without importing `socket` (~1.5 ms) into every write.
-    # Windows has no uname: `socket` there.
-    if hasattr(os, "uname"):
-        return os.uname().nodename
-    import socket
-
-    return socket.gethostname()
+    return socket.gethostname().partition(".")[0] or "machine"
 
 
 def digest(entry: Entry) -> str:
