@@ -87,8 +87,16 @@ def test_each_unit_maps_to_itself_or_a_dash(path: str) -> None:
         pos += width
 
 
+# Halves of a path within the limit: two of PATHS are mostly past it together, and a
+# filter that drops most draws fails Hypothesis's health check.
+HALVES = st.one_of(
+    st.text(_CHARS, max_size=100),
+    st.integers(0, 90).map(lambda n: "/home/dev/" + "a" * n),
+)
+
+
 @examples(200)
-@given(a=PATHS, b=PATHS)
+@given(a=HALVES, b=HALVES)
 def test_short_paths_compose(a: str, b: str) -> None:
     assume(units(a) + units(b) <= LIMIT)
     assert slug(a + b) == slug(a) + slug(b)
