@@ -28,7 +28,7 @@ from typing import Protocol, overload
 from coffer.store import cache_gate, freshness, index, index_file, recalls, search_cache, settings
 from coffer.store.cache_open import connected
 from coffer.store.entry import Entry
-from coffer.store.search_cache import TierScan, UnusableFile, entry_of
+from coffer.store.search_cache import ROW_SQL, TierScan, UnusableFile, entry_of
 from coffer.store.tier import Tier
 
 # In the order agents load them but for staleness and recall counts, which only a few rows
@@ -51,9 +51,6 @@ _DATED_SQL = f"SELECT {_KEY} FROM files WHERE error IS NULL AND judged"  # noqa:
 _NAMED_SQL = (
     f"SELECT {_KEY} FROM files WHERE error IS NULL"  # noqa: S608
     " AND name IN (SELECT value FROM json_each(?))"
-)
-_ROW_SQL = (
-    "SELECT filename, name, description, metadata, body, secrets, withheld FROM files WHERE id = ?"
 )
 # index.priority's, with the date as bytes and the file last: 0 and its name for a row (the
 # cache's order on a full tie, as the scan's sort keeps it), 1 for an unreadable file's line
@@ -225,4 +222,4 @@ def _rest(rows: sqlite3.Cursor, moved: Container[int]) -> Iterator[tuple[_Key, i
 
 
 def _row(conn: sqlite3.Connection, rowid: int) -> Entry:
-    return entry_of(conn.execute(_ROW_SQL, (rowid,)).fetchone())
+    return entry_of(conn.execute(ROW_SQL, (rowid,)).fetchone())

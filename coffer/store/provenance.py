@@ -97,14 +97,40 @@ def _machine(config: Path, stamp: int | None) -> str:
     return socket.gethostname().partition(".")[0] or "machine"
 
 
+# The digests of entries' text, by exactly what digest hashes (name, description, type,
+# body): a stamp digests every entry of a linked tier at each `coffer project` and refresh
+# of `coffer watch`, and the search cache hands in the digest it took when the file last
+# changed, so an unchanged entry is never hashed again (docs/adr/0043, 0051).
+_DIGESTS: dict[tuple[str, str, str, str], str] = {}
+_MAX_DIGESTS = 20_000  # a long-running watcher or MCP server starts over past this
+
+
 def digest(entry: Entry) -> str:
-    """What an entry says, whatever the spacing: name, description, type and body."""
-    text = "\x1f".join(
-        (entry.name, entry.description, entry.type or "", " ".join(entry.body.split()))
-    )
+    """What an entry says, whatever the spacing: name, description, type and body. Taken
+    once per text, or handed in by the search cache (what it hashes is the cache's schema:
+    a change bumps search_cache._SCHEMA_VERSION)."""
+    key = (entry.name, entry.description, entry.type or "", entry.body)
+    found = _DIGESTS.get(key)
+    if found is None:
+        name, description, kind, body = key
+        text = "\x1f".join((name, description, kind, " ".join(body.split())))
+        found = _hashed(text)
+        known_digest(entry, found)
+    return found
+
+
+def _hashed(text: str) -> str:
     import hashlib  # here: OpenSSL's _hashlib; `recall` reads provenance, never digests it
 
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def known_digest(entry: Entry, found: str) -> None:
+    """Record ``digest(entry)``, taken earlier (the search cache's)."""
+    if len(_DIGESTS) >= _MAX_DIGESTS:
+        _DIGESTS.clear()
+    # the key digest looks up, spelt out: the cache hands in one per row it builds
+    _DIGESTS[(entry.name, entry.description, entry.type or "", entry.body)] = found
 
 
 def created(meta: Mapping[str, Any], by: str, where: str, now: str) -> dict[str, Any]:
@@ -193,6 +219,7 @@ __all__ = [
     "changed",
     "created",
     "digest",
+    "known_digest",
     "line",
     "machine",
     "merged",

@@ -22,11 +22,14 @@ from coffer.base.text import check_utf8
 from coffer.store import cache_gate, index, tier_listing
 from coffer.store.entry import Entry, EntryParseError, Verdict, known_secrets, parse, verdict
 from coffer.store.incoming import MAX_ENTRY_FILE, too_large
+from coffer.store.provenance import digest, known_digest
 
 if TYPE_CHECKING:
     from typing import Any
 
-_SCHEMA_VERSION = 6  # 6: what the index's order reads, as columns (docs/adr/0055)
+# 6: what the index's order reads, as columns (docs/adr/0055); 7: each entry's provenance
+# digest, which a stamp of a linked tier reads of every entry (docs/adr/0051)
+_SCHEMA_VERSION = 7
 SYNC_BATCH = 1000  # files parsed per committed transaction
 # ... and bytes read: 300 entries at the size limit are 19 MiB to parse and gate, more than a
 # hook's deadline may allow; a batch this size is well under a second (docs/adr/0043).
@@ -37,7 +40,8 @@ MAX_ENTRY_BYTES = MAX_ENTRY_FILE  # docs/adr/0043
 # rank, newest and judged are what the index's order reads of an entry (index.type_rank,
 # index.newest_first, an anchor or a review date): files_order hands every row over in
 # that order without reading the rows' JSON (coffer.store.index_rows), files_problems the
-# unreadable files without reading every row.
+# unreadable files without reading every row. digest is coffer.store.provenance.digest of
+# the entry, taken with the verdict when the file changed (entry_of hands both back).
 _SCHEMA = """
 CREATE TABLE files (
   id INTEGER PRIMARY KEY,
@@ -45,7 +49,7 @@ CREATE TABLE files (
   ino INTEGER, size INTEGER, mtime_ns INTEGER,
   error TEXT,
   name TEXT, description TEXT, metadata TEXT, body TEXT,
-  secrets TEXT, withheld TEXT,
+  secrets TEXT, withheld TEXT, digest TEXT,
   rank INTEGER, newest BLOB, judged INTEGER
 );
 CREATE INDEX files_order ON files (rank, newest, name, filename, withheld, judged)
@@ -57,9 +61,9 @@ CREATE VIRTUAL TABLE fts USING fts5(
 CREATE TABLE state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _WORDS = re.compile(r"\w+")
-_ROWS_SQL = (
-    "SELECT filename, name, description, metadata, body, secrets, withheld FROM files WHERE id = ?"
-)
+# What entry_of builds an entry of, as every reader of rows selects it; ROW_SQL: one row.
+ROW_COLUMNS = "filename, name, description, metadata, body, secrets, withheld, digest"
+ROW_SQL = f"SELECT {ROW_COLUMNS} FROM files WHERE id = ?"  # noqa: S608
 
 
 class UnusableFile(NamedTuple):
@@ -245,8 +249,8 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
     _delete(conn, name)
     cur = conn.execute(
         "INSERT INTO files (filename, ino, size, mtime_ns, error, name, description,"
-        " metadata, body, secrets, withheld, rank, newest, judged)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        " metadata, body, secrets, withheld, digest, rank, newest, judged)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (
             name,
             st.st_ino,
@@ -259,6 +263,7 @@ def _insert(conn: sqlite3.Connection, tier_dir: Path, name: str, st: os.stat_res
             entry.body if entry else None,
             json.dumps(found.content) if found else None,
             json.dumps(found.withheld) if found else None,
+            digest(stored) if stored else None,
             index.type_rank(stored) if stored else None,
             index.newest_first(stored) if stored else None,
             stored and ("anchors" in stored.metadata or "review_after" in stored.metadata),
@@ -298,8 +303,8 @@ def _delete(conn: sqlite3.Connection, name: str) -> None:
 
 
 def entry_of(row: Any, trusted: bool = True) -> Entry:
-    """The entry of a row read as ``_ROWS_SQL`` reads it (coffer.store.index_rows too)."""
-    filename, name, description, metadata, body, secrets, withheld = row
+    """The entry of a row read as ``ROW_COLUMNS`` name it (coffer.store.index_rows too)."""
+    filename, name, description, metadata, body, secrets, withheld, said = row
     entry = Entry(
         name=name,
         description=description,
@@ -312,6 +317,8 @@ def entry_of(row: Any, trusted: bool = True) -> Entry:
         # of this run reuses it, so a command costs what changed, not the tier's size
         # (docs/adr/0043).
         known_secrets(entry, Verdict(tuple(json.loads(secrets)), tuple(json.loads(withheld))))
+    if said is not None and trusted:
+        known_digest(entry, said)  # and the digest: a stamp hashes only what changed
     return entry
 
 
@@ -329,7 +336,7 @@ def named(conn: sqlite3.Connection, tier_dir: Path, name: str) -> Entry | None:
 
 
 _NAMED_SQL = (
-    "SELECT filename, name, description, metadata, body, secrets, withheld FROM files"
+    f"SELECT {ROW_COLUMNS} FROM files"  # noqa: S608
     " WHERE error IS NULL AND (name = :n OR filename = :n OR filename = :md)"
     " ORDER BY filename LIMIT 1"
 )
@@ -356,7 +363,7 @@ def searched(
 
         ranked = rank(conn, list(dict.fromkeys(tokens)), limit)
         for rowid, score in ranked:
-            row = conn.execute(_ROWS_SQL, (rowid,)).fetchone()
+            row = conn.execute(ROW_SQL, (rowid,)).fetchone()
             if row is not None:
                 hits.append(Hit(round(score, 4), entry_of(row, trusted)))
     if not hits and query.strip():
@@ -364,7 +371,7 @@ def searched(
             "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         )
         rows = conn.execute(
-            "SELECT filename, name, description, metadata, body, secrets, withheld"
+            f"SELECT {ROW_COLUMNS}"  # noqa: S608
             " FROM files WHERE error IS NULL AND (name LIKE :p ESCAPE '\\' OR description LIKE :p"
             " ESCAPE '\\' OR body LIKE :p ESCAPE '\\') ORDER BY name LIMIT :limit",
             # Named, not numbered: Python 3.14's sqlite3 refuses ?1 with a sequence.

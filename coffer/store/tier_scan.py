@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from coffer.store import cache_gate, search_cache
 from coffer.store.entry import Entry
-from coffer.store.search_cache import Stat, TierScan, UnusableFile, entry_of
+from coffer.store.search_cache import ROW_COLUMNS, Stat, TierScan, UnusableFile, entry_of
 
 # The last scan of each tier directory in this process, by the listing it read: a command
 # reads a tier several times (doctor's checks, status's targets, remember's refresh), and at
@@ -70,12 +70,12 @@ def _patched(
     problems = [p for p in last.found.problems if p.filename in stats and p.filename not in redo]
     for name in redo:
         row = conn.execute(_FILE_SQL, (name,)).fetchone()
-        if row is None or row[8:] != stats[name]:
+        if row is None or row[9:] != stats[name]:
             return None  # another process synced since: read it all
-        if row[7] is not None:
-            problems.append(UnusableFile(row[0], row[7]))
+        if row[8] is not None:
+            problems.append(UnusableFile(row[0], row[8]))
         else:
-            entries.append(entry_of(row[:7], trusted))
+            entries.append(entry_of(row[:8], trusted))
     # The rows' order (SQLite's BINARY on UTF-8 is code point order, as Python's).
     entries.sort(key=lambda e: e.filename)
     problems.sort(key=lambda p: p.filename)
@@ -83,8 +83,8 @@ def _patched(
 
 
 _FILE_SQL = (
-    "SELECT filename, name, description, metadata, body, secrets, withheld, error,"
-    " ino, size, mtime_ns FROM files WHERE filename = ?"
+    f"SELECT {ROW_COLUMNS}, error, ino, size, mtime_ns FROM files"  # noqa: S608
+    " WHERE filename = ?"
 )
 
 
@@ -92,11 +92,11 @@ def _read_rows(conn: sqlite3.Connection, trusted: bool) -> tuple[TierScan, dict[
     entries: list[Entry] = []
     stats: dict[str, Stat] = {}
     for row in conn.execute(
-        "SELECT filename, name, description, metadata, body, secrets, withheld,"
-        " ino, size, mtime_ns FROM files WHERE error IS NULL ORDER BY filename"
+        f"SELECT {ROW_COLUMNS}, ino, size, mtime_ns FROM files"  # noqa: S608
+        " WHERE error IS NULL ORDER BY filename"
     ):
-        entries.append(entry_of(row[:7], trusted))
-        stats[row[0]] = row[7:]
+        entries.append(entry_of(row[:8], trusted))
+        stats[row[0]] = row[8:]
     problems = []
     for row in conn.execute(
         "SELECT filename, error, ino, size, mtime_ns FROM files"
