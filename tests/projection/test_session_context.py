@@ -18,6 +18,7 @@ import pytest
 from coffer.adapter import Context
 from coffer.projection import fastpath, session_context
 from coffer.projection.engine import Engine
+from coffer.store import index
 from coffer_adapters import claude_code
 from tests.helpers import coffer, make_repo, store
 
@@ -125,7 +126,10 @@ def test_output_fits_the_agents_budget_and_says_what_did_not(repo: Path) -> None
     assert HANDOVER in out
     assert len(out.encode("utf-8")) <= claude_code.SESSION_CONTEXT_LIMIT
     assert "more: run `coffer recall <words>` to search them" in out
-    assert "fact-0" in out or "fact-59" in out
+    # The most useful entry comes first: under load the 60 writes span seconds, and the
+    # newest (shown whole, by its text, not its name) is not always fact-59.
+    first = sorted(s.scan(tier).entries, key=index.priority)[0]
+    assert first.body.split(":")[0] in out
 
 
 def test_gemini_gets_json_context_and_nothing_when_nothing_changed(
