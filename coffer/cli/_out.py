@@ -103,7 +103,7 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def _redacted(value: Any) -> Any:
+def redacted_json(value: Any) -> Any:
     """``value`` with every secret-shaped span in its strings replaced by ``[redacted …]``.
 
     Entries arrive through linked directories and synced folders, so a name, description or
@@ -113,9 +113,9 @@ def _redacted(value: Any) -> Any:
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {_redacted(k): _redacted(v) for k, v in value.items()}
+        return {redacted_json(k): redacted_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_redacted(v) for v in value]
+        return [redacted_json(v) for v in value]
     return value
 
 
@@ -123,7 +123,7 @@ def found_json(found: Found, *, body: bool, score: bool = False) -> dict[str, An
     """The shared entry view (coffer.store.views), redacted for printing."""
     from coffer.store.views import entry_json
 
-    redacted: dict[str, Any] = _redacted(entry_json(found, body=body, score=score))
+    redacted: dict[str, Any] = redacted_json(entry_json(found, body=body, score=score))
     return redacted
 
 
@@ -131,7 +131,7 @@ def founds_json(listing: Iterable[Found], *, body: bool, score: bool = False) ->
     """:func:`found_json` of each entry of a listing (coffer.store.views.entries_json)."""
     from coffer.store.views import entries_json
 
-    return [_redacted(d) for d in entries_json(listing, body=body, score=score)]
+    return [redacted_json(d) for d in entries_json(listing, body=body, score=score)]
 
 
 def build_engine() -> Engine:

@@ -26,9 +26,9 @@ app.add_typer(sync_app, name="sync")
 
 
 def _report_json(report: SyncReport) -> dict[str, Any]:
-    from coffer.cli._out import _redacted
+    from coffer.cli._out import redacted_json
 
-    data: dict[str, Any] = _redacted(report._asdict())
+    data: dict[str, Any] = redacted_json(report._asdict())
     return data
 
 
@@ -110,9 +110,9 @@ def sync_status(as_json: JsonOpt = False) -> None:
 
     st = control.status(coffer_app())
     if as_json:
-        from coffer.cli._out import _redacted
+        from coffer.cli._out import redacted_json
 
-        emit_json(_redacted(st._asdict()))
+        emit_json(redacted_json(st._asdict()))
         return
     echo(f"remote: {st.remote} (this machine: {st.host})")
     last = f"{st.last_round} — {st.last_summary}" if st.last_round else "never"

@@ -154,11 +154,11 @@ def _resembles(item: Any, marker: Sequence[str]) -> bool:
     return all(part in text for part in marker)
 
 
-class _Changed(CofferError):
+class EntryChanged(CofferError):
     """coffer's entry is no longer what coffer wrote."""
 
 
-def _add(
+def add_edit(
     doc: _Doc, edit: ConfigEdit, previous: Mapping[str, Any] | None
 ) -> tuple[dict[str, Any] | None, bool]:
     """Make ``edit`` hold in ``doc``: the journal entry for it (None when the entry is not
@@ -208,8 +208,8 @@ def _add(
     return entry, True
 
 
-def _remove(doc: _Doc, entry: Mapping[str, Any]) -> bool:
-    """Remove coffer's entry; False when it is already gone. Raises _Changed when someone
+def remove_edit(doc: _Doc, entry: Mapping[str, Any]) -> bool:
+    """Remove coffer's entry; False when it is already gone. Raises EntryChanged when someone
     changed it since coffer wrote it."""
     keys = list(entry["keys"])
     value = entry["value"]
@@ -220,24 +220,26 @@ def _remove(doc: _Doc, entry: Mapping[str, Any]) -> bool:
             if current is MISSING:
                 return False
             if current != value:
-                raise _Changed(f"{'.'.join(keys)} was changed since coffer wrote it")
+                raise EntryChanged(f"{'.'.join(keys)} was changed since coffer wrote it")
             doc.remove(keys, None, created)
             return True
         items = doc.items(keys)
-    except _Changed:
+    except EntryChanged:
         raise
     except CofferError as exc:
-        raise _Changed(str(exc)) from exc
+        raise EntryChanged(str(exc)) from exc
     if items is None:
         return False
     if value in items:
         doc.remove(keys, items.index(value), created)
         return True
     if any(_resembles(i, entry.get("marker", ())) for i in items):
-        raise _Changed(f"coffer's entry in {'.'.join(keys)} was edited since coffer wrote it")
+        raise EntryChanged(f"coffer's entry in {'.'.join(keys)} was edited since coffer wrote it")
     return False
 
 
-def _eof(data: bytes | None) -> str:
+def file_ending(data: bytes | None) -> str:
+    """The whitespace ``data`` ends with (a TOML file's last blank lines): kept in the
+    journal so undo gives the file back as it ended."""
     m = re.search(rb"\s*\Z", data or b"")
     return m.group().decode("ascii", "replace") if m else ""

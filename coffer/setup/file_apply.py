@@ -16,7 +16,7 @@ from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, mtime_ns, now_iso
 from coffer.projection.journal import Journal, SetupRecord, sha256
 from coffer.setup import file_plan
-from coffer.setup.config_docs import _eof
+from coffer.setup.config_docs import file_ending
 from coffer.setup.file_plan import FilePlan, key
 
 # Redos when another program keeps rewriting the file between coffer's read and its write.
@@ -106,7 +106,7 @@ def _record(journal: Journal, fp: FilePlan, target: Path) -> SetupRecord:
             before_sha256=None if fp.before is None else sha256(fp.before),
             before_mtime_ns=None if fp.before is None else mtime_ns(target),
             # None: nothing of the original to end the file with (see unwiring)
-            eof=_eof(fp.before) if fp.before and fp.before.strip() else None,
+            eof=file_ending(fp.before) if fp.before and fp.before.strip() else None,
             created_at=now_iso(),
             link={"readlink": link, "target": str(target)} if link is not None else None,
         )

@@ -18,7 +18,7 @@ from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Problem, Report
 from coffer.projection.journal import Journal, SetupRecord
-from coffer.setup.config_docs import _add, load
+from coffer.setup.config_docs import add_edit, load
 
 if TYPE_CHECKING:
     from typing import Any
@@ -84,7 +84,7 @@ def edited(journal: Journal, fp: FilePlan, before: bytes | None) -> FilePlan:
     modified = False
     for edit in fp.edits:
         k = (tuple(edit.keys), edit.append)
-        entry, changed = _add(doc, edit, previous.get(k))
+        entry, changed = add_edit(doc, edit, previous.get(k))
         if entry is not None:
             entries[k] = entry
         if changed:

@@ -1,7 +1,7 @@
 """A whole file that coffer owns, for ``coffer setup`` (a skill's ``SKILL.md``): the
 document's one value is the file's text. Setting it writes the file; removing it (on undo)
 deletes the file coffer created; a file that holds other text is someone else's and is left
-alone (coffer.setup.config_docs._add refuses it)."""
+alone (coffer.setup.config_docs.add_edit refuses it)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from coffer.base.report import Change, Problem, Report
 from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
 from coffer.projection.journal import Journal, SetupRecord, parse, sha256
-from coffer.setup.config_docs import _Changed, _remove, load
+from coffer.setup.config_docs import EntryChanged, load, remove_edit
 from coffer.setup.file_apply import ATTEMPTS
 from coffer.setup.file_plan import KIND
 
@@ -171,7 +171,7 @@ def _undone(
         return new, "the original bytes" if new is not None else "the file coffer created"
     try:
         edited = _without_entries(record, data, path)
-    except _Changed as exc:
+    except EntryChanged as exc:
         report.problems.append(
             Problem(
                 path,
@@ -190,9 +190,9 @@ def _without_entries(
     record: SetupRecord, data: bytes, path: Path
 ) -> tuple[bytes | None, str] | None:
     """The file changed since setup: its bytes minus coffer's entries (None for "gone"), or
-    None when they were already removed. Raises ``_Changed`` when an entry was edited."""
+    None when they were already removed. Raises ``EntryChanged`` when an entry was edited."""
     doc = load(record.format, data, path)
-    removed = [_remove(doc, e) for e in reversed(record.edits)]
+    removed = [remove_edit(doc, e) for e in reversed(record.edits)]
     if not any(removed):
         return None
     if record.created_file and doc.empty():
