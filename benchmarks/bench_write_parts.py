@@ -66,7 +66,7 @@ def _cpu_ms(argv: list[str], cwd: str, env: dict[str, str]) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=31, help="timed runs of each row")
     args = ap.parse_args()
     rows: list[list[str]] = []
