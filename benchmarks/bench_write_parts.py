@@ -1,8 +1,9 @@
 """What each layer of a write's imports costs: the modules `coffer remember` loads, grouped
 in the order it loads them, each group's marginal CPU as a multiple of ``python -c pass``.
 
-`coffer remember` is over its budget of ten (docs/adr/0049): this says which layers it pays
-for and so what each way past the budget would save. Each row is a fresh interpreter that
+`coffer remember` loads more of coffer than any other command and is the one closest to its
+budget of ten (docs/adr/0049): this says which layers it pays for, and so what a change to
+each would save. Each row is a fresh interpreter that
 imports every group up to and including its own; the rows run round-robin (each round
 starts one row later), so a burst of load on the shared machine hits them alike. A row's
 marginal cost is its median less the median of the row before it.
@@ -41,7 +42,7 @@ GROUPS: list[tuple[str, tuple[str, ...]]] = [
             "socket",
         ),
     ),
-    ("the journal's typed records (dataclasses)", ("coffer.projection.journal.records",)),
+    ("the journal and its records", ("coffer.projection.journal",)),
     (
         "a block's render, apply and git hiding",
         (

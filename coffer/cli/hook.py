@@ -166,15 +166,12 @@ def _setup_hint(engine: Engine) -> None:
     current (issue 23): without it, blocks go stale and new repositories are never
     projected, and nothing else would say so."""
     from coffer.base import fsutil
-    from coffer.projection.journal import SetupRecord
 
     said = engine.store.root / "state" / _HINT
     if said.exists() or not engine.store.root.is_dir():
         return
     for r in engine.journal.load_all():
-        if isinstance(r, SetupRecord) and any(
-            (e.get("keys") or [""])[0] == "hooks" for e in r.edits
-        ):
+        if r.kind == "setup" and any((e.get("keys") or [""])[0] == "hooks" for e in r.edits):
             return
     print(
         "note: no agent runs coffer at session start yet, so these blocks go stale and new "

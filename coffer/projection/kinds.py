@@ -19,6 +19,7 @@ from coffer.adapter import Mode, NativeMemory
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
+from coffer.projection.journal import JournalRecord
 from coffer.projection.run import Run, Undo
 from coffer.projection.team.kind import TEAMS
 
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
     from coffer.projection.agents import BlockPlan, Reader
     from coffer.projection.blocks import render
-    from coffer.projection.journal import BlockRecord, LinkRecord, NativeRecord
 
 # Each kind imports the modules that do its work when it first does it: `coffer adapter
 # list` audits (blocks.render, blocks.content, symlink.state) and never loads the git
@@ -84,7 +84,6 @@ class Blocks:
     def establish(self, run: Run, unit: BlockUnit) -> Report:
         from coffer.projection.blocks import render
         from coffer.projection.git import hiding
-        from coffer.projection.journal import BlockRecord
 
         job, journal, file = self.job(run, unit), run.journal, unit[0]
         if isinstance(job, str):
@@ -99,7 +98,7 @@ class Blocks:
                 return report
         write = render.plan(journal, job)
         report = write.report if run.dry_run else render.apply(journal, write)
-        record = journal.load(file, BlockRecord)
+        record = journal.load(file)
         if not run.dry_run and not report.problems:
             from coffer.projection.blocks import waiting
 
@@ -109,7 +108,9 @@ class Blocks:
         wrote = any(c.path == file for c in report.changes)
         if record is None and run.dry_run and wrote:
             # A first run's dry run: show what hiding the new block from git would change.
-            record = BlockRecord(key=str(file), path=str(file), created_file=not file.exists())
+            record = JournalRecord(
+                kind="block", key=str(file), path=str(file), created_file=not file.exists()
+            )
         if record is not None and not report.problems:
             commit = commits(run, file)
             report.extend(
@@ -117,7 +118,7 @@ class Blocks:
             )
         return report
 
-    def undo(self, undo: Undo, record: BlockRecord) -> Report:
+    def undo(self, undo: Undo, record: JournalRecord) -> Report:
         from coffer.projection.blocks import removal
         from coffer.projection.git import hiding
 
@@ -179,7 +180,7 @@ class Links:
             report.notices.append(f"{name}: {target.note}")
         return report
 
-    def undo(self, undo: Undo, record: LinkRecord) -> Report:
+    def undo(self, undo: Undo, record: JournalRecord) -> Report:
         from coffer.projection.symlink import link
 
         return link.undo(undo.journal, record, dry_run=undo.dry_run)
@@ -216,7 +217,7 @@ class Natives:
             report.extend(call_adapter(name, report, establish, Report()))
         return report
 
-    def undo(self, undo: Undo, record: NativeRecord) -> Report:
+    def undo(self, undo: Undo, record: JournalRecord) -> Report:
         from coffer.projection import native_memory
 
         native = undo.native_of(record.adapters[0])

@@ -16,14 +16,12 @@ from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import mtime_ns, now_iso, recorded_target, restore_mtime, text_diff
-from coffer.projection.journal import Journal, sha256
+from coffer.projection.journal import Journal, JournalRecord, sha256
 from coffer.store import Store, Tier
 from coffer.store.entry import TYPES
 
 if TYPE_CHECKING:
     from typing import Any
-
-    from coffer.projection.journal import NativeRecord
 
 
 def key(adapter: str, config: Path) -> str:
@@ -225,22 +223,19 @@ def apply(journal: Journal, switch: NativeSwitch) -> Report:
     return report
 
 
-def _record(journal: Journal, switch: NativeSwitch) -> NativeRecord:
+def _record(journal: Journal, switch: NativeSwitch) -> JournalRecord:
     """The record to write before the switch: a new one, or the first run's with any new
     keys added (the values from before coffer first touched the file are kept)."""
-    # Here, not at the top: the audit (`coffer status`) asks this module only for a record's
-    # key, and builds no record (docs/adr/0049).
-    from coffer.projection.journal import NativeRecord
-
     native, data, config = switch.job.native, switch.data, switch.config
     k = key(switch.job.adapter, native.config)
-    record = journal.load(k, NativeRecord)
+    record = journal.load(k)
     if record is not None:
         return record.but(previous={**switch.previous, **record.previous})
     if data is not None:
         journal.backup_bytes(data)
     link = fsutil.link_of(native.config)
-    return NativeRecord(
+    return JournalRecord(
+        kind="native",
         key=k,
         path=str(native.config),
         tier="global",
@@ -255,7 +250,7 @@ def _record(journal: Journal, switch: NativeSwitch) -> NativeRecord:
     )
 
 
-def _backup(journal: Journal, record: NativeRecord, report: Report) -> bytes | None:
+def _backup(journal: Journal, record: JournalRecord, report: Report) -> bytes | None:
     try:
         return journal.read_backup(str(record.before_sha256))
     except JournalError as exc:
@@ -268,14 +263,14 @@ def _backup(journal: Journal, record: NativeRecord, report: Report) -> bytes | N
 class NativeRestore:
     """What undoing a native record would do; ``target`` None: refused."""
 
-    record: NativeRecord
+    record: JournalRecord
     report: Report
     target: Path | None
     data: bytes | None
     new: bytes
     delete: bool
 
-    def __init__(self, record: NativeRecord) -> None:
+    def __init__(self, record: JournalRecord) -> None:
         self.record = record
         self.report = Report()
         self.target = None
@@ -284,7 +279,9 @@ class NativeRestore:
         self.delete = False
 
 
-def plan_undo(journal: Journal, record: NativeRecord, native: NativeMemory | None) -> NativeRestore:
+def plan_undo(
+    journal: Journal, record: JournalRecord, native: NativeMemory | None
+) -> NativeRestore:
     """Decide how the agent's own memory settings come back, exactly as they were."""
     out = NativeRestore(record)
     path, adapter = Path(record.path), record.adapters[0]
@@ -319,7 +316,7 @@ def plan_undo(journal: Journal, record: NativeRecord, native: NativeMemory | Non
 
 
 def _restored(
-    journal: Journal, record: NativeRecord, native: NativeMemory, out: NativeRestore
+    journal: Journal, record: JournalRecord, native: NativeMemory, out: NativeRestore
 ) -> bytes:
     data, new = out.data, None
     if (

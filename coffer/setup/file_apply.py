@@ -14,7 +14,7 @@ from coffer.base import fsutil, swaps
 from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, mtime_ns, now_iso
-from coffer.projection.journal import Journal, SetupRecord, sha256
+from coffer.projection.journal import Journal, JournalRecord, sha256
 from coffer.setup import file_plan
 from coffer.setup.config_docs import file_ending
 from coffer.setup.file_plan import FilePlan, key
@@ -29,7 +29,7 @@ def apply_file(journal: Journal, fp: FilePlan) -> Report:
     another program's write is never lost (docs/adr/0041)."""
     target = fsutil.edit_target(fp.path)
     k = key(fp.agent, fp.path)
-    kept = journal.load(k, SetupRecord)
+    kept = journal.load(k)
     try:
         report = _swap_file(journal, fp, target)
     except CofferError:
@@ -40,7 +40,7 @@ def apply_file(journal: Journal, fp: FilePlan) -> Report:
     return report
 
 
-def _put_back_record(journal: Journal, k: str, kept: SetupRecord | None) -> None:
+def _put_back_record(journal: Journal, k: str, kept: JournalRecord | None) -> None:
     """Never written as coffer wanted: the journal goes back to what it was."""
     if kept is None:
         journal.drop(k)
@@ -86,18 +86,19 @@ def _swap_file(journal: Journal, fp: FilePlan, target: Path) -> Report:
     return report
 
 
-def _record(journal: Journal, fp: FilePlan, target: Path) -> SetupRecord:
+def _record(journal: Journal, fp: FilePlan, target: Path) -> JournalRecord:
     """The record to journal before ``fp`` is written: the existing one brought up to date,
     or a new one holding the file's pre-image."""
     k = key(fp.agent, fp.path)
-    record = journal.load(k, SetupRecord)
+    record = journal.load(k)
     if record is not None and fp.before is None:
         record = None  # the file is gone: nothing of the old record is left to undo
     if record is None:
         if fp.before is not None:
             journal.backup_bytes(fp.before)
         link = fsutil.link_of(fp.path)
-        record = SetupRecord(
+        record = JournalRecord(
+            kind="setup",
             key=k,
             path=str(fp.path),
             format=fp.format,

@@ -17,7 +17,7 @@ from coffer.adapter import ConfigEdit
 from coffer.base import fsutil
 from coffer.base.errors import CofferError
 from coffer.base.report import Problem, Report
-from coffer.projection.journal import Journal, SetupRecord
+from coffer.projection.journal import Journal
 from coffer.setup.config_docs import add_edit, load
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def edited(journal: Journal, fp: FilePlan, before: bytes | None) -> FilePlan:
     """``fp``'s edits made on the bytes ``before`` (the file as read now); CofferError when
     they cannot be made there without changing anything else (docs/adr/0041)."""
     doc = load(fp.format, before, fp.path)
-    record = journal.load(key(fp.agent, fp.path), SetupRecord)
+    record = journal.load(key(fp.agent, fp.path))
     previous = {
         (tuple(e["keys"]), bool(e.get("append"))): e for e in (record.edits if record else ())
     }

@@ -22,7 +22,7 @@ from coffer.adapter import Context, Launch
 from coffer.adapter.registry import Loaded
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import now_iso, remove_created_dirs, text_diff
-from coffer.projection.journal import Journal, ServiceRecord, sha256
+from coffer.projection.journal import Journal, JournalRecord, sha256
 from coffer.setup import service_managers as sm
 from coffer.setup.service_status import (
     describe,
@@ -126,7 +126,7 @@ def plan(
         after = m.render(launch.argv, service_env(environ, loaded, launch))
     except sm.DoesNotFit as exc:
         return _does_not_fit(m, exc)
-    record = Journal(store_root).load(key(m.path), ServiceRecord)
+    record = Journal(store_root).load(key(m.path))
     if before is not None and record is None and m.replaces_foreign and before != after:
         out.report.notices.append(
             f"coffer watch: {m.path} held another command; the journal keeps it and "
@@ -187,11 +187,12 @@ def _run_all(
     return True
 
 
-def _new_record(m: sm.Manager, before: bytes | None) -> ServiceRecord:
+def _new_record(m: sm.Manager, before: bytes | None) -> JournalRecord:
     """The record of a definition coffer is about to write; a foreign one it replaces
     (``replaces_foreign``) is kept in it, to be put back on undo."""
     kept = {"previous": dict(m.previous())} if before is not None else {}
-    return ServiceRecord(
+    return JournalRecord(
+        kind="service",
         key=key(m.path),
         path=str(m.path),
         manager=m.kind,
@@ -224,14 +225,14 @@ def apply(
                 Problem(path, "refused", "changed since the plan was made; run coffer setup again")
             )
             return report
-        record = journal.load(key(path), ServiceRecord) or _new_record(m, the_plan.before)
+        record = journal.load(key(path)) or _new_record(m, the_plan.before)
         record = record.but(after_sha256=None, updated_at=now_iso(), seq=time.time_ns())
         journal.save(record)  # before the write: a crash leaves a record of what was there
         m.write(the_plan.after, FILE_MODE)
         journal.save(record.but(after_sha256=sha256(the_plan.after)))
         report.changes.append(Change(path, the_plan.action, f"coffer watch as a {m.describe()}"))
     commands = m.start(update=update)
-    installed = journal.load(key(path), ServiceRecord)
+    installed = journal.load(key(path))
     if installed is not None:
         made = [str(d) for d in m.side_dirs() if not d.exists()]
         if made:
@@ -251,8 +252,8 @@ def apply(
 # ---- undo -------------------------------------------------------------------------------------
 
 
-def records(journal: Journal) -> list[ServiceRecord]:
-    return [r for r in journal.load_all() if isinstance(r, ServiceRecord)]
+def records(journal: Journal) -> list[JournalRecord]:
+    return [r for r in journal.load_all() if r.kind == "service"]
 
 
 def undo(
@@ -272,7 +273,7 @@ def undo(
 
 def _undo_record(
     journal: Journal,
-    record: ServiceRecord,
+    record: JournalRecord,
     environ: Mapping[str, str],
     run: sm.Runner,
     *,
@@ -327,7 +328,7 @@ def _planned_undo(path: Path, m: sm.Manager, data: bytes | None) -> Report:
 
 
 def _stop_and_remove(
-    journal: Journal, record: ServiceRecord, m: sm.Manager, run: sm.Runner
+    journal: Journal, record: JournalRecord, m: sm.Manager, run: sm.Runner
 ) -> Report:
     """Stop the service coffer installed, then delete its file and forget the record; a
     manager that cannot be asked, or a stop that fails, keeps both."""

@@ -74,9 +74,9 @@ def status(
     }
     data = m.read()
     if data is not None:
-        from coffer.projection.journal import Journal, ServiceRecord, sha256
+        from coffer.projection.journal import Journal, sha256
 
-        record = Journal(store_root).load(key(m.path), ServiceRecord)
+        record = Journal(store_root).load(key(m.path))
         ours = record is not None and sha256(data) == record.after_sha256
         info["file"] = "coffer" if ours else ("edited" if record else "other")
     elif not any(p.exists() for p in m.elsewhere()):

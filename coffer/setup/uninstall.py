@@ -23,7 +23,6 @@ from pathlib import Path
 from coffer.base import fsutil
 from coffer.base.report import Problem, Report
 from coffer.projection.engine import Engine
-from coffer.projection.journal import LinkRecord
 from coffer.projection.symlink import backups
 from coffer.setup import service, unwiring
 from coffer.store import index
@@ -148,7 +147,7 @@ def run(
 ) -> Outcome:
     """Undo everything; judge, as the real run will, what only the store then holds."""
     journal = engine.journal
-    links = [Path(r.path) for r in journal.load_all() if isinstance(r, LinkRecord) and r.path]
+    links = [Path(r.path) for r in journal.load_all() if r.kind == "symlink" and r.path]
     # Both go, one way or the other: an undo that empties the journal removes the ledger.
     there = [p for p in (engine.store.root, journal.ledger) if p.exists()]
     report = service.undo(journal, environ, dry_run=dry_run)

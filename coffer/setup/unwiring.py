@@ -16,19 +16,19 @@ from coffer.base.errors import CofferError, InvalidInputError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection import common
 from coffer.projection.common import remove_created_dirs, restore_mtime, text_diff
-from coffer.projection.journal import Journal, SetupRecord, parse, sha256
+from coffer.projection.journal import Journal, JournalRecord, sha256
 from coffer.setup.config_docs import EntryChanged, load, remove_edit
 from coffer.setup.file_apply import ATTEMPTS
 from coffer.setup.file_plan import KIND
 
 
-def records(journal: Journal, agents: Iterable[str] = ()) -> list[SetupRecord]:
+def records(journal: Journal, agents: Iterable[str] = ()) -> list[JournalRecord]:
     """Setup records, newest first (so chained exact restores line up)."""
     wanted = set(agents)
     out = [
         r
         for r in journal.load_all()
-        if isinstance(r, SetupRecord) and (not wanted or wanted & set(r.adapters))
+        if r.kind == "setup" and (not wanted or wanted & set(r.adapters))
     ]
     return sorted(out, key=lambda r: (r.updated_at or "", r.seq), reverse=True)
 
@@ -66,9 +66,8 @@ def undo(journal: Journal, agents: Iterable[str] = (), *, dry_run: bool = False)
 def undo_one(journal: Journal, key: str, *, dry_run: bool = False) -> Report:
     """Reverse exactly the one setup edit journaled under ``key`` (the other agents' wiring
     stays); a refused path keeps its record and is reported, as :func:`undo` does."""
-    raw = journal.get(key)
-    record = parse(raw) if raw is not None else None
-    if not isinstance(record, SetupRecord):
+    record = journal.load(key)
+    if record is None or record.kind != "setup":
         raise InvalidInputError(f"no setup edit is journaled for {key}")
     try:
         report = _undo_record(journal, record, dry_run=dry_run)
@@ -86,7 +85,7 @@ def undo_one(journal: Journal, key: str, *, dry_run: bool = False) -> Report:
     return report
 
 
-def _hand_over_dirs(journal: Journal, gone: SetupRecord) -> None:
+def _hand_over_dirs(journal: Journal, gone: JournalRecord) -> None:
     """A directory ``gone`` created that still holds another coffer file (a skill's
     ``SKILL.md`` undone before its ``agents/openai.yaml``) goes on that file's record, so
     undoing it last removes the directory too; :func:`undo` instead retries every directory
@@ -101,7 +100,7 @@ def _hand_over_dirs(journal: Journal, gone: SetupRecord) -> None:
             journal.save(other.but(created_dirs=dirs))
 
 
-def _undo_record(journal: Journal, record: SetupRecord, *, dry_run: bool) -> Report:
+def _undo_record(journal: Journal, record: JournalRecord, *, dry_run: bool) -> Report:
     path = Path(record.path)
     target = common.recorded_target(record.path, record.link)
     locked = fsutil.read_only(target)
@@ -160,7 +159,7 @@ def _write(target: Path, data: bytes, new: bytes | None) -> bytes | None:
 
 
 def _undone(
-    journal: Journal, record: SetupRecord, data: bytes, path: Path, report: Report
+    journal: Journal, record: JournalRecord, data: bytes, path: Path, report: Report
 ) -> tuple[bytes | None, str] | None:
     """What ``data`` becomes (None: the file goes) and how it is described; None when there
     is nothing to write (``report`` says why)."""
@@ -187,7 +186,7 @@ def _undone(
 
 
 def _without_entries(
-    record: SetupRecord, data: bytes, path: Path
+    record: JournalRecord, data: bytes, path: Path
 ) -> tuple[bytes | None, str] | None:
     """The file changed since setup: its bytes minus coffer's entries (None for "gone"), or
     None when they were already removed. Raises ``EntryChanged`` when an entry was edited."""

@@ -181,13 +181,13 @@ class Site:
     def undo(self, key: str) -> Report:
         """Undo exactly the journal record ``key``: a setup edit as `coffer setup --undo`
         reverses it, a projection as `coffer unproject` does, and nothing else."""
-        from coffer.projection.journal import Journal, SetupRecord, parse
+        from coffer.projection.journal import Journal, parse
 
         journal = Journal(self.app.store.root)
         raw = journal.get(key)
         if raw is None:
             raise InvalidInputError("that journal record is gone (undone elsewhere?)")
-        if isinstance(parse(raw), SetupRecord):
+        if parse(raw).kind == "setup":
             from coffer.setup import unwiring
 
             journal.sweep_tmp()

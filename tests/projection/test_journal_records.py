@@ -1,6 +1,6 @@
 """Typed journal records (issue 11, point 1; docs/adr/0024).
 
-A record file is read into the dataclass of its kind and written back as the same JSON: a
+A record file is read into the one record shape, as its kind, and written back as the same JSON: a
 key an older coffer did not write stays absent, a key this coffer does not know is kept,
 and a journal written before the records were typed is still undone byte for byte. The
 projection kinds sit in one table, and coffer/projection has no import cycle.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import dataclasses
 import json
 import pickle
 import sys
@@ -20,23 +19,7 @@ from typing import Any
 import pytest
 
 from coffer.projection import kinds
-from coffer.projection.journal import Journal
-from coffer.projection.journal.agent_records import (
-    LinkRecord,
-    NativeRecord,
-    ServiceRecord,
-    SetupRecord,
-)
-from coffer.projection.journal.records import (
-    BlockRecord,
-    GitRecord,
-    GitState,
-    JournalRecord,
-    OtherRecord,
-    TeamRecord,
-    parse,
-    validate,
-)
+from coffer.projection.journal import SHAPES, GitState, Journal, JournalRecord, parse, validate
 from tests.helpers import coffer, store
 from tests.projection.test_engine import CODEX_CONFIG, claude_dir
 from tests.projection.test_git import init_repo
@@ -109,52 +92,77 @@ OLD: list[dict[str, Any]] = [
         "whatever": {"it": ["holds"]},
     },
 ]
-TYPES = [BlockRecord, LinkRecord, NativeRecord, GitRecord, SetupRecord, ServiceRecord, OtherRecord]
 
 
-@pytest.mark.parametrize(("raw", "kind"), list(zip(OLD, TYPES, strict=True)))
-def test_an_old_record_is_read_typed_and_written_back_as_it_was(raw: dict, kind: type) -> None:
+@pytest.mark.parametrize("raw", OLD)
+def test_an_old_record_is_read_typed_and_written_back_as_it_was(raw: dict) -> None:
     assert validate(raw) is None
     record = parse(raw)
-    assert type(record) is kind
+    assert type(record) is JournalRecord and record.kind == raw["kind"]
     assert record.to_json() == raw
+
+
+def test_a_kind_keeps_only_its_own_fields() -> None:
+    block, link, native, git, setup, service, newer = (parse(raw) for raw in OLD)
+    assert block.adapters == ("codex",) and block.extra == {"written_by": "coffer 0.3"}
+    assert (link.link_target, link.before, link.backup) == (
+        "/s/projects/p",
+        "dir",
+        "/s/backups/dirs/x",
+    )
+    assert native.tier == "global" and native.previous["features.memories"] is True
+    assert git.users == {"/AGENTS.md": ["/r/AGENTS.md"]}
+    assert setup.edits == ({"op": "add"},) and setup.exact  # a default where the file is silent
+    assert service.created_dirs == ("/h/.config/systemd/user",) and service.seq > 0
+    # a newer coffer's kind: every field but the common ones is kept as it was read
+    assert newer.extra == {"whatever": {"it": ["holds"]}} and newer.adapters == ("claude",)
+    # a field another kind keeps is that kind's, not this one's
+    other = parse({**OLD[0], "users": {"/x": ["/y"]}})
+    assert other.users == {} and other.extra["users"] == {"/x": ["/y"]}
+    assert other.to_json() == {**OLD[0], "users": {"/x": ["/y"]}}
+    assert set(SHAPES) == {
+        "block",
+        "team",
+        "git-lines",
+        "git-config",
+        "symlink",
+        "native",
+        "setup",
+        "service",
+    }
+    assert all(set(s.optional) <= set(s.fields) for s in SHAPES.values())
+    assert all(set(s.fields) <= set(JournalRecord._fields) for s in SHAPES.values())
+
+
+def test_a_service_record_defaults_to_a_file_coffer_created() -> None:
+    raw = {k: v for k, v in OLD[5].items() if k != "created_file"}
+    record = parse(raw)
+    assert record.created_file is True and record.to_json() == raw
+    assert parse(OLD[0]).created_file is False
 
 
 def test_a_change_adds_only_the_changed_key() -> None:
     record = parse(OLD[0])
-    assert isinstance(record, BlockRecord)
     changed = record.but(after_sha256="ab" * 32)
     assert changed.to_json() == {**OLD[0], "after_sha256": "ab" * 32}
-    assert record.to_json() == OLD[0]  # frozen: the original is untouched
+    assert record.to_json() == OLD[0]  # immutable: the original is untouched
     with pytest.raises(AttributeError):
         record.after_sha256 = "x"  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("raw", "kind"), list(zip(OLD, TYPES, strict=True)))
-def test_records_are_standard_dataclasses(raw: dict, kind: type) -> None:
-    # Frozen dataclasses over one base (issue 24): the stdlib's copy, pickle, replace and,
-    # from 3.13, copy.replace work on every record; each kind declares only its own fields.
+@pytest.mark.parametrize("raw", OLD)
+def test_records_are_standard_named_tuples(raw: dict) -> None:
+    # One NamedTuple shape (issue 24): the stdlib's copy, pickle, _replace and, from 3.13,
+    # copy.replace work on every record.
     record = parse(raw)
-    assert type(record) is kind and isinstance(record, JournalRecord)
     assert pickle.loads(pickle.dumps(record)) == record
     assert copy.copy(record) == record
-    assert dataclasses.replace(record, path="elsewhere").to_json() == {**raw, "path": "elsewhere"}
+    assert record._replace(path="elsewhere").to_json() == {**raw, "path": "elsewhere"}
     if sys.version_info >= (3, 13):
         moved = copy.replace(record, path="elsewhere")  # type: ignore[attr-defined]
-        assert type(moved) is kind
+        assert type(moved) is JournalRecord
         assert moved.to_json() == {**raw, "path": "elsewhere"}
-    common = [f.name for f in dataclasses.fields(JournalRecord)]
-    assert [f.name for f in dataclasses.fields(record)][: len(common)] == common
-    assert record.kind == raw["kind"] and not hasattr(record, "__dict__")  # slotted
-
-
-def test_a_record_equals_another_regardless_of_what_its_file_lacked() -> None:
-    # Equality and hashing ignore `absent` and `extra`, as they always have.
-    record = parse(OLD[6])
-    bare = OtherRecord(key="future:/x", path="/x", kind="something-newer", adapters=("claude",))
-    assert record == bare and hash(record) == hash(bare) and record.to_json() != bare.to_json()
-    assert TeamRecord(key="team:/A", path="/A").kind == "team"
-    assert BlockRecord(key="/A", path="/A") != TeamRecord(key="/A", path="/A", kind="block")
+    assert not hasattr(record, "__dict__")
 
 
 def test_a_change_back_to_a_default_is_written() -> None:
@@ -165,11 +173,11 @@ def test_a_change_back_to_a_default_is_written() -> None:
     record = parse(raw)
     assert "after_sha256" not in record.to_json()
     assert record.but(after_sha256=None).to_json() == {**raw, "after_sha256": None}
-    assert "after_sha256" not in dataclasses.replace(record, after_sha256=None).to_json()
+    assert "after_sha256" not in record._replace(after_sha256=None).to_json()
 
 
 def test_new_records_write_the_keys_the_old_writers_wrote() -> None:
-    fresh = LinkRecord(key="/m", path="/m", link_target="/t", before="absent")
+    fresh = JournalRecord(kind="symlink", key="/m", path="/m", link_target="/t", before="absent")
     assert set(fresh.to_json()) == {
         "key",
         "path",
@@ -185,7 +193,7 @@ def test_new_records_write_the_keys_the_old_writers_wrote() -> None:
         "updated_at",
     }  # no "modes", "rest" or "restoring" until there is one
     state = GitState(how="exclude", commit=False, common="/c", top="/t", pattern="/A")
-    block = BlockRecord(key="/A", path="/A").but(git=state)
+    block = JournalRecord(kind="block", key="/A", path="/A").but(git=state)
     assert parse(block.to_json()) == block
     assert block.to_json()["git"] == {
         "how": "exclude",
@@ -194,10 +202,20 @@ def test_new_records_write_the_keys_the_old_writers_wrote() -> None:
         "top": "/t",
         "pattern": "/A",
     }
+    # a team block is a block keyed "team:<path>" (docs/adr/0036)
+    team = JournalRecord(kind="team", key="team:/A", path="/A")
+    assert set(team.to_json()) == set(JournalRecord(kind="block", key="/A", path="/A").to_json())
+
+
+def test_an_old_git_state_keeps_what_it_lacked_and_what_it_did_not_know() -> None:
+    raw = {**OLD[0], "git": {"how": "exclude", "top": "/r", "later": 1}}
+    record = parse(raw)
+    assert record.git is not None and record.git.how == "exclude" and record.git.commit is False
+    assert record.to_json() == raw
 
 
 def test_a_new_setup_record_writes_the_keys_the_dict_writer_wrote() -> None:
-    fresh = SetupRecord(key="setup:claude:/h/.claude.json", path="/h/.claude.json")
+    fresh = JournalRecord(kind="setup", key="setup:claude:/h/.claude.json", path="/h/.claude.json")
     assert set(fresh.to_json()) == {
         "key",
         "path",
@@ -222,7 +240,6 @@ def test_a_new_setup_record_writes_the_keys_the_dict_writer_wrote() -> None:
 
 def test_a_nested_value_goes_back_to_the_adapter_as_it_was_read() -> None:
     record = parse(OLD[2])
-    assert isinstance(record, NativeRecord)
     assert record.previous == {"features.memories": True, "list": [1, [2, 3]]}
 
 

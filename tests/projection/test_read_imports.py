@@ -1,10 +1,10 @@
-"""What the read-only commands leave unimported (issue 24, docs/adr/0049).
+"""What the everyday commands leave unimported (issue 24, docs/adr/0049).
 
 Each check runs the real command in a fresh interpreter and looks at ``sys.modules`` after
 it (tests.helpers.imported_after), in a projected project, so the journal holds records:
-- the journal's typed records (frozen dataclasses, about 10 ms to build) load only where a
-  record is parsed: `status` and `adapter list` audit them as the JSON ``validate``
-  accepted (docs/adr/0024), `explain` and `doctor` do not read their fields;
+- no everyday command imports ``dataclasses`` (with ``inspect`` and the modules it pulls
+  in): the journal's records are one ``NamedTuple`` shape (docs/adr/0024), also when setup's
+  records are in the journal and the command runs outside the project the blocks serve;
 - ``coffer.store.drafts`` (writers) and ``coffer.store.health`` (`doctor`) load only with
   what uses them, though every command imports the ``coffer.store`` package;
 - `status` shows a sync remote only when one is configured, so it skips git's module.
@@ -19,9 +19,6 @@ import pytest
 
 from tests.helpers import coffer, imported_after, make_repo
 
-RECORDS = "coffer.projection.journal.records"
-FIELDS = "coffer.projection.journal.fields"
-AGENT_RECORDS = "coffer.projection.journal.agent_records"
 HEALTH = "coffer.store.health"
 DRAFTS = "coffer.store.drafts"
 
@@ -38,29 +35,30 @@ def repo(tmp_path: Path, fake_home: Path) -> Path:
     return repo
 
 
-@pytest.mark.parametrize("argv", [["explain"], ["doctor"]])
-def test_explain_and_doctor_build_no_journal_record(repo: Path, argv: list[str]) -> None:
-    code, found = imported_after(argv, repo, (RECORDS,))
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["doctor"],
+        ["remember", "Releases are tagged from main.", "--name", "tags"],
+        ["forget", "d"],
+    ],
+)
+def test_the_journal_costs_no_dataclasses(repo: Path, argv: list[str]) -> None:
+    # Each reads the journal's records; a write also re-renders the block and saves its
+    # record, and a forget re-renders it without the entry.
+    code, found = imported_after(argv, repo, ("dataclasses",))
     assert code in (0, 1) and found == [], argv
+    assert ("tags" in coffer("list", cwd=repo).stdout) == (argv[0] == "remember")
 
 
-def test_doctor_checks_the_records_without_dataclasses(repo: Path) -> None:
-    # It reads every record file and checks it can be undone (journal.undoable), on the
-    # JSON: no record is typed, so neither the records nor ``dataclasses`` load.
-    code, found = imported_after(["doctor"], repo, ("dataclasses", RECORDS, FIELDS))
-    assert code in (0, 1) and found == []
-
-
-def test_the_audit_builds_no_record(repo: Path) -> None:
-    # It reads what setup wired and the blocks no target holds any more from the records'
-    # JSON, so neither the records nor ``dataclasses`` load (docs/adr/0024, 0049), also
-    # with setup's records in the journal and run outside the project the blocks serve.
-    fenced = ("dataclasses", RECORDS, AGENT_RECORDS, FIELDS)
+def test_the_audit_costs_no_dataclasses(repo: Path) -> None:
+    # What setup wired and the blocks no target holds any more, read from the records,
+    # with setup's records in the journal, in and outside the project the blocks serve.
     wired = coffer("setup", "--yes", "--agent", "claude", "--no-service", cwd=repo)
     assert wired.returncode == 0, wired.stderr
     for where in (repo, repo.parent):
         for argv in (["status"], ["adapter", "list"]):
-            code, found = imported_after(argv, where, fenced)
+            code, found = imported_after(argv, where, ("dataclasses",))
             assert code in (0, 1) and found == [], (argv, where)
     assert "setup: hook wired, mcp wired, skill wired" in coffer("adapter", "list", cwd=repo).stdout
 
@@ -93,28 +91,11 @@ def test_status_without_sync_skips_git(repo: Path) -> None:
 
 
 def test_the_lazy_names_are_the_modules_own() -> None:
-    # The two faces that load names on first use (PEP 562) hand out the same objects.
-    import coffer.projection.journal as journal
+    # The store's face loads these names on first use (PEP 562): the same objects.
     import coffer.store as store
-    from coffer.projection.journal import agent_records, records
     from coffer.store import drafts, health
 
     assert store.Finding is health.Finding
     assert (store.RememberOptions, store.Revision) == (drafts.RememberOptions, drafts.Revision)
-    for module in (records, agent_records):
-        # the face names the records, not their JSON type or the kinds' table
-        lazy = set(module.__all__) - {"Json", "BY_KIND"}
-        assert lazy <= set(journal.__all__)
-        assert all(getattr(journal, name) is getattr(module, name) for name in lazy)
-    for face in (store, journal):
-        with pytest.raises(AttributeError):
-            face.Nothing  # noqa: B018
-
-
-def test_a_write_refreshes_its_block_without_the_agent_records(repo: Path) -> None:
-    # The refresh after `remember` reads the block's record and git's lines, not the link
-    # or setup records: those kinds' dataclasses are not built (docs/adr/0049).
-    argv = ["remember", "Releases are tagged from main.", "--name", "tags"]
-    code, found = imported_after(argv, repo, (RECORDS, AGENT_RECORDS))
-    assert code == 0 and found == [RECORDS]
-    assert "tags" in coffer("list", cwd=repo).stdout
+    with pytest.raises(AttributeError):
+        store.Nothing  # noqa: B018

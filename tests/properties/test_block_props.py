@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from coffer.base.errors import BlockError
 from coffer.projection import managed_block
 from coffer.projection.blocks import removal, render
-from coffer.projection.journal import BlockRecord, Journal
+from coffer.projection.journal import Journal
 from coffer.store import Entry
 from tests.helpers import coffer, make_repo
 from tests.properties.budget import examples
@@ -167,7 +167,7 @@ def test_projection_undo_restores_the_file_and_what_was_added(
         added = _typed_below(once, below)
         assume(_marker_lines(once + added) == (1, 1))
         path.write_bytes(once + added)
-        record = journal.load(path, BlockRecord)
+        record = journal.load(path)
         assert record is not None
         undone = removal.apply_undo(journal, removal.plan_undo(record, force=False))
         assert undone.ok, undone.problems

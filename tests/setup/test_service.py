@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from coffer.adapter import Launch, registry
-from coffer.projection.journal import Journal, ServiceRecord
+from coffer.projection.journal import Journal, JournalRecord
 from coffer.setup import launch, service, service_launchd, service_managers
 from coffer.store import watch_state
 from coffer.store.paths import store_root
@@ -57,7 +57,7 @@ def outside(tmp_path: Path) -> dict[str, object]:
     }
 
 
-def service_records() -> list[ServiceRecord]:
+def service_records() -> list[JournalRecord]:
     return service.records(Journal(store_root(os.environ)))
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from coffer.adapter import Launch, registry
 from coffer.base import platform
-from coffer.projection.journal import Journal, ServiceRecord
+from coffer.projection.journal import Journal, JournalRecord
 from coffer.setup import service, service_managers, service_winrun
 from coffer.setup.service_base import Ran
 from coffer.store import watch_state
@@ -86,7 +86,7 @@ def _journal() -> Journal:
     return Journal(store_root(os.environ))
 
 
-def _records() -> list[ServiceRecord]:
+def _records() -> list[JournalRecord]:
     return service.records(_journal())
 
 

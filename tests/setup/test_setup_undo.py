@@ -11,7 +11,7 @@ import pytest
 
 from coffer.adapter import Launch, registry
 from coffer.base import platform
-from coffer.projection.journal import Journal, SetupRecord
+from coffer.projection.journal import Journal, JournalRecord
 from coffer.setup import launch, unwiring
 from coffer.setup import wiring as setup_mod
 from coffer.setup.json_text import JsonText
@@ -147,7 +147,7 @@ def snapshot(root: Path) -> dict[str, bytes | None]:
     return out
 
 
-def setup_records() -> list[SetupRecord]:
+def setup_records() -> list[JournalRecord]:
     return unwiring.records(Journal(store_root(os.environ)))
 
 
@@ -628,7 +628,7 @@ def test_gemini_setup_and_undo(home: Path) -> None:
 # ---- one record: the Undo button of `coffer ui`'s State view (unwiring.undo_one) ----------
 
 
-def _record_of(path: Path) -> SetupRecord:
+def _record_of(path: Path) -> JournalRecord:
     (record,) = [r for r in setup_records() if Path(r.path) == path]
     return record
 

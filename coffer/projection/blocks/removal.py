@@ -12,7 +12,7 @@ from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection import managed_block
 from coffer.projection.common import lstat_or_none, remove_created_dirs, restore_mtime, text_diff
-from coffer.projection.journal import BlockRecord, Journal
+from coffer.projection.journal import Journal, JournalRecord
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -22,7 +22,7 @@ class BlockUndo:
     """What undoing a block record would do. ``forget``: only the record goes (the block
     is already gone); ``new`` None: nothing may change (refused)."""
 
-    record: BlockRecord
+    record: JournalRecord
     report: Report = field(default_factory=Report)
     data: bytes = b""
     new: bytes | None = None
@@ -31,7 +31,7 @@ class BlockUndo:
     forget: bool = False
 
 
-def plan_undo(record: BlockRecord, *, force: bool) -> BlockUndo:
+def plan_undo(record: JournalRecord, *, force: bool) -> BlockUndo:
     """Decide how the block goes; the file is deleted only if coffer created it and
     nothing else is left."""
     out = BlockUndo(record)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import BlockError
@@ -19,15 +19,8 @@ from coffer.projection.common import (
     now_iso,
     text_diff,
 )
-from coffer.projection.journal import Journal, sha256
+from coffer.projection.journal import Journal, JournalRecord, sha256
 from coffer.store import Entry
-
-if TYPE_CHECKING:
-    from coffer.projection.journal import BlockRecord
-
-# BlockRecord is imported where a record is read or made: `coffer status` and `coffer adapter
-# list` judge blocks with this module (room_for, state) and type no block record, so they
-# skip the records' frozen dataclasses (docs/adr/0049).
 
 _BOM = b"\xef\xbb\xbf"
 # Room the markers, digest line and separators take around the body.
@@ -70,7 +63,7 @@ class BlockWrite:
 
     job: BlockJob
     data: bytes | None
-    record: BlockRecord | None
+    record: JournalRecord | None
     new: bytes | None
     edited: bool
     empty: bool  # not written: nothing to show and no block yet
@@ -131,9 +124,8 @@ def is_foreign(journal: Journal, path: Path, span: managed_block.BlockSpan) -> b
     a block coffer wrote, or the block is the one git has committed."""
     if not span.edited:
         return False
-    from coffer.projection.journal import BlockRecord
 
-    return journal.load(path, BlockRecord) is None or _committed_block(path, span.body)
+    return journal.load(path) is None or _committed_block(path, span.body)
 
 
 def _refusal(
@@ -179,9 +171,8 @@ def plan(journal: Journal, job: BlockJob) -> BlockWrite:
     if problem is not None:
         out.report.problems.append(problem)
         return out
-    from coffer.projection.journal import BlockRecord
 
-    out.record = journal.load(path, BlockRecord)
+    out.record = journal.load(path)
     if out.record is None and empty(job) and not (data and managed_block.find(data)):
         # Nothing to show and no block yet: an empty block would only cost the agent's
         # context at every session start. The tier's first entry writes it (docs/adr/0045).
@@ -266,7 +257,7 @@ def apply(journal: Journal, write: BlockWrite) -> Report:
     return report
 
 
-def _merge_adapters(journal: Journal, record: BlockRecord, adapters: Sequence[str]) -> None:
+def _merge_adapters(journal: Journal, record: JournalRecord, adapters: Sequence[str]) -> None:
     merged = tuple(sorted(set(record.adapters) | set(adapters)))
     if merged != record.adapters:
         journal.save(record.but(adapters=merged))
@@ -274,13 +265,12 @@ def _merge_adapters(journal: Journal, record: BlockRecord, adapters: Sequence[st
 
 def _new_record(
     journal: Journal, job: BlockJob, data: bytes | None, *, created: bool, dirs: list[str]
-) -> BlockRecord:
-    from coffer.projection.journal import BlockRecord
-
+) -> JournalRecord:
     before = None if data is None else sha256(data)
     if data is not None:
         journal.backup_bytes(data)
-    return BlockRecord(
+    return JournalRecord(
+        kind="block",
         key=str(job.path),
         path=str(job.path),
         tier=job.tier,

@@ -17,7 +17,7 @@ from coffer.base.errors import CofferError
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, now_iso, remove_created_dirs
 from coffer.projection.git.repo import Repo, filter_command, git, output
-from coffer.projection.journal import GitRecord, Journal, sha256
+from coffer.projection.journal import Journal, JournalRecord, sha256
 
 FILTER = "coffer"
 EXCLUDE_HEADER = "# coffer: memory files it created (`coffer unproject` removes these lines)"
@@ -61,8 +61,8 @@ class Line(NamedTuple):
     why: str
 
 
-def _new_record(path: Path, kind: str, data: bytes | None) -> GitRecord:
-    return GitRecord(
+def _new_record(path: Path, kind: str, data: bytes | None) -> JournalRecord:
+    return JournalRecord(
         key=f"git:{path}",
         path=str(path),
         kind=kind,
@@ -73,16 +73,18 @@ def _new_record(path: Path, kind: str, data: bytes | None) -> GitRecord:
     )
 
 
-def _opened(journal: Journal, path: Path, kind: str, data: bytes | None) -> tuple[GitRecord, Edit]:
+def _opened(
+    journal: Journal, path: Path, kind: str, data: bytes | None
+) -> tuple[JournalRecord, Edit]:
     """The record of ``path`` (a new one backs up ``data`` first) and an edit to fill in."""
-    found = journal.load(f"git:{path}", GitRecord)
+    found = journal.load(f"git:{path}")
     edit = Edit()
     if found is None and data is not None:
         edit.steps.append(lambda _: journal.backup_bytes(data))
     return found or _new_record(path, kind, data), edit
 
 
-def _with_user(record: GitRecord, name: str, user: str) -> GitRecord:
+def _with_user(record: JournalRecord, name: str, user: str) -> JournalRecord:
     users = {k: list(v) for k, v in record.users.items()}
     mine = users.setdefault(name, [])
     if user not in mine:
@@ -91,7 +93,7 @@ def _with_user(record: GitRecord, name: str, user: str) -> GitRecord:
     return record.but(users=users)
 
 
-def _without_user(record: GitRecord, name: str, user: str) -> GitRecord:
+def _without_user(record: JournalRecord, name: str, user: str) -> JournalRecord:
     users = {k: list(v) for k, v in record.users.items()}
     left = [u for u in users.pop(name, []) if u != user]
     if left:
@@ -99,7 +101,9 @@ def _without_user(record: GitRecord, name: str, user: str) -> GitRecord:
     return record.but(users=users)
 
 
-def _write(journal: Journal, record: GitRecord, path: Path, data: bytes | None, new: bytes) -> None:
+def _write(
+    journal: Journal, record: JournalRecord, path: Path, data: bytes | None, new: bytes
+) -> None:
     if data is None and not record.created_dirs:
         record = record.but(created_dirs=tuple(ensure_parent(path)))
     journal.save(record)  # before the write: a crash leaves a record of what was there
@@ -132,11 +136,13 @@ def add_line(journal: Journal, path: Path, line: Line, user: str) -> Edit:
     return edit
 
 
-def _release(journal: Journal, path: Path, name: str, user: str) -> tuple[GitRecord | None, Edit]:
+def _release(
+    journal: Journal, path: Path, name: str, user: str
+) -> tuple[JournalRecord | None, Edit]:
     """``path``'s record without ``user`` of ``name``, if that was the last user of it;
     else None, and an edit that records who still uses it."""
     edit = Edit()
-    found = journal.load(f"git:{path}", GitRecord)
+    found = journal.load(f"git:{path}")
     if found is None:
         return None, edit
     record = _without_user(found, name, user)
@@ -167,7 +173,7 @@ def drop_line(journal: Journal, path: Path, line: str, user: str) -> Edit:
     return edit
 
 
-def _give_back(journal: Journal, record: GitRecord, path: Path, data: bytes) -> Edit:
+def _give_back(journal: Journal, record: JournalRecord, path: Path, data: bytes) -> Edit:
     """The last user is gone: the file as it was if only coffer wrote it since, else the
     file without coffer's lines."""
     edit = Edit()

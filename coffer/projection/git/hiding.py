@@ -47,7 +47,7 @@ from coffer.projection.git.repo import (
     tracked,
 )
 from coffer.projection.git.repo import refresh_index as refresh_index
-from coffer.projection.journal import BlockRecord, GitRecord, GitState, Journal
+from coffer.projection.journal import GitState, Journal, JournalRecord
 
 # What git was found not to track, by block file, with the index it was read from.
 _UNTRACKED = "git-untracked.json"
@@ -139,7 +139,7 @@ def _untracked(where: Path) -> dict[str, Any]:
     return kept if isinstance(kept, dict) else {}
 
 
-def _how(journal: Journal, record: BlockRecord, repo: Repo, rel: str, *, dry_run: bool) -> str:
+def _how(journal: Journal, record: JournalRecord, repo: Repo, rel: str, *, dry_run: bool) -> str:
     """How git is kept from seeing the block of ``record``'s file."""
     path = Path(record.path)
     if _tracked(journal, repo, rel, dry_run=dry_run) or _shared(path) or _holds_user_text(path):
@@ -176,7 +176,7 @@ def _holds_user_text(path: Path) -> bool:
     return bool(rest.strip(b" \t\r\n\xef\xbb\xbf"))
 
 
-def _excluded_but_owned(record: BlockRecord) -> bool:
+def _excluded_but_owned(record: JournalRecord) -> bool:
     """An exclude line hides a file coffer created that now holds the user's own text."""
     return (
         record.git is not None
@@ -199,7 +199,7 @@ def _hide(journal: Journal, user: str, repo: Repo, rel: str, how: str) -> list[E
 
 
 def sync(
-    journal: Journal, record: BlockRecord, *, wrote: bool, commit: bool, dry_run: bool
+    journal: Journal, record: JournalRecord, *, wrote: bool, commit: bool, dry_run: bool
 ) -> Report:
     """Hide the block file of ``record`` from git (or, with ``commit``, stop hiding it).
 
@@ -255,7 +255,7 @@ def sync(
     return report
 
 
-def forget(journal: Journal, record: BlockRecord, *, dry_run: bool) -> Report:
+def forget(journal: Journal, record: JournalRecord, *, dry_run: bool) -> Report:
     """The block of ``record`` was removed: refresh git's view of the file, then take back
     whatever hid it (the last user of a line or of the filter takes those too)."""
     state = record.git
@@ -320,7 +320,7 @@ def hide_vault(journal: Journal, root: Path, *, dry_run: bool = False) -> Report
         return report
     repo, exclude, text = found
     user = f"vault:{root}"
-    record = journal.load(f"git:{exclude}", GitRecord)
+    record = journal.load(f"git:{exclude}")
     if record is not None and user in record.users.get(text, ()):
         return report
     if ignored(repo, text.strip("/")) and record is None:
@@ -338,7 +338,7 @@ def forget_vault(journal: Journal, root: Path | None, *, dry_run: bool) -> Repor
     """Take back the lines :func:`hide_vault` added, for ``root`` (None: every project)."""
     report = Report()
     for record in journal.load_all():
-        if not isinstance(record, GitRecord) or record.kind != "git-lines":
+        if record.kind != "git-lines":
             continue
         for text, users in record.users.items():
             for user in users:

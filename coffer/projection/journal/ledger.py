@@ -15,14 +15,12 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from coffer.base import fsutil
 from coffer.base.errors import CofferError, JournalError
+from coffer.projection.journal.records import JournalRecord, parse, validate
 from coffer.store.paths import ledger_dir
-
-if TYPE_CHECKING:
-    from coffer.projection.journal.records import JournalRecord, R
 
 Record = dict[str, Any]
 
@@ -159,11 +157,6 @@ class Journal:
             record = json.loads(data)
         except ValueError:
             return _damage(file, data, "not valid JSON; truncated or overwritten")
-        # Here and in the parsing below, not at the top: a command that opens the journal
-        # without reading a record (explain) never loads them; one that checks the records
-        # without parsing them (doctor) never builds the records' dataclasses.
-        from coffer.projection.journal.undoable import validate
-
         reason = validate(record)
         if reason is not None:
             return _damage(file, data, reason)
@@ -182,20 +175,13 @@ class Journal:
             )
         return found
 
-    def load(self, path: Path | str, kind: type[R]) -> R | None:
-        """The typed record for ``path`` (read as ``kind``); a damaged one raises."""
+    def load(self, path: Path | str) -> JournalRecord | None:
+        """The typed record for ``path``, read as its own kind; a damaged one raises."""
         raw = self.get(path)
-        if raw is None:
-            return None
-        from coffer.projection.journal.records import parse
-
-        parsed = parse(raw)
-        return parsed if isinstance(parsed, kind) else kind.from_json(raw)
+        return None if raw is None else parse(raw)
 
     def load_all(self) -> list[JournalRecord]:
         """Every usable record, typed, in path order (see :meth:`records`)."""
-        from coffer.projection.journal.records import parse
-
         return [parse(raw) for raw in self.records()]
 
     def save(self, record: JournalRecord) -> None:

@@ -1,9 +1,7 @@
 """Which journal record objects can be undone as written (:func:`validate`): the fields each
-kind's undo needs, checked on the JSON before any record is typed.
-
-Apart from the typed records (coffer/projection/journal/records.py and the dataclasses they
-stand on), so that a command that reads the journal without parsing a record (`coffer
-doctor` checks every record file) imports no ``dataclasses`` (docs/adr/0049).
+kind's undo needs, and their types, checked on the JSON before a record is typed
+(coffer/projection/journal/records.py), so a record that lacks one is reported as damaged
+instead of being undone by guessing.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from coffer.base import faults, fsutil, platform, swaps
 from coffer.base.report import Change, Problem, Report
 from coffer.projection.common import ensure_parent, lstat_or_none, now_iso
-from coffer.projection.journal import Journal, LinkRecord
+from coffer.projection.journal import Journal, JournalRecord
 from coffer.projection.symlink import backups, merge, swap
 from coffer.projection.symlink.merge import MergePlan
 from coffer.projection.symlink.state import points_to
@@ -46,14 +46,14 @@ class LinkSwap:
     refused: ``report`` says which); ``adopt``: coffer's link with no record yet."""
 
     job: LinkJob
-    record: LinkRecord | None
+    record: JournalRecord | None
     report: Report
     before: str | None
     adopt: bool
     merge: MergePlan | None
     backup: Path | None
 
-    def __init__(self, job: LinkJob, record: LinkRecord | None = None) -> None:
+    def __init__(self, job: LinkJob, record: JournalRecord | None = None) -> None:
         self.job = job
         self.record = record
         self.report = Report()
@@ -66,7 +66,7 @@ class LinkSwap:
 def plan(journal: Journal, job: LinkJob) -> LinkSwap:
     """Decide, without writing, how ``job.link`` becomes coffer's link."""
     link, tier_dir = job.link, job.tier_dir
-    out = LinkSwap(job, journal.load(link, LinkRecord))
+    out = LinkSwap(job, journal.load(link))
     st = lstat_or_none(link)
     if st is not None and platform.is_link(st):  # before S_ISDIR: a junction is one too
         if points_to(link, tier_dir):
@@ -143,8 +143,8 @@ def apply(journal: Journal, planned: LinkSwap) -> Report:
 
 
 def _merge(
-    job: LinkJob, plan: MergePlan, backup: Path, record: LinkRecord
-) -> tuple[LinkRecord, dict[str, Path]]:
+    job: LinkJob, plan: MergePlan, backup: Path, record: JournalRecord
+) -> tuple[JournalRecord, dict[str, Path]]:
     """Merge the agent's directory into the tier; the record with where it goes, and what
     the tier or an earlier backup already held."""
     # Before the merge adds to the tier: what the tier or an earlier backup of this
@@ -175,7 +175,7 @@ def _refused(report: Report, link: Path, exc: OSError) -> Report:
 
 
 def _keep_backup(
-    journal: Journal, record: LinkRecord, backup: Path, held: Mapping[str, Path]
+    journal: Journal, record: JournalRecord, backup: Path, held: Mapping[str, Path]
 ) -> str:
     # Only now, with the link in place, may the backup lose what the store already held
     # (before that, the directory may be the user's only copy). docs/adr/0016.
@@ -187,8 +187,9 @@ def _keep_backup(
     return f"{link}: the store already held every file of the directory; no backup needed"
 
 
-def _record(job: LinkJob, before: str, backup: str | None, dirs: list[str]) -> LinkRecord:
-    return LinkRecord(
+def _record(job: LinkJob, before: str, backup: str | None, dirs: list[str]) -> JournalRecord:
+    return JournalRecord(
+        kind="symlink",
         key=str(job.link),
         path=str(job.link),
         tier=job.tier,
@@ -207,19 +208,19 @@ class LinkRestore:
     """What undoing a link record would do: ``forget`` only the record (the link is
     gone), ``restore`` a real directory, or neither (refused: ``report`` says why)."""
 
-    record: LinkRecord
+    record: JournalRecord
     report: Report
     forget: bool
     restore: bool
 
-    def __init__(self, record: LinkRecord) -> None:
+    def __init__(self, record: JournalRecord) -> None:
         self.record = record
         self.report = Report()
         self.forget = False
         self.restore = False
 
 
-def plan_undo(record: LinkRecord) -> LinkRestore:
+def plan_undo(record: JournalRecord) -> LinkRestore:
     """Decide how coffer's link is replaced with a real directory of the current memories."""
     out, link = LinkRestore(record), Path(record.path)
     st = lstat_or_none(link)
@@ -239,7 +240,7 @@ def plan_undo(record: LinkRecord) -> LinkRestore:
     return out
 
 
-def undo(journal: Journal, record: LinkRecord, *, dry_run: bool) -> Report:
+def undo(journal: Journal, record: JournalRecord, *, dry_run: bool) -> Report:
     """Plan the undo; unless ``dry_run``, finish what a killed run left, then apply."""
     if dry_run:
         return plan_undo(record).report
@@ -252,7 +253,7 @@ def undo(journal: Journal, record: LinkRecord, *, dry_run: bool) -> Report:
     return report
 
 
-def _finish_cut_undo(journal: Journal, record: LinkRecord) -> Report | None:
+def _finish_cut_undo(journal: Journal, record: JournalRecord) -> Report | None:
     """A previous undo cut after its swap leaves a directory and only its spare link (or
     its journal record): finish it."""
     link, tier_dir = Path(record.path), Path(record.link_target)
@@ -297,7 +298,7 @@ def apply_undo(journal: Journal, restore: LinkRestore) -> Report:
     return report
 
 
-def _stage(record: LinkRecord, report: Report) -> Path:
+def _stage(record: JournalRecord, report: Report) -> Path:
     """The directory that takes the link's place: a copy of the tier, with what the merge
     left in the backups and the modes the agent's directory had."""
     link, tier_dir = Path(record.path), Path(record.link_target)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from coffer.base import fsutil, platform, swaps
 from coffer.projection.common import lstat_or_none
-from coffer.projection.journal import Journal, LinkRecord
+from coffer.projection.journal import Journal
 from coffer.projection.symlink.merge import backup_dir
 from coffer.projection.symlink.state import points_to
 
@@ -100,7 +100,7 @@ def _recover_dir(journal: Journal, link: Path, sibling: Path, tier_dir: Path) ->
         return []
     if not (platform.is_link(here) and points_to(link, tier_dir)):
         return []
-    record = journal.load(link, LinkRecord)
+    record = journal.load(link)
     dest = record.backup if record else None
     if not dest or lstat_or_none(Path(dest)) is not None:
         dest = str(backup_dir(journal, link))

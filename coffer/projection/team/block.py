@@ -31,7 +31,7 @@ from coffer.projection.agents import Targets
 from coffer.projection.blocks import content
 from coffer.projection.common import ensure_parent, lstat_or_none, mtime_ns, now_iso, text_diff
 from coffer.projection.hook import GaveUp
-from coffer.projection.journal import BlockRecord, Journal, TeamRecord, sha256
+from coffer.projection.journal import Journal, JournalRecord, sha256
 from coffer.projection.team.kind import undo
 from coffer.store import Entry, team
 
@@ -140,7 +140,7 @@ def establish(
         # No team tier (never, or `.coffer/memory` removed): the blocks coffer wrote for
         # one go, as `unproject` would take them (one journal read per file).
         for file, _ in chosen:
-            record = journal.load(key(file), TeamRecord)
+            record = journal.load(key(file))
             if record is not None:
                 with run.step():
                     gone = undo(journal, record, dry_run=dry_run, force=False, keep=True)
@@ -150,7 +150,7 @@ def establish(
     if scan.refused:
         return report  # a tier that cannot be read is not an empty one: blocks stay as they are
     for file in dropped(root, dict(chosen), adapters, features_of):
-        record = journal.load(key(file), TeamRecord)
+        record = journal.load(key(file))
         if record is not None and record.project_id == project[1]:
             with run.step():
                 report.extend(undo(journal, record, dry_run=dry_run, force=False, keep=True))
@@ -195,7 +195,7 @@ def _one(journal: Journal, job: _Job, *, dry_run: bool) -> Report:
         )
     if body.omitted:
         report.notices.append(f"{file}: {len(body.omitted)} team entries did not fit the block")
-    record = journal.load(key(file), TeamRecord)
+    record = journal.load(key(file))
     if new == data:
         if record is not None:
             merged = tuple(sorted(set(record.adapters) | set(names)))
@@ -222,12 +222,13 @@ def _one(journal: Journal, job: _Job, *, dry_run: bool) -> Report:
     return report
 
 
-def _new_record(journal: Journal, job: _Job, data: bytes | None) -> TeamRecord:
+def _new_record(journal: Journal, job: _Job, data: bytes | None) -> JournalRecord:
     file = job.file
     dirs = ensure_parent(file) if data is None else []
     if data is not None:
         journal.backup_bytes(data)
-    return TeamRecord(
+    return JournalRecord(
+        kind="team",
         key=key(file),
         path=str(file),
         tier="project",
@@ -247,6 +248,6 @@ def _unhide(journal: Journal, file: Path) -> None:
     team block git must see it (the clean filter still keeps the personal block out)."""
     from coffer.projection.git import hiding
 
-    personal = journal.load(file, BlockRecord)
+    personal = journal.load(file)
     if personal is not None and personal.git is not None and personal.git.how == "exclude":
         hiding.sync(journal, personal, wrote=True, commit=personal.git.commit, dry_run=False)

@@ -18,7 +18,7 @@ from coffer.base.errors import BlockError
 from coffer.base.report import Change, Problem, Report
 
 if TYPE_CHECKING:
-    from coffer.projection.journal import Journal, TeamRecord
+    from coffer.projection.journal import Journal, JournalRecord
     from coffer.projection.run import Run, Undo
 
 _BLANK = b" \t\r\n\xef\xbb\xbf"
@@ -56,7 +56,7 @@ def _all_coffers(data: bytes) -> bool:
 
 
 def undo(
-    journal: Journal, record: TeamRecord, *, dry_run: bool, force: bool, keep: bool = False
+    journal: Journal, record: JournalRecord, *, dry_run: bool, force: bool, keep: bool = False
 ) -> Report:
     """Remove the team block of ``record``'s file. ``keep``: the personal block stays in
     use (the team tier went, the project did not), so a file coffer created is kept while
@@ -105,9 +105,8 @@ def undo(
 def _hand_over(journal: Journal, path: str) -> None:
     """Not during `unproject` (its records are read before any undo, so a change would be
     lost): only when the team tier went and the personal block carries on alone."""
-    from coffer.projection.journal import BlockRecord
 
-    personal = journal.load(path, BlockRecord)
+    personal = journal.load(path)
     if personal is not None and not personal.created_file:
         journal.save(personal.but(created_file=True))
 
@@ -119,7 +118,7 @@ class Teams:
     def establish(self, run: Run, unit: object) -> Report:
         return Report()
 
-    def undo(self, undo_: Undo, record: TeamRecord) -> Report:
+    def undo(self, undo_: Undo, record: JournalRecord) -> Report:
         return undo(undo_.journal, record, dry_run=undo_.dry_run, force=undo_.force)
 
     def state(self, run: Run, unit: object) -> tuple[str, str]:
