@@ -105,7 +105,6 @@ def undo(
 def _hand_over(journal: Journal, path: str) -> None:
     """Not during `unproject` (its records are read before any undo, so a change would be
     lost): only when the team tier went and the personal block carries on alone."""
-
     personal = journal.load(path)
     if personal is not None and not personal.created_file:
         journal.save(personal.but(created_file=True))
