@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
     from coffer.adapter import Adapter, Context
-    from coffer.projection.journal.ledger import Record
+    from coffer.projection.journal import JournalRecord
     from coffer.store.search_cache import TierScan
 
     # The tiers' scans by the run's names for them ("project", "global").
@@ -174,7 +174,7 @@ def status(
         if name in shown
     }
     readers = agents.targets(ctx, Report(), enabled, planned).blocks
-    audit = _Audit(agents, run, readers, list(agents.journal.records()), scans)
+    audit = _Audit(agents, run, readers, agents.journal.load_all(), scans)
     out = []
     for name, adapter in agents.loaded.adapters.items():
         report, present = reports[name], detected[name]
@@ -193,13 +193,12 @@ def status(
 
 class _Audit(NamedTuple):
     """What one audit read once, for every adapter: the run its kinds judge against, the
-    enabled adapters reading each file, the journal (its usable records, as the JSON
-    :func:`coffer.projection.journal.validate` accepted) and the tiers' scans."""
+    enabled adapters reading each file, the journal's usable records and the tiers' scans."""
 
     agents: AgentSet
     run: Run
     readers: dict[Path, list[Reader]]
-    journal: list[Record]
+    journal: list[JournalRecord]
     scans: Scans
 
 
@@ -242,20 +241,12 @@ def link_check(agents: AgentSet, name: str, ctx: Context, report: Report) -> Lin
 _KINDS = {"hooks": "hook", "SKILL.md": "skill", "agents/openai.yaml": "skill"}
 
 
-def _serving(records: list[Record], kind: str, name: str) -> list[Record]:
-    """The records of ``kind`` that serve the adapter ``name``.
-
-    The audit reads its records as the JSON :func:`~coffer.projection.journal.validate`
-    accepted, and reads only fields it checked the type of (``kind``, ``path``,
-    ``adapters``, ``tier``, ``project_id``, a setup record's ``edits`` and
-    ``after_sha256``): it changes and undoes nothing, so it types no record, and
-    ``status`` and ``adapter list`` skip building the records' frozen dataclasses and
-    importing ``dataclasses``, about 10 ms of every run (docs/adr/0024, docs/adr/0049).
-    """
-    return [r for r in records if r["kind"] == kind and name in r["adapters"]]
+def _serving(records: list[JournalRecord], kind: str, name: str) -> list[JournalRecord]:
+    """The records of ``kind`` that serve the adapter ``name``."""
+    return [r for r in records if r.kind == kind and name in r.adapters]
 
 
-def _wiring(records: list[Record], name: str) -> dict[str, str]:
+def _wiring(records: list[JournalRecord], name: str) -> dict[str, str]:
     """What `coffer setup` registered for ``name`` (its setup records): the MCP server, the
     session-start hook (the edits under ``hooks``) and the guidance skill (a ``SKILL.md``).
     "wired" while the file is as setup left it; "wired, file edited since" when someone
@@ -265,10 +256,10 @@ def _wiring(records: list[Record], name: str) -> dict[str, str]:
 
     out: dict[str, str] = {}
     for r in _serving(records, "setup", name):
-        data = fsutil.read_bytes_or_none(Path(r["path"]))
-        state = "wired" if data is not None and sha256(data) == r.get("after_sha256") else ""
+        data = fsutil.read_bytes_or_none(Path(r.path))
+        state = "wired" if data is not None and sha256(data) == r.after_sha256 else ""
         state = state or ("wired, file edited since" if data is not None else "file removed")
-        for edit in r["edits"]:
+        for edit in r.edits:
             keys = edit.get("keys")
             kind = _KINDS.get(keys[0] if keys else "", "mcp")
             out[kind] = state
@@ -321,7 +312,7 @@ def _index_state(store: Store, tier: Tier, detail: str, found: TierScan | None) 
 
 
 def _orphans(
-    records: list[Record], name: str, current: set[Path], ptier: Tier | None
+    records: list[JournalRecord], name: str, current: set[Path], ptier: Tier | None
 ) -> list[TargetStatus]:
     """Blocks coffer wrote for this adapter that it no longer reads (e.g. an
     AGENTS.override.md appeared beside the AGENTS.md holding the block)."""
@@ -329,16 +320,15 @@ def _orphans(
     # A team block (docs/adr/0036) is the team tier's, in files chosen for it: never an
     # orphan of the adapter's personal targets. Its kind is "team", so "block" leaves it out.
     for record in _serving(records, "block", name):
-        path = Path(record["path"])
-        tier = record.get("tier")
-        other_project = tier == "project" and (
-            ptier is None or record.get("project_id") != ptier.info.id
+        path = Path(record.path)
+        other_project = record.tier == "project" and (
+            ptier is None or record.project_id != ptier.info.id
         )
         if path in current or other_project:
             continue
         out.append(
             TargetStatus(
-                tier=str(tier),
+                tier=str(record.tier),
                 mode=Mode.RENDER.value,
                 path=str(path),
                 state="shadowed",
