@@ -130,7 +130,8 @@ class JournalRecord(NamedTuple):
 
 
 class Shape(NamedTuple):
-    """What one kind keeps in its record file, beside the fields every kind keeps."""
+    """What one kind keeps in its record file: its fields (the six every kind keeps first),
+    those it writes only once set, and the defaults that differ from the record's."""
 
     fields: tuple[str, ...]
     # fields written only once they differ from their default (as earlier coffers did)
