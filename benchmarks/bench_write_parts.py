@@ -39,7 +39,6 @@ GROUPS: list[tuple[str, tuple[str, ...]]] = [
             "coffer.store.agent_writes",
             "coffer.projection.writes",
             "hashlib",
-            "socket",
         ),
     ),
     ("the journal and its records", ("coffer.projection.journal",)),

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from coffer.base import fsutil
+from coffer.base import fsutil, platform
 from coffer.store.projects import now_iso
 
 if TYPE_CHECKING:
@@ -92,9 +92,7 @@ def _machine(config: Path, stamp: int | None) -> str:
             host = None
         if isinstance(host, str) and host:
             return host
-    import socket  # here: `recall` names where an entry came from, never this machine
-
-    return socket.gethostname().partition(".")[0] or "machine"
+    return platform.host_name() or "machine"
 
 
 # The digests of entries' text, by exactly what digest hashes (name, description, type,

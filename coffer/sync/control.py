@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from coffer.base import platform
 from coffer.base.errors import InvalidInputError
 from coffer.store.entry import slugify
 from coffer.sync import keys, local, merge, state, tree
@@ -38,7 +38,7 @@ def init(app: App, remote: str, host: str | None = None) -> state.SyncConfig:
     paths = state.SyncPaths.of(app.store_root)
     earlier = state.load_config(paths) if state.configured(app.store_root) else None
     # A name given once stays (conflict copies and commits carry it) until another is given.
-    chosen = host or (earlier.host if earlier else socket.gethostname().partition(".")[0])
+    chosen = host or (earlier.host if earlier else platform.host_name())
     name = slugify(chosen, limit=32) or "machine"
     config = state.SyncConfig(url, name, earlier.links if earlier else {})
     with sync_lock(paths):

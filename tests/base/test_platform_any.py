@@ -66,3 +66,27 @@ def test_a_name_surrogate_reparse_point_counts_as_a_link() -> None:
 )
 def test_reserved_device_names(name: str, reserved: bool) -> None:
     assert platform.reserved_name(name) is reserved
+
+
+def test_host_name_is_the_short_name_socket_gives() -> None:
+    # What `coffer sync init` names this machine and provenance stamps as where an entry
+    # was made: the same name socket.gethostname() gives, before its first dot.
+    import socket
+
+    assert platform.host_name() == socket.gethostname().partition(".")[0]
+    assert "." not in platform.host_name()
+
+
+def test_the_write_path_imports_neither_socket_nor_platform(tmp_path: Path) -> None:
+    # provenance stamps every write with this machine's name; on POSIX that costs no import.
+    code = (
+        "import sys\n"
+        "from coffer.store import provenance\n"
+        "assert provenance.machine(__import__('pathlib').Path(sys.argv[1]))\n"
+        "print(sorted(m for m in ('socket', 'platform') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    expected = "['platform']" if sys.platform == "win32" else "[]"
+    assert done.stdout.strip() == expected

@@ -4,7 +4,8 @@ Each check runs the real command in a fresh interpreter and looks at ``sys.modul
 it (tests.helpers.imported_after), in a projected project, so the journal holds records:
 - no everyday command imports ``dataclasses`` (with ``inspect`` and the modules it pulls
   in): the journal's records are one ``NamedTuple`` shape (docs/adr/0024), also when setup's
-  records are in the journal and the command runs outside the project the blocks serve;
+  records are in the journal and the command runs outside the project the blocks serve, and
+  `explain`'s views are NamedTuples too;
 - ``coffer.store.drafts`` (writers) and ``coffer.store.health`` (`doctor`) load only with
   what uses them, though every command imports the ``coffer.store`` package;
 - `status` shows a sync remote only when one is configured, so it skips git's module.
@@ -61,6 +62,14 @@ def test_the_audit_costs_no_dataclasses(repo: Path) -> None:
             code, found = imported_after(argv, where, ("dataclasses",))
             assert code in (0, 1) and found == [], (argv, where)
     assert "setup: hook wired, mcp wired, skill wired" in coffer("adapter", "list", cwd=repo).stdout
+
+
+def test_explain_costs_no_dataclasses(repo: Path) -> None:
+    # Its views are NamedTuples like every record on a command's path: dataclasses would
+    # add inspect, ast and tokenize, a tenth of the command (docs/adr/0049).
+    code, found = imported_after(["explain"], repo, ("dataclasses",))
+    assert (code, found) == (0, [])
+    assert "AGENTS.md" in coffer("explain", cwd=repo).stdout
 
 
 @pytest.mark.parametrize(

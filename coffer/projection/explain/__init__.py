@@ -9,10 +9,9 @@ spec's ``Place``) what ``{config}`` is. Read-only; names no agent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Context, Target
 from coffer.adapter.facts import AgentFacts
@@ -34,8 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentView", "Explained", "explain", "git_root"]
 
 
-@dataclass
-class AgentView:
+class AgentView(NamedTuple):
     """What one agent loads here, and where coffer's memory stands in it."""
 
     name: str
@@ -43,17 +41,16 @@ class AgentView:
     present: bool
     enabled: bool
     facts: AgentFacts | None
-    files: list[Measured] = field(default_factory=list)
-    tiers: list[TierView] = field(default_factory=list)
-    hints: list[str] = field(default_factory=list)
-    targets: dict[str, list[Target]] = field(default_factory=dict)
-    error: str = ""
-    cost: Cost = field(default_factory=lambda: Cost(0, {}))  # coffer's memory in its context
-    in_view: dict[str, InView] = field(default_factory=dict)  # per tier: entries it sees
+    files: list[Measured]
+    tiers: list[TierView]
+    hints: list[str]
+    targets: dict[str, list[Target]]
+    error: str
+    cost: Cost  # coffer's memory in its context
+    in_view: dict[str, InView]  # per tier: entries it sees
 
 
-@dataclass
-class Explained:
+class Explained(NamedTuple):
     cwd: Path
     root: Path | None  # the repository root the agents walk to
     project: Path | None  # coffer's project (None: global tier only)
@@ -92,14 +89,28 @@ def explain(agents: AgentSet, at: Path, only: str | None = None) -> Explained:
         if only is None and not (present or enabled):
             hidden.append(name)
             continue
-        view = _agent(agents, name, adapter, Session(cwd, root, ctx, None, {}), report)
-        view.present, view.enabled = present, enabled
-        view.in_view = in_view(view.files, shown)
+        loads = _loads(agents, name, adapter, Session(cwd, root, ctx, None, {}), report)
         # An enabled agent's empty tier is not a fault (_empty): settled before the hints
         # are drawn from the tiers, so an empty global tier says no "run `coffer project`".
         settle = partial(_empty, agents, project=project) if enabled else None
-        view.tiers = _tiers(view, cwd, project, settle)
-        views.append(view)
+        agent = Agent(name, loads.title, enabled, cwd)
+        tiers, hints = _tiers(agent, loads, project, settle)
+        views.append(
+            AgentView(
+                name=name,
+                title=loads.title,
+                present=present,
+                enabled=enabled,
+                facts=loads.facts,
+                files=loads.files,
+                tiers=tiers,
+                hints=hints,
+                targets=loads.targets,
+                error="; ".join(p.message for p in report.problems),
+                cost=cost(loads.files),
+                in_view=in_view(loads.files, shown),
+            )
+        )
     return Explained(cwd, root, project, views, hidden)
 
 
@@ -125,43 +136,47 @@ def _config_dir(agents: AgentSet, name: str, adapter: Adapter, ctx: Context) -> 
     return spec.config_dir(ctx) if isinstance(spec, AgentSpec) else None
 
 
-def _agent(
-    agents: AgentSet, name: str, adapter: Adapter, base: Session, report: Report
-) -> AgentView:
+class _Loads(NamedTuple):
+    """What the adapter says of one agent here: its facts, targets and the files it loads."""
+
+    title: str
+    facts: AgentFacts | None
+    targets: dict[str, list[Target]]
+    files: list[Measured]
+
+
+def _loads(agents: AgentSet, name: str, adapter: Adapter, base: Session, report: Report) -> _Loads:
     facts = agents.loaded.features(name).facts
-    view = AgentView(name, facts.title if facts else name, False, False, facts)
     ctx = base.ctx
     config = agents.call_adapter(
         name, report, partial(_config_dir, agents, name, adapter, ctx), None
     )
-    targets = agents.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
-    for t in targets:
-        view.targets.setdefault(t.tier, []).append(t)
-    session = Session(base.cwd, base.root, ctx, config, view.targets)
+    targets: dict[str, list[Target]] = {}
+    for t in agents.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS):
+        targets.setdefault(t.tier, []).append(t)
+    files: list[Measured] = []
     if facts is not None:
+        session = Session(base.cwd, base.root, ctx, config, targets)
         none: list[Found] = []
         listed = agents.call_adapter(name, report, partial(found, facts, session), none)
-        view.files = measure(listed, agents.store.root, strips_comments=facts.strips_comments)
-        view.cost = cost(view.files)
-    view.error = "; ".join(p.message for p in report.problems)
-    return view
+        files = measure(listed, agents.store.root, strips_comments=facts.strips_comments)
+    return _Loads(facts.title if facts else name, facts, targets, files)
 
 
 def _tiers(
-    view: AgentView,
-    cwd: Path,
+    agent: Agent,
+    loads: _Loads,
     project: Path | None,
     settle: Callable[[TierView], TierView] | None = None,
-) -> list[TierView]:
-    agent = Agent(view.name, view.title, view.enabled, cwd)
-    if view.facts is None:
-        view.hints = [f"the {view.name} adapter declares no FACTS: coffer cannot say what it loads"]
-        return [unknown(t) for ts in view.targets.values() for t in ts]
+) -> tuple[list[TierView], list[str]]:
+    """The state of each tier's memory for this agent, and the hints that go with them."""
+    if loads.facts is None:
+        hint = f"the {agent.name} adapter declares no FACTS: coffer cannot say what it loads"
+        return [unknown(t) for ts in loads.targets.values() for t in ts], [hint]
     tiers = [
-        tier_view(agent, tier, view.targets.get(tier, []), view.files, project is not None)
+        tier_view(agent, tier, loads.targets.get(tier, []), loads.files, project is not None)
         for tier in ("project", "global")
     ]
     if settle is not None:
         tiers = [settle(t) for t in tiers]
-    view.hints = [t.hint for t in tiers if t.hint] + shadow_hints(agent, view.files)
-    return tiers
+    return tiers, [t.hint for t in tiers if t.hint] + shadow_hints(agent, loads.files)

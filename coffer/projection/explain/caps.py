@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -36,8 +35,7 @@ class Section(NamedTuple):
         return kept - self.dropped if kept == self.end - self.start else kept
 
 
-@dataclass(frozen=True)
-class Measured:
+class Measured(NamedTuple):
     """One file as the agent gets it."""
 
     found: Found

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from coffer.adapter import Context, Mode, Target
 from coffer.adapter.facts import TEMPLATE_ROOTS, AgentFacts, Cap, Imports, Load, Setting, Walk
@@ -26,8 +25,7 @@ _WALKED = ("{cwd}", "{root}")
 _ROOTS = frozenset(TEMPLATE_ROOTS)
 
 
-@dataclass(frozen=True)
-class Session:
+class Session(NamedTuple):
     """The session being explained: where it starts and what the adapter resolved."""
 
     cwd: Path
@@ -37,8 +35,7 @@ class Session:
     targets: dict[str, list[Target]]  # the adapter's targets, by tier
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """One existing file a Load names, and why the agent skips it (``state``)."""
 
     path: Path

@@ -7,8 +7,8 @@ adapter; the sentences are the same for every agent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from coffer.adapter import Mode, Target
 from coffer.base import platform
@@ -17,8 +17,7 @@ from coffer.projection.explain.caps import Measured
 PROJECT = "`coffer project`"
 
 
-@dataclass(frozen=True)
-class TierView:
+class TierView(NamedTuple):
     """Coffer's memory of one tier, as this agent gets it."""
 
     tier: str
@@ -33,8 +32,7 @@ class TierView:
         return self.state in ("loaded", "none", "empty")
 
 
-@dataclass(frozen=True)
-class Agent:
+class Agent(NamedTuple):
     """The names the sentences use."""
 
     name: str
