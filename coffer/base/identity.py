@@ -15,12 +15,6 @@ import os
 
 from coffer.base import platform
 
-# Not `from typing import TYPE_CHECKING`: importing typing is ~3 ms of the no-op path,
-# a sixth of a bare interpreter start. mypy and ruff take the name as true when checking.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pathlib import Path
-
 
 def _read(path: str) -> str | None:
     try:
@@ -146,19 +140,12 @@ def root_of(start: str) -> str:
     return root if root is not None else spelled_on_disk(os.path.realpath(start))
 
 
-def project_root(start: Path) -> Path:
-    """The canonical project root for ``start`` (a directory or a path inside one)."""
-    from pathlib import Path
-
-    return Path(root_of(os.fspath(start)))
-
-
-def in_git(root: Path) -> bool:
+def in_git(root: str | os.PathLike[str]) -> bool:
     """True if ``root`` (a project root as computed here) is a git repository's root."""
     return git_root_of(os.fspath(root)) == os.fspath(root)
 
 
-def git_remote(root: Path) -> str | None:
+def git_remote(root: str | os.PathLike[str]) -> str | None:
     """The ``origin`` URL from ``<root>/.git/config``, if any (display only)."""
     text = _read(os.path.join(root, ".git", "config"))
     if text is None:

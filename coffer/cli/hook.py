@@ -129,7 +129,7 @@ def _hand_over(
     deadline: hook_mode.Deadline | None,
 ) -> None:
     """Print the hook's context and messages; remember them for the no-op path."""
-    from coffer.projection import fastpath
+    from coffer.projection import fastpath, stamp
 
     context = handoffs = ""
     frame = None
@@ -146,7 +146,7 @@ def _hand_over(
     if deadline is not None:
         end_hook(deadline, context, hook_messages(engine, here, report), frame)
     if report.ok and not run.dry_run:
-        fastpath.record(engine, here)
+        stamp.record(engine, here)
         if run.for_agent:
             from coffer.projection.session_context import compose, session_note
 
@@ -155,7 +155,7 @@ def _hand_over(
             # files next time.
             assert frame is not None
             template = compose(session_note(fastpath.SESSION_PLACEHOLDER), handoffs)
-            fastpath.record_output(engine, here, run.for_agent, frame(handoffs), frame(template))
+            stamp.record_output(engine, here, run.for_agent, frame(handoffs), frame(template))
 
 
 _HINT = "setup-hint-said"  # in the store's state directory: the hint below was given

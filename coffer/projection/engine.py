@@ -141,7 +141,7 @@ class Engine(AgentSet):
             native = self.call_adapter(name, report, partial(adapter.native_memory, ctx), None)
             if native is not None:
                 report.extend(kinds.NATIVES.establish(run, (name, native)))
-        planned = {  # asked once: the no-op stamp signs these too (fastpath.record)
+        planned = {  # asked once: the no-op stamp signs these too (stamp.record)
             name: self.call_adapter(name, report, partial(adapter.targets, ctx), NO_TARGETS)
             for name, adapter in adapters.items()
         }
@@ -184,7 +184,7 @@ class Engine(AgentSet):
                         self.store.regenerate_index(tier)
         # Scanned outside any step (a cold scan of a large tier is slow, and safe to cut),
         # after the stamps: an agent's entry held as pending stays out of the blocks. Kept
-        # for the no-op stamp (fastpath.record), which signs what the tiers were read as.
+        # for the no-op stamp (stamp.record), which signs what the tiers were read as.
         scans = {k: read.get(k) or self.store.scan(t) for k, t in run.tiers.items() if t}
         self.scanned[run.ctx.project] = [
             (t, scans[k].entries) for k, t in run.tiers.items() if t is not None

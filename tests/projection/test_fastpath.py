@@ -89,16 +89,16 @@ def test_a_recall_is_seen(repo):
 
 
 # One session start's full run, in a fresh interpreter, counting the tiers' scans by phase:
-# the run's, the stamp's (fastpath.record) and then the stamp's again from a new engine,
+# the run's, the stamp's (stamp.record) and then the stamp's again from a new engine,
 # which has read nothing and so scans the tiers itself.
 _SCANS = """
 import os, sys
 from pathlib import Path
 from coffer.app import App
-from coffer.projection import fastpath
+from coffer.projection import stamp
 from coffer.store import Store
 calls, phase = {}, ["run"]
-real_scan, real_record = Store.scan, fastpath.record
+real_scan, real_record = Store.scan, stamp.record
 def scan(self, tier):
     calls[phase[0]] = calls.get(phase[0], 0) + 1
     return real_scan(self, tier)
@@ -108,7 +108,7 @@ def record(engine, here):
         return real_record(engine, here)
     finally:
         phase[0] = "after"
-Store.scan, fastpath.record = scan, record
+Store.scan, stamp.record = scan, record
 sys.argv = ["coffer", "project", "--hook", "--for", "claude"]
 from coffer.main import main
 try:

@@ -2,11 +2,17 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from coffer.base.identity import project_root
+from coffer.base.identity import root_of
 from tests.helpers import make_repo, make_worktree
+
+
+def project_root(start: Path) -> Path:
+    """The canonical project root of ``start``, as the store and the no-op take it."""
+    return Path(root_of(os.fspath(start)))
 
 
 def test_subdirectory_maps_to_repo_root(tmp_path):
