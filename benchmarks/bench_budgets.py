@@ -8,10 +8,13 @@ global tier of a few, with Claude Code and Codex present and wired by ``coffer s
 projected once; ``recall`` runs again in a second such store of ``--recall-entries``
 (10,000 by default), the size its budget names. The
 commands run round-robin (each round starts one command later), so a burst of load on the
-shared machine hits them alike. The hook row is the second of two runs when nothing
-changed: an untimed run first re-records what the other commands (``remember``) changed.
-Prints a markdown table of medians, each median's ratio to ``python -c pass``'s, the budget
-and PASS/OVER; with ``--check`` exits 1 when any command is over its budget.
+shared machine hits them alike, and each run of a command comes right after a run of
+``python -c pass``: a command's ratio is the median of its runs' ratios to those, so the
+machine's speed drifting between rounds weighs on both runs of a pair alike. The hook row
+is the second of two runs when nothing changed: an untimed run first re-records what the
+other commands (``remember``) changed. Prints a markdown table of medians, each command's
+median ratio to ``python -c pass``, the budget and PASS/OVER; with ``--check`` exits 1 when
+any command is over its budget.
 
 ``--clock cpu`` (the default, what ADR 0049 budgets) times each process's own CPU (user +
 system, from the kernel's accounting of the finished child), which a neighbour's load on a
@@ -68,6 +71,8 @@ class Case:
     exits: frozenset[int] = frozenset({0})
     cpu: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
+    # Each run's time over that of the `python -c pass` run just before it, per clock.
+    ratios: dict[str, list[float]] = field(default_factory=lambda: {"cpu": [], "wall": []})
     gave_up: bool = False  # one run passed --timeout: OVER, and not run again
 
 
@@ -221,9 +226,22 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(case: Case, bench: Bench, i: int, timeout: float) -> None:
+def timed(case: Case, bench: Bench, i: int, timeout: float, baseline: Case) -> None:
+    """One run of ``case``, right after one of ``baseline`` (``python -c pass``): the
+    pair's ratio is what the budget judges, so a change in the shared machine's speed
+    between rounds (its CPU time per instruction drifts by a third within minutes) weighs
+    on both runs of a pair alike."""
     if case.gave_up:
         return
+    if case is not baseline:
+        _run(baseline, bench, i, timeout)
+    _run(case, bench, i, timeout)
+    if case is not baseline and not case.gave_up:
+        for clock in ("cpu", "wall"):
+            case.ratios[clock].append(getattr(case, clock)[-1] / getattr(baseline, clock)[-1])
+
+
+def _run(case: Case, bench: Bench, i: int, timeout: float) -> None:
     bench = case.store or bench
     if case.before is not None:
         case.before()
@@ -265,17 +283,18 @@ def hook_is_noop(bench: Bench) -> bool:
 
 
 def measure(all_cases: list[Case], bench: Bench, rounds: int, warmup: int, timeout: float) -> None:
+    baseline = all_cases[0]
     for r in range(warmup + rounds):
+        if r == warmup:  # the warm-up runs are not counted
+            for case in all_cases:
+                del case.cpu[:], case.wall[:], case.ratios["cpu"][:], case.ratios["wall"][:]
         shift = r % len(all_cases)
         for case in all_cases[shift:] + all_cases[:shift]:
-            timed(case, bench, r, timeout)
-    for case in all_cases:  # the warm-up runs are not counted
-        del case.cpu[:warmup], case.wall[:warmup]
+            timed(case, bench, r, timeout, baseline)
 
 
 def report(all_cases: list[Case], clock: str, timeout: float) -> bool:
     """Print the table; whether every command is within its budget."""
-    base = statistics.median(getattr(all_cases[0], clock))
     print(f"| command | median ms ({clock}) | wall ms | ratio | budget | result |")
     print("|---|---:|---:|---:|---:|---|")
     ok = True
@@ -285,7 +304,7 @@ def report(all_cases: list[Case], clock: str, timeout: float) -> bool:
             print(f"| {case.label} | > {timeout:g} s | | | ≤ {case.budget:g}× | OVER |")
             continue
         med = statistics.median(getattr(case, clock))
-        ratio = med / base
+        ratio = statistics.median(case.ratios[clock]) if case.budget is not None else 1.0
         passed = case.budget is None or ratio <= case.budget
         ok &= passed
         budget = "baseline" if case.budget is None else f"≤ {case.budget:g}×"
