@@ -39,7 +39,11 @@ def stats(tier_dir: Path) -> Iterator[tuple[str, os.stat_result]]:
                 # Hidden files are not entries; coffer's temp files (.coffer-tmp-*) are too.
                 if name.startswith(".") or name == INDEX_NAME:
                     continue
-                yield name, de.stat(follow_symlinks=False)
+                try:
+                    st = de.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue  # removed since the directory was read (an agent's delete)
+                yield name, st
     finally:
         if isinstance(where, int):
             os.close(where)
@@ -87,7 +91,10 @@ def directory_digest(tier_dir: Path) -> str:
                 name = de.name
                 if name.startswith(".") or name == INDEX_NAME:  # as stats() skips them
                     continue
-                st = de.stat(follow_symlinks=False)
+                try:
+                    st = de.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue  # as stats() skips it
                 add(name)
                 put(st.st_ino & _INT63)
                 put(st.st_size)

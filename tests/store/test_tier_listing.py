@@ -5,6 +5,7 @@ recall re-check every row."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,3 +47,42 @@ def test_a_file_instead_of_a_directory_digests_as_nothing(tmp_path: Path) -> Non
     (tmp_path / "memory").write_text("not a directory")
     missing, listed = _both(tmp_path / "memory")
     assert missing == listed == tier_listing.directory_digest(tmp_path / "absent")
+
+
+class _Gone:
+    """A directory entry whose file was removed after the directory was read."""
+
+    name = "deleted-meanwhile.md"
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        raise FileNotFoundError(2, "No such file or directory", self.name)
+
+
+def test_a_file_removed_while_listed_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An agent deletes an entry between the directory's read and the file's stat: the tier
+    # is listed as it is a moment later, not failed (a recall must not stop on it).
+    tier = tmp_path / "memory"
+    tier.mkdir()
+    (tier / "kept.md").write_text("x\n")
+    before = _both(tier)
+    real = os.scandir
+
+    class Listing:
+        def __init__(self, where: int | Path) -> None:
+            self.it = real(where)
+
+        def __enter__(self) -> Listing:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.it.close()
+
+        def __iter__(self) -> Iterator[object]:
+            yield _Gone()
+            yield from self.it
+
+    monkeypatch.setattr(os, "scandir", Listing)
+    assert _both(tier) == before
+    assert [name for name, _ in tier_listing.stats(tier)] == ["kept.md"]
