@@ -4,6 +4,7 @@ race, the user's own ``core.sshCommand``, and `sync init` to a remote that is no
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,6 +15,8 @@ from typing import NamedTuple
 
 import pytest
 
+from coffer.base import platform
+from coffer.store.entry import slugify
 from tests.helpers import coffer
 from tests.sync_machines import Machine, World, git, make_world
 
@@ -279,3 +282,17 @@ def test_init_to_an_unreachable_remote_keeps_the_configuration(tmp_path: Path) -
     said = coffer("sync", cwd=tmp_path)
     assert said.returncode == 0, said.stderr
     assert "pushed 1 file" in said.stdout
+
+
+def test_init_without_a_host_names_this_machine_and_its_entries(tmp_path: Path) -> None:
+    # The name a machine's commits and conflict copies carry, and the one provenance stamps
+    # on what is written here: the short host name (os.uname, no socket; ADR 0049).
+    remote = tmp_path / "remote.git"
+    git("init", "-q", "--bare", "-b", "main", str(remote))
+    done = coffer("sync", "init", str(remote), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    host = slugify(platform.host_name(), limit=32) or "machine"
+    assert json.loads(coffer("sync", "status", "--json", cwd=tmp_path).stdout)["host"] == host
+    coffer("remember", "Tabs, not spaces.", "--name", "tabs", "--scope", "global", cwd=tmp_path)
+    shown = json.loads(coffer("show", "tabs", "--scope", "global", "--json", cwd=tmp_path).stdout)
+    assert shown["metadata"]["origin_machine"] == host
