@@ -11,12 +11,17 @@ rather than reading them again (docs/adr/0004).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from coffer import __version__
+from coffer.adapter.deferred import presence
+from coffer.base import fsutil
+from coffer.base.report import Report
 from coffer.projection.fastpath import (
     ABSENT,
     AGENT_RE,
@@ -27,6 +32,7 @@ from coffer.projection.fastpath import (
     signature,
     stamp_path,
 )
+from coffer.store.freshness import anchored_paths, next_review
 
 if TYPE_CHECKING:
     from coffer.adapter import Adapter, Context
@@ -51,7 +57,7 @@ def _tiers(engine: Engine, root: Path | None) -> list[Tier]:
 
 
 def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
-
+    """The environment variables and paths whose change could change the projection."""
     store = engine.store
     env = {"COFFER_HOME", "HOME", "XDG_DATA_HOME", "PATH"}
     paths: set[str] = {str(store.root / n) for n in ("projects.json", "config.json", "journal")}
@@ -92,8 +98,6 @@ def _paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
 def _adapter_paths(engine: Engine, root: Path | None) -> tuple[set[str], set[str]]:
     """What the adapters read: the targets and inputs of those projected for, and the
     directory each other agent's global file would appear in (it being installed later)."""
-    from coffer.base.report import Report
-
     ctx = engine.context(root)
     env: set[str] = set()
     paths: set[str] = set()
@@ -117,8 +121,6 @@ def _installed_later(adapter: Adapter, ctx: Context) -> set[str]:
     """What changes when an agent not projected for is installed: for a spec's ``detect``
     the paths it looks at (without importing a deferred adapter's module), otherwise the
     directory its global file would appear in."""
-    from coffer.adapter.deferred import presence
-
     found = presence(adapter)
     if found is not None:
         return {str(p) for p in found.watched(ctx)}
@@ -129,8 +131,6 @@ def _freshness(engine: Engine, root: Path | None) -> tuple[set[str], str | None]
     """The files the project's entries are anchored to (an edit to one can make an entry
     stale, which the blocks show), and the first review date still to come: of the entries
     the run read (what its blocks show), scanned again only when it read none."""
-    from coffer.store.freshness import anchored_paths, next_review
-
     scans = engine.scanned.get(root)
     if scans is None:
         scans = [(t, engine.store.scan(t).entries) for t in _tiers(engine, root)]
@@ -144,9 +144,6 @@ class _Unsignable(Exception):
 
 def record(engine: Engine, here: Here) -> None:
     """Write the stamp for the project at ``here`` (after a clean run)."""
-    from coffer import __version__
-    from coffer.base import fsutil
-
     # Keyed by where `unchanged` will look: the git-or-directory root of the path, which
     # for the home directory (global tier only) is not a project root.
     key_root = here.key
@@ -154,8 +151,6 @@ def record(engine: Engine, here: Here) -> None:
     try:
         env, paths = _paths(engine, root)
     except _Unsignable:
-        import contextlib
-
         with contextlib.suppress(OSError):
             os.unlink(stamp_path(str(engine.store.root), key_root))
         return
@@ -181,8 +176,6 @@ def record(engine: Engine, here: Here) -> None:
 def record_output(engine: Engine, here: Here, agent: str, output: str, template: str) -> None:
     """Keep what `coffer project --for AGENT` prints again on a no-op, for the current stamp:
     ``output`` when no session id is given, else ``template`` with the id put in."""
-    from coffer.base import fsutil
-
     if not AGENT_RE.fullmatch(agent):
         return
     stamp = stamp_path(str(engine.store.root), here.key)
